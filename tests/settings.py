@@ -1,0 +1,13 @@
+"""Test settings: the real settings module with test-only defaults for what env must supply."""
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
+os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
+os.environ.setdefault("AGREEMENT_VAR_DIR", tempfile.mkdtemp(prefix="agreement-tests-"))
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
+
+from agreement_server.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
