@@ -1,0 +1,62 @@
+"""Coefficients as functions of per-item sufficient statistics.
+
+Every coefficient in this library is computed from *column sums* of a per-item statistics
+matrix: row ``u`` holds item ``u``'s contribution (its agreement, its value counts, its
+coder × value counts, ...), and ``finalize`` turns the totals into the coefficient. That one
+shape serves three uses without recomputing anything per item:
+
+- the coefficient itself: ``finalize(stats.sum(axis=0))``;
+- a bootstrap over items: ``finalize(W @ stats)`` for a replicates × items matrix ``W`` of
+  resampling counts (one matrix product for all replicates);
+- the jackknife behind BCa intervals: ``finalize(total - stats)`` (leave one item out).
+
+``finalize`` is vectorised over leading axes and returns ``nan`` where the totals leave the
+coefficient undefined (for example expected disagreement zero); the bootstrap counts those
+replicates as degenerate. Public scalar functions never return that ``nan``: they raise
+``ValueError`` with the reason instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+ItemStats = NDArray[np.float64] | sparse.csr_matrix
+Finalize = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """A coefficient written as ``finalize(sum of item_stats rows)``.
+
+    Attributes
+    ----------
+    name : str
+        The coefficient's key (``"alpha"``, ``"kappa"``, ...).
+    item_stats : ndarray or scipy.sparse.csr_matrix, shape (n_items, k)
+        One row per item of the data the coefficient was built from.
+    finalize : callable
+        Maps totals of shape ``(..., k)`` to values of shape ``(...)``; ``nan`` marks
+        undefined totals.
+    """
+
+    name: str
+    item_stats: ItemStats
+    finalize: Finalize
+
+    @property
+    def n_items(self) -> int:
+        return int(self.item_stats.shape[0])
+
+    def totals(self, weights: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """Column sums, or ``weights @ item_stats`` for a (replicates × items) weight matrix."""
+        if weights is None:
+            return np.asarray(self.item_stats.sum(axis=0)).ravel()
+        return np.asarray(weights @ self.item_stats)
+
+    def evaluate(self, weights: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        return np.asarray(self.finalize(self.totals(weights)), dtype=np.float64)
