@@ -121,7 +121,8 @@ REST_FRAMEWORK = {
 }
 
 DRF_STANDARDIZED_ERRORS = {
-    "EXCEPTION_FORMATTER_CLASS": "studies.api.errors.ErrorFormatter",
+    "EXCEPTION_HANDLER_CLASS": "studies.api.errors.ApiExceptionHandler",
+    "ALLOWED_ERROR_STATUS_CODES": ["400", "401", "403", "404", "405", "409", "413", "415", "429"],
 }
 
 SPECTACULAR_SETTINGS = {

@@ -1,0 +1,28 @@
+"""One error format for every 4xx, from drf-standardized-errors:
+
+    {"type": "validation_error",
+     "errors": [{"code": "unknown_category", "detail": "...", "attr": "rows.12.label"}]}
+
+Domain services raise Django's ``ValidationError`` (with codes) or ``ApplicationError``;
+this handler turns both into that shape, so views never format errors themselves.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_standardized_errors.handler import ExceptionHandler
+from rest_framework import exceptions
+from rest_framework.serializers import as_serializer_error
+
+from studies.exceptions import ApplicationError
+
+
+class ApiExceptionHandler(ExceptionHandler):
+    def convert_known_exceptions(self, exc: Exception) -> Exception:
+        if isinstance(exc, DjangoValidationError):
+            return exceptions.ValidationError(as_serializer_error(exc))
+        if isinstance(exc, ApplicationError):
+            error = exceptions.APIException(detail=exc.message, code=exc.code)
+            error.status_code = exc.status_code
+            return error
+        return super().convert_known_exceptions(exc)

@@ -1,0 +1,373 @@
+"""The data of an annotation study: who labels what, in which round, with which label scheme.
+
+A label (annotation value) is one of: a category (nominal, ordinal, or a node of a
+category tree), a number (interval, ratio), or a set of categories. Which one a question
+takes is its ``kind``. A missing annotation is simply absent: there is no null label.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import ClassVar
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Study(models.Model):
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering: ClassVar = ["name", "id"]
+        verbose_name_plural = "studies"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    MANAGER = "manager", "Manager"
+    ANNOTATOR = "annotator", "Annotator"
+    VIEWER = "viewer", "Viewer"
+
+
+class Membership(models.Model):
+    """A user's role in a study. Studies are private: only members see them."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering: ClassVar = ["study", "user"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["study", "user"], name="membership_unique_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.study}"
+
+
+class LabelKind(models.TextChoices):
+    NOMINAL = "nominal", "Nominal category"
+    ORDINAL = "ordinal", "Ordinal category"
+    INTERVAL = "interval", "Interval number"
+    RATIO = "ratio", "Ratio number"
+    SET = "set", "Set of categories"
+    HIERARCHY = "hierarchy", "Node of a category tree"
+
+    @classmethod
+    def categorical(cls) -> frozenset[str]:
+        return frozenset({cls.NOMINAL, cls.ORDINAL, cls.SET, cls.HIERARCHY})
+
+    @classmethod
+    def numeric(cls) -> frozenset[str]:
+        return frozenset({cls.INTERVAL, cls.RATIO})
+
+
+class Question(models.Model):
+    """One thing asked of every item (a labeling tool's field); its kind fixes the label type."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="questions")
+    key = models.SlugField(max_length=100, help_text="Identifier used by labeling tools.")
+    text = models.TextField(blank=True)
+    kind = models.CharField(max_length=20, choices=LabelKind.choices)
+    min_value = models.FloatField(null=True, blank=True, help_text="Numbers only: lowest allowed.")
+    max_value = models.FloatField(null=True, blank=True, help_text="Numbers only: highest allowed.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering: ClassVar = ["study", "position", "id"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["study", "key"], name="question_unique_key"),
+            models.CheckConstraint(
+                condition=Q(min_value__isnull=True)
+                | Q(max_value__isnull=True)
+                | Q(min_value__lte=models.F("max_value")),
+                name="question_min_not_above_max",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study}: {self.key}"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind in LabelKind.numeric()
+
+    def clean(self) -> None:
+        if not self.is_numeric and (self.min_value is not None or self.max_value is not None):
+            raise ValidationError("Only numeric questions (interval, ratio) take a range.")
+        if self.kind == LabelKind.RATIO and self.min_value is not None and self.min_value < 0:
+            raise ValidationError({"min_value": "Ratio values cannot be negative."})
+
+
+class Category(models.Model):
+    """A declared value of a categorical question. Unused categories are kept: they count
+    in the value domain (for S, for instance). ``position`` orders ordinal scales;
+    ``parent`` builds the tree of a hierarchy question."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="categories")
+    code = models.CharField(max_length=100)
+    label = models.CharField(max_length=200, blank=True)
+    position = models.PositiveIntegerField(default=0)
+    parent = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+    )
+
+    class Meta:
+        ordering: ClassVar = ["question", "position", "id"]
+        verbose_name_plural = "categories"
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["question", "code"], name="category_unique_code"),
+            models.CheckConstraint(
+                condition=~Q(code__contains="|") & ~Q(code__contains="/") & ~Q(code=""),
+                name="category_code_has_no_separator",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    def clean(self) -> None:
+        if self.parent_id is not None:
+            if self.question.kind != LabelKind.HIERARCHY:
+                raise ValidationError({"parent": "Only hierarchy questions have parents."})
+            if self.parent is not None and self.parent.question_id != self.question_id:
+                raise ValidationError({"parent": "The parent belongs to another question."})
+            ancestor = self.parent
+            while ancestor is not None:
+                if ancestor.pk == self.pk:
+                    raise ValidationError({"parent": "A category cannot be its own ancestor."})
+                ancestor = ancestor.parent
+
+
+class Coder(models.Model):
+    """Someone (or some model) who labels items; optionally a user account of this server."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="coders")
+    key = models.CharField(max_length=200, help_text="The labeling tool's name for this coder.")
+    name = models.CharField(max_length=200, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="coder_profiles",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering: ClassVar = ["study", "key"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["study", "key"], name="coder_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.key
+
+
+class Item(models.Model):
+    """A unit to be labelled, known to the labeling tool by ``external_id``."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=255)
+    text = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering: ClassVar = ["study", "id"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class RoundStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    CLOSED = "closed", "Closed"
+
+
+class Round(models.Model):
+    """An annotation round. Agreement is tracked round after round, in ``position`` order."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="rounds")
+    name = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.OPEN)
+    opened_at = models.DateTimeField(default=timezone.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["study", "position"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["study", "position"], name="round_unique_position"),
+            models.UniqueConstraint(fields=["study", "name"], name="round_unique_name"),
+            models.CheckConstraint(
+                condition=Q(status=RoundStatus.OPEN, closed_at__isnull=True)
+                | Q(status=RoundStatus.CLOSED, closed_at__isnull=False),
+                name="round_closed_at_matches_status",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study}: {self.name}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == RoundStatus.OPEN
+
+
+class Annotation(models.Model):
+    """One coder's label for one item, for one question, in one round.
+
+    Exactly one value column is filled, the one the question's kind calls for:
+    ``category`` (nominal, ordinal, hierarchy), ``number`` (interval, ratio) or
+    ``category_set`` (set-valued: a sorted list of category ids, never empty).
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="annotations")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="annotations")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
+    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="annotations")
+    category = models.ForeignKey(
+        Category, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    number = models.FloatField(null=True, blank=True)
+    category_set = models.JSONField(null=True, blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering: ClassVar = ["round", "question", "item", "coder"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["round", "question", "item", "coder"], name="annotation_unique_label"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(category__isnull=False, number__isnull=True, category_set__isnull=True)
+                    | Q(category__isnull=True, number__isnull=False, category_set__isnull=True)
+                    | Q(category__isnull=True, number__isnull=True, category_set__isnull=False)
+                ),
+                name="annotation_exactly_one_value",
+            ),
+        ]
+        indexes: ClassVar = [
+            # Reading a whole round's labels for one question, the computations' hot path.
+            models.Index(fields=["round", "question"], name="annotation_round_question"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coder} on {self.item} ({self.question.key})"
+
+
+class AnnotationChange(models.Model):
+    """Every creation, change or deletion of an annotation: who, when, old and new value.
+
+    Values are kept as the labeling tool's text (category codes, ``a|b`` for sets, numbers)
+    so the log stays readable even after categories are renamed. Keys are copied, not
+    foreign keys to the annotation, so the history outlives a deleted annotation.
+    """
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        UPDATED = "updated", "Updated"
+        DELETED = "deleted", "Deleted"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotation_changes")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="+")
+    action = models.CharField(max_length=10, choices=Action.choices)
+    old_value = models.TextField(null=True, blank=True)
+    new_value = models.TextField(null=True, blank=True)
+    changed_at = models.DateTimeField(default=timezone.now, db_index=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    token = models.ForeignKey(
+        "ApiToken", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering: ClassVar = ["-changed_at", "-id"]
+        indexes: ClassVar = [
+            # The history of one annotation, as shown in the admin and over the API.
+            models.Index(
+                fields=["round", "question", "item", "coder"], name="change_annotation_key"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.old_value!r} → {self.new_value!r}"
+
+
+class ApiToken(models.Model):
+    """A secret for the API: a user's personal token, or a study token for a labeling tool.
+
+    Only a SHA-256 of the secret is stored; the secret is shown once, when created. A
+    study token acts in one study with ``role``; a personal token acts as its user.
+    """
+
+    PREFIX_LENGTH = 8
+
+    name = models.CharField(max_length=200)
+    prefix = models.CharField(max_length=PREFIX_LENGTH, db_index=True, editable=False)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="api_tokens",
+    )
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, null=True, blank=True, related_name="api_tokens"
+    )
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.ANNOTATOR)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["-created_at"]
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, study__isnull=True)
+                | Q(user__isnull=True, study__isnull=False),
+                name="token_belongs_to_user_or_study",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    @staticmethod
+    def generate_secret() -> str:
+        return secrets.token_urlsafe(32)
+
+    @staticmethod
+    def hash_secret(secret: str) -> str:
+        return hashlib.sha256(secret.encode()).hexdigest()
