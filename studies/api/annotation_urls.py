@@ -1,0 +1,11 @@
+"""Routes of the annotation endpoints, registered by ``studies/api/urls.py``:
+``(regex prefix, viewset, basename)``."""
+
+from __future__ import annotations
+
+from studies.api.annotation_views import AnnotationChangeViewSet, AnnotationViewSet
+
+ROUTES: list[tuple[str, type, str]] = [
+    (r"studies/(?P<study_pk>\d+)/annotations", AnnotationViewSet, "annotation"),
+    (r"studies/(?P<study_pk>\d+)/annotation-changes", AnnotationChangeViewSet, "annotation-change"),
+]

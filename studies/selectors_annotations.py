@@ -1,0 +1,111 @@
+"""Reading annotations and their change history."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from studies.labels import CategoryRow, Label, LabelScheme, label_of
+from studies.models import Annotation, AnnotationChange, Category, LabelKind, Question, Study
+
+
+def annotation_list(
+    *,
+    study: Study,
+    round_id: int | None = None,
+    question_key: str | None = None,
+    item: str | None = None,
+    coder: str | None = None,
+    updated_since: datetime | None = None,
+) -> QuerySet[Annotation]:
+    """The study's annotations, filtered; keys come along in the same query."""
+    annotations = (
+        Annotation.objects.filter(round__study=study)
+        # The output names round, question, item, coder and category: one JOIN each
+        # instead of one query per row and relation.
+        .select_related("round", "question", "item", "coder", "category")
+        .order_by("round__position", "question__position", "question_id", "item_id", "coder__key")
+    )
+    if round_id is not None:
+        annotations = annotations.filter(round_id=round_id)
+    if question_key:
+        annotations = annotations.filter(question__key=question_key)
+    if item:
+        annotations = annotations.filter(item__external_id=item)
+    if coder:
+        annotations = annotations.filter(coder__key=coder)
+    if updated_since is not None:
+        annotations = annotations.filter(updated_at__gte=updated_since)
+    return annotations
+
+
+def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelScheme]:
+    """Label schemes of the questions of these annotations (one query for all categories),
+    to show set members' codes and hierarchy paths without a query per row."""
+    questions: dict[int, Question] = {a.question_id: a.question for a in annotations}
+    rows_by_question: dict[int, list[CategoryRow]] = {pk: [] for pk in questions}
+    needs_categories = [
+        pk for pk, q in questions.items() if q.kind in (LabelKind.SET, LabelKind.HIERARCHY)
+    ]
+    if needs_categories:
+        for pk, question_id, code, parent_id, position in Category.objects.filter(
+            question_id__in=needs_categories
+        ).values_list("id", "question_id", "code", "parent_id", "position"):
+            rows_by_question[question_id].append(
+                CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
+            )
+    return {
+        pk: LabelScheme(
+            kind=question.kind,
+            categories=rows_by_question[pk],
+            min_value=question.min_value,
+            max_value=question.max_value,
+        )
+        for pk, question in questions.items()
+    }
+
+
+def annotation_label(annotation: Annotation) -> Label:
+    return label_of(annotation.category_id, annotation.number, annotation.category_set)
+
+
+def annotation_get(*, study: Study, pk: int) -> Annotation:
+    """One annotation of the study (``Annotation.DoesNotExist`` otherwise)."""
+    return annotation_list(study=study).get(pk=pk)
+
+
+def annotation_change_list(
+    *,
+    study: Study,
+    round_id: int | None = None,
+    question_key: str | None = None,
+    item: str | None = None,
+    coder: str | None = None,
+    action: str | None = None,
+    since: datetime | None = None,
+) -> QuerySet[AnnotationChange]:
+    """The study's annotation history, newest first."""
+    changes = AnnotationChange.objects.filter(study=study).select_related(
+        # The output names the round, question, item, coder, user and token of each row.
+        "round",
+        "question",
+        "item",
+        "coder",
+        "changed_by",
+        "token",
+    )
+    if round_id is not None:
+        changes = changes.filter(round_id=round_id)
+    if question_key:
+        changes = changes.filter(question__key=question_key)
+    if item:
+        changes = changes.filter(item__external_id=item)
+    if coder:
+        changes = changes.filter(coder__key=coder)
+    if action:
+        changes = changes.filter(action=action)
+    if since is not None:
+        changes = changes.filter(changed_at__gte=since)
+    return changes.order_by("-changed_at", "-id")

@@ -1,0 +1,592 @@
+"""Writing annotations: the bulk upsert of a labeling tool's upload, and deletion.
+
+Both log every change in ``AnnotationChange`` (who, when, old and new canonical text) in
+the same transaction. Uploads of one round are serialised by locking the round row, so the
+values read to compute the change log are the values overwritten, and a round cannot be
+closed halfway through an upload.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models import Model
+from django.utils import timezone
+
+from studies.access import Actor
+from studies.exceptions import ApplicationError, ConflictError
+from studies.labels import Label, LabelError, LabelScheme, label_of
+from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
+
+logger = logging.getLogger(__name__)
+
+MAX_BULK_ROWS = 100_000
+MAX_REPORTED_ERRORS = 1_000
+# Below this many distinct keys, look them up with IN (...); above, read the whole study's
+# keys in one query (cheaper than tens of IN batches).
+_KEY_LOOKUP_IN_LIMIT = 2_000
+_IN_BATCH = 900  # under SQLite's historical 999 variables per statement
+_BULK_BATCH = 2_000
+
+ITEM_KEY_MAX_LENGTH = Item._meta.get_field("external_id").max_length or 255
+CODER_KEY_MAX_LENGTH = Coder._meta.get_field("key").max_length or 200
+
+
+class AnnotationErrorCode:
+    ROUND_CLOSED = "round_closed"
+    TOO_MANY_ROWS = "too_many_rows"
+    TOO_MANY_ERRORS = "too_many_errors"
+    UNKNOWN_ROUND = "unknown_round"
+    UNKNOWN_QUESTION = "unknown_question"
+    UNKNOWN_ITEM = "unknown_item"
+    UNKNOWN_CODER = "unknown_coder"
+    DUPLICATE_ROW = "duplicate_row"
+    REQUIRED = "required"
+    INVALID_TYPE = "invalid_type"
+    MAX_LENGTH = "max_length"
+
+
+class PayloadTooLargeError(ApplicationError):
+    status_code = 413
+    code = AnnotationErrorCode.TOO_MANY_ROWS
+
+
+@dataclass(frozen=True)
+class BulkUploadResult:
+    created: int
+    updated: int
+    unchanged: int
+    items_created: int
+    coders_created: int
+
+    @property
+    def total(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+@dataclass
+class _RowErrors:
+    """Every bad row and field of an upload, the first ``MAX_REPORTED_ERRORS`` kept."""
+
+    errors: dict[str, list[ValidationError]] = field(default_factory=dict)
+    count: int = 0
+
+    def add(self, attr: str, code: str, message: str) -> None:
+        self.count += 1
+        if self.count <= MAX_REPORTED_ERRORS:
+            self.errors.setdefault(attr, []).append(ValidationError(message, code=code))
+
+    def raise_if_any(self) -> None:
+        if not self.count:
+            return
+        if self.count > MAX_REPORTED_ERRORS:
+            self.errors.setdefault("annotations", []).append(
+                ValidationError(
+                    f"{self.count} errors in total; only the first {MAX_REPORTED_ERRORS} "
+                    "are listed.",
+                    code=AnnotationErrorCode.TOO_MANY_ERRORS,
+                )
+            )
+        raise ValidationError(self.errors)
+
+
+@dataclass
+class _ParsedUpload:
+    rows: list[tuple[str, str, Label]]
+    new_items: set[str]
+    new_coders: set[str]
+
+
+# Resolving the request's round and question --------------------------------------------
+
+
+def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:
+    """A round of the study by name, or by id (a name wins over an id that looks alike)."""
+    rounds = Round.objects.filter(study=study)
+    if lock:
+        rounds = rounds.select_for_update()
+    text = str(ref).strip()
+    found = rounds.filter(name=text).first()
+    if found is None and text.isdigit():
+        found = rounds.filter(pk=int(text)).first()
+    return found
+
+
+def _resolve_target(
+    *, study: Study, round_ref: int | str | None, question_key: str | None
+) -> tuple[Round, Question]:
+    errors: dict[str, list[ValidationError]] = {}
+    round_ = None
+    if round_ref is None or str(round_ref).strip() == "":
+        errors["round"] = [ValidationError("A round is required.", code="required")]
+    else:
+        round_ = round_resolve(study=study, ref=round_ref, lock=True)
+        if round_ is None:
+            errors["round"] = [
+                ValidationError(
+                    f"No round {round_ref!r} in this study.",
+                    code=AnnotationErrorCode.UNKNOWN_ROUND,
+                )
+            ]
+    question = None
+    if not question_key:
+        errors["question"] = [ValidationError("A question is required.", code="required")]
+    else:
+        question = Question.objects.filter(study=study, key=question_key).first()
+        if question is None:
+            errors["question"] = [
+                ValidationError(
+                    f"No question {question_key!r} in this study.",
+                    code=AnnotationErrorCode.UNKNOWN_QUESTION,
+                )
+            ]
+    if errors:
+        raise ValidationError(errors)
+    assert round_ is not None
+    assert question is not None
+    return round_, question
+
+
+def _ensure_open(round_: Round) -> None:
+    if not round_.is_open:
+        raise ConflictError(
+            f"Round {round_.name!r} is closed: reopen it to change its annotations.",
+            code=AnnotationErrorCode.ROUND_CLOSED,
+        )
+
+
+# Looking up and creating items and coders ---------------------------------------------
+
+
+def _chunks(values: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]
+
+
+def _ids_by_key(model: type[Model], *, study: Study, field: str, keys: set[str]) -> dict[str, int]:
+    """``{key: id}`` for those keys that exist in the study."""
+    if not keys:
+        return {}
+    manager = model._default_manager  # type: ignore[attr-defined]
+    if len(keys) > _KEY_LOOKUP_IN_LIMIT:
+        return {
+            key: pk
+            for key, pk in manager.filter(study=study).values_list(field, "id")
+            if key in keys
+        }
+    found: dict[str, int] = {}
+    for chunk in _chunks(sorted(keys), _IN_BATCH):
+        found.update(
+            manager.filter(study=study, **{f"{field}__in": chunk}).values_list(field, "id")
+        )
+    return found
+
+
+def _create_keys(
+    model: type[Model], *, study: Study, field: str, keys: set[str], known: dict[str, int]
+) -> int:
+    """Create the study's missing items or coders; add their ids to ``known``."""
+    if not keys:
+        return 0
+    manager = model._default_manager  # type: ignore[attr-defined]
+    now = timezone.now()
+    # ignore_conflicts: a concurrent upload may create the same key; ids are re-read below.
+    manager.bulk_create(
+        [model(study=study, created_at=now, **{field: key}) for key in sorted(keys)],
+        ignore_conflicts=True,
+        batch_size=_BULK_BATCH,
+    )
+    known.update(_ids_by_key(model, study=study, field=field, keys=keys))
+    return len(keys)
+
+
+# Parsing the rows ----------------------------------------------------------------------
+
+
+def _key_text(raw: Any) -> str | None:
+    """An item or coder key as text: strings are stripped, integers accepted."""
+    if type(raw) is str:
+        return raw.strip()
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return str(raw)
+    return None
+
+
+def _check_key(
+    raw: Any, *, attr: str, name: str, known: Mapping[str, int], create: bool, errors: _RowErrors
+) -> tuple[str | None, bool]:
+    """(key, is_new) of an item or coder column, or (None, False) after recording an error."""
+    key = _key_text(raw)
+    if key is None:
+        if raw is None:
+            errors.add(attr, AnnotationErrorCode.REQUIRED, f"The {name} is required.")
+        else:
+            errors.add(attr, AnnotationErrorCode.INVALID_TYPE, f"The {name} must be text.")
+        return None, False
+    if not key:
+        errors.add(attr, AnnotationErrorCode.REQUIRED, f"The {name} is required.")
+        return None, False
+    if key in known:
+        return key, False
+    if not create:
+        code = (
+            AnnotationErrorCode.UNKNOWN_ITEM
+            if name == "item"
+            else AnnotationErrorCode.UNKNOWN_CODER
+        )
+        errors.add(
+            attr,
+            code,
+            f"No {name} {key!r} in this study (set create_missing to create it).",
+        )
+        return None, False
+    limit = ITEM_KEY_MAX_LENGTH if name == "item" else CODER_KEY_MAX_LENGTH
+    if len(key) > limit:
+        errors.add(
+            attr,
+            AnnotationErrorCode.MAX_LENGTH,
+            f"The {name} must have at most {limit} characters.",
+        )
+        return None, False
+    return key, True
+
+
+def _parse_rows(
+    rows: Sequence[Any],
+    *,
+    scheme: LabelScheme,
+    item_ids: Mapping[str, int],
+    coder_ids: Mapping[str, int],
+    create_missing: bool,
+) -> _ParsedUpload:
+    errors = _RowErrors()
+    parse = scheme.parse
+    parsed: list[tuple[str, str, Label]] = []
+    new_items: set[str] = set()
+    new_coders: set[str] = set()
+    first_row: dict[tuple[str, str], int] = {}
+    for index, row in enumerate(rows):
+        prefix = f"annotations.{index}"
+        if not isinstance(row, dict):
+            errors.add(
+                prefix,
+                AnnotationErrorCode.INVALID_TYPE,
+                "Each annotation is an object with item, coder and label.",
+            )
+            continue
+        item, item_is_new = _check_key(
+            row.get("item"),
+            attr=f"{prefix}.item",
+            name="item",
+            known=item_ids,
+            create=create_missing,
+            errors=errors,
+        )
+        coder, coder_is_new = _check_key(
+            row.get("coder"),
+            attr=f"{prefix}.coder",
+            name="coder",
+            known=coder_ids,
+            create=create_missing,
+            errors=errors,
+        )
+        try:
+            label = parse(row.get("label"))
+        except LabelError as error:
+            errors.add(f"{prefix}.label", error.code, error.message)
+            continue
+        if item is None or coder is None:
+            continue
+        earlier = first_row.setdefault((item, coder), index)
+        if earlier != index:
+            errors.add(
+                prefix,
+                AnnotationErrorCode.DUPLICATE_ROW,
+                f"Item {item!r} and coder {coder!r} already appear in row {earlier}.",
+            )
+            continue
+        if item_is_new:
+            new_items.add(item)
+        if coder_is_new:
+            new_coders.add(coder)
+        parsed.append((item, coder, label))
+    errors.raise_if_any()
+    return _ParsedUpload(rows=parsed, new_items=new_items, new_coders=new_coders)
+
+
+# Writing -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Plan:
+    """What an upload changes: rows to write and change-log entries."""
+
+    writes: list[tuple[int, int, Label]] = field(default_factory=list)
+    changes: list[tuple[int, int, str, str | None, str]] = field(default_factory=list)
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+def _existing_labels(
+    *, round_: Round, question: Question, item_ids: set[int]
+) -> dict[tuple[int, int], Label]:
+    """The stored labels of the round and question, for the uploaded items, in one query."""
+    annotations = Annotation.objects.filter(round=round_, question=question)
+    if len(item_ids) <= _IN_BATCH:
+        annotations = annotations.filter(item_id__in=item_ids)
+    return {
+        (item_id, coder_id): label_of(category_id, number, category_set)
+        for item_id, coder_id, category_id, number, category_set in annotations.values_list(
+            "item_id", "coder_id", "category_id", "number", "category_set"
+        ).order_by()
+    }
+
+
+def _plan(
+    upload: _ParsedUpload,
+    *,
+    scheme: LabelScheme,
+    item_ids: Mapping[str, int],
+    coder_ids: Mapping[str, int],
+    existing: Mapping[tuple[int, int], Label],
+) -> _Plan:
+    plan = _Plan()
+    text = scheme.text
+    created_action = AnnotationChange.Action.CREATED.value
+    updated_action = AnnotationChange.Action.UPDATED.value
+    for item, coder, label in upload.rows:
+        item_id = item_ids[item]
+        coder_id = coder_ids[coder]
+        old = existing.get((item_id, coder_id))
+        if old is None:
+            plan.created += 1
+            plan.writes.append((item_id, coder_id, label))
+            plan.changes.append((item_id, coder_id, created_action, None, text(label)))
+        elif old != label:
+            plan.updated += 1
+            plan.writes.append((item_id, coder_id, label))
+            plan.changes.append((item_id, coder_id, updated_action, text(old), text(label)))
+        else:
+            plan.unchanged += 1
+    return plan
+
+
+def _set_json(category_set: tuple[int, ...] | None) -> str | None:
+    return None if category_set is None else json.dumps(list(category_set))
+
+
+def _write_postgresql(
+    plan: _Plan, *, study: Study, round_: Round, question: Question, actor: Actor, now: datetime
+) -> None:
+    """COPY the rows into a temporary table, then one INSERT ... ON CONFLICT DO UPDATE."""
+    table = Annotation._meta.db_table
+    changes_table = AnnotationChange._meta.db_table
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        cursor.execute(
+            "CREATE TEMPORARY TABLE annotation_upload ("
+            " item_id bigint NOT NULL, coder_id bigint NOT NULL, category_id bigint,"
+            " number double precision, category_set jsonb) ON COMMIT DROP"
+        )
+        with raw.copy(
+            "COPY annotation_upload (item_id, coder_id, category_id, number, category_set)"
+            " FROM STDIN"
+        ) as copy:
+            for item_id, coder_id, (category_id, number, category_set) in plan.writes:
+                copy.write_row((item_id, coder_id, category_id, number, _set_json(category_set)))
+        cursor.execute(
+            f"INSERT INTO {table} AS a"
+            " (round_id, question_id, item_id, coder_id, category_id, number, category_set,"
+            "  updated_at)"
+            " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s"
+            " FROM annotation_upload"
+            " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
+            "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
+            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
+            " WHERE (a.category_id, a.number, a.category_set)"
+            "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)",
+            [round_.pk, question.pk, now],
+        )
+        cursor.execute("DROP TABLE annotation_upload")
+        user_id = actor.audit_user.pk if actor.audit_user is not None else None
+        token_id = actor.token.pk if actor.token is not None else None
+        with raw.copy(
+            f"COPY {changes_table} (study_id, round_id, question_id, item_id, coder_id,"
+            " action, old_value, new_value, changed_at, changed_by_id, token_id) FROM STDIN"
+        ) as copy:
+            constant_before = (study.pk, round_.pk, question.pk)
+            constant_after = (now, user_id, token_id)
+            for item_id, coder_id, action, old, new in plan.changes:
+                copy.write_row(
+                    (*constant_before, item_id, coder_id, action, old, new, *constant_after)
+                )
+
+
+def _write_orm(
+    plan: _Plan, *, study: Study, round_: Round, question: Question, actor: Actor, now: datetime
+) -> None:
+    """The portable path (SQLite): batched upserts through the ORM."""
+    Annotation.objects.bulk_create(
+        [
+            Annotation(
+                round=round_,
+                question=question,
+                item_id=item_id,
+                coder_id=coder_id,
+                category_id=category_id,
+                number=number,
+                category_set=list(category_set) if category_set is not None else None,
+                updated_at=now,
+            )
+            for item_id, coder_id, (category_id, number, category_set) in plan.writes
+        ],
+        update_conflicts=True,
+        unique_fields=["round", "question", "item", "coder"],
+        update_fields=["category", "number", "category_set", "updated_at"],
+        batch_size=_BULK_BATCH,
+    )
+    AnnotationChange.objects.bulk_create(
+        _change_objects(
+            plan.changes, study=study, round_=round_, question=question, actor=actor, now=now
+        ),
+        batch_size=_BULK_BATCH,
+    )
+
+
+def _change_objects(
+    changes: Iterable[tuple[int, int, str, str | None, str | None]],
+    *,
+    study: Study,
+    round_: Round,
+    question: Question,
+    actor: Actor,
+    now: datetime,
+) -> list[AnnotationChange]:
+    return [
+        AnnotationChange(
+            study=study,
+            round=round_,
+            question=question,
+            item_id=item_id,
+            coder_id=coder_id,
+            action=action,
+            old_value=old,
+            new_value=new,
+            changed_at=now,
+            changed_by=actor.audit_user,
+            token=actor.token,
+        )
+        for item_id, coder_id, action, old, new in changes
+    ]
+
+
+def _uses_copy() -> bool:
+    if connection.vendor != "postgresql":
+        return False
+    with connection.cursor() as cursor:
+        return hasattr(cursor.cursor, "copy")  # psycopg 3
+
+
+# Services ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def annotations_bulk_upsert(
+    *,
+    study: Study,
+    round_ref: int | str | None,
+    question_key: str | None,
+    rows: Sequence[Any],
+    create_missing: bool = False,
+    actor: Actor,
+) -> BulkUploadResult:
+    """Create or update one annotation per row (``{"item", "coder", "label"}``), all or none.
+
+    Rows whose label is already stored are left alone (not rewritten, not logged), so
+    sending the same upload twice changes nothing. Unknown items and coders are created
+    when ``create_missing``; otherwise each is a row error. Raises ``ValidationError``
+    naming every bad row and field (``annotations.<row>.<field>``, the first
+    ``MAX_REPORTED_ERRORS``), ``ConflictError`` (``round_closed``) for a closed round, and
+    ``PayloadTooLargeError`` above ``MAX_BULK_ROWS`` rows.
+    """
+    if len(rows) > MAX_BULK_ROWS:
+        raise PayloadTooLargeError(
+            f"An upload carries at most {MAX_BULK_ROWS} annotations; this one has more. "
+            "Split it into several requests."
+        )
+    round_, question = _resolve_target(study=study, round_ref=round_ref, question_key=question_key)
+    _ensure_open(round_)
+    scheme = LabelScheme.for_question(question)
+    item_keys: set[str] = set()
+    coder_keys: set[str] = set()
+    for row in rows:
+        if isinstance(row, dict):
+            item_key = _key_text(row.get("item"))
+            coder_key = _key_text(row.get("coder"))
+            if item_key:
+                item_keys.add(item_key)
+            if coder_key:
+                coder_keys.add(coder_key)
+    item_ids = _ids_by_key(Item, study=study, field="external_id", keys=item_keys)
+    coder_ids = _ids_by_key(Coder, study=study, field="key", keys=coder_keys)
+    upload = _parse_rows(
+        rows, scheme=scheme, item_ids=item_ids, coder_ids=coder_ids, create_missing=create_missing
+    )
+    items_created = _create_keys(
+        Item, study=study, field="external_id", keys=upload.new_items, known=item_ids
+    )
+    coders_created = _create_keys(
+        Coder, study=study, field="key", keys=upload.new_coders, known=coder_ids
+    )
+    existing = _existing_labels(
+        round_=round_, question=question, item_ids={item_ids[item] for item, _, _ in upload.rows}
+    )
+    plan = _plan(upload, scheme=scheme, item_ids=item_ids, coder_ids=coder_ids, existing=existing)
+    if plan.writes:
+        write = _write_postgresql if _uses_copy() else _write_orm
+        write(plan, study=study, round_=round_, question=question, actor=actor, now=timezone.now())
+    logger.info(
+        "annotations uploaded study=%s round=%s question=%s created=%s updated=%s unchanged=%s",
+        study.pk,
+        round_.pk,
+        question.key,
+        plan.created,
+        plan.updated,
+        plan.unchanged,
+    )
+    return BulkUploadResult(
+        created=plan.created,
+        updated=plan.updated,
+        unchanged=plan.unchanged,
+        items_created=items_created,
+        coders_created=coders_created,
+    )
+
+
+@transaction.atomic
+def annotation_delete(*, annotation: Annotation, actor: Actor) -> None:
+    """Delete one annotation (its round must be open) and log the deletion."""
+    round_ = Round.objects.select_for_update().get(pk=annotation.round_id)
+    _ensure_open(round_)
+    question = annotation.question
+    scheme = LabelScheme.for_question(question)
+    old = scheme.text(label_of(annotation.category_id, annotation.number, annotation.category_set))
+    AnnotationChange.objects.bulk_create(
+        _change_objects(
+            [(annotation.item_id, annotation.coder_id, AnnotationChange.Action.DELETED, old, None)],
+            study=question.study,
+            round_=round_,
+            question=question,
+            actor=actor,
+            now=timezone.now(),
+        )
+    )
+    annotation.delete()
