@@ -1,0 +1,46 @@
+"""OpenAPI generation: drf-standardized-errors' schema plus the error answers our domain
+adds (409 conflict on writes, 413 where an endpoint declares it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_standardized_errors.openapi import AutoSchema as StandardizedErrorsAutoSchema
+from drf_standardized_errors.openapi_serializers import ClientErrorEnum
+from rest_framework import serializers
+
+
+class _ErrorItemSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Machine-readable, e.g. ``category_in_use``.")
+    detail = serializers.CharField()
+    attr = serializers.CharField(allow_null=True)
+
+
+class ErrorResponse409Serializer(serializers.Serializer):
+    """The request conflicts with the current state (e.g. a category annotations use)."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = _ErrorItemSerializer(many=True)
+
+
+class ErrorResponse413Serializer(serializers.Serializer):
+    """The request carries more than the endpoint accepts."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = _ErrorItemSerializer(many=True)
+
+
+class AutoSchema(StandardizedErrorsAutoSchema):
+    def _should_add_error_response(self, responses: dict[str, Any], status_code: str) -> bool:
+        if status_code == "409":
+            return status_code not in responses and self.method not in ("GET", "HEAD")
+        if status_code == "413":
+            return False  # only where a view declares it with @extend_schema
+        return bool(super()._should_add_error_response(responses, status_code))
+
+    def _get_error_response_serializer(self, status_code: str) -> Any:
+        if status_code == "409":
+            return ErrorResponse409Serializer
+        if status_code == "413":
+            return ErrorResponse413Serializer
+        return super()._get_error_response_serializer(status_code)

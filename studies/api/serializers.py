@@ -1,0 +1,308 @@
+"""Input and output serializers, separate per action. Inputs check shape and types only;
+domain rules live in ``studies.services`` (their errors come out in the same format)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rest_framework import serializers
+
+from studies.models import (
+    ApiToken,
+    Category,
+    Coder,
+    Item,
+    LabelKind,
+    Membership,
+    Question,
+    Role,
+    Round,
+    RoundStatus,
+    Study,
+)
+
+# Limits that keep values inside what every database column accepts.
+MAX_POSITION = 2**31 - 1
+MAX_BULK = 10_000
+
+
+def _no_nul_in_json(value: Any) -> Any:
+    # PostgreSQL's jsonb rejects \u0000 anywhere in a document.
+    if "\\u0000" in json.dumps(value):
+        raise serializers.ValidationError("Text cannot contain NUL (\\u0000) characters.")
+    return value
+
+
+# --- Studies -------------------------------------------------------------------------------
+
+
+class StudyOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Study
+        fields = ("id", "name", "description", "created_at", "updated_at")
+        read_only_fields = fields
+
+
+class StudyInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
+
+
+# --- Members and tokens --------------------------------------------------------------------
+
+
+class MemberOutputSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ("username", "role", "created_at")
+        read_only_fields = fields
+
+
+class MemberCreateInputSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.VIEWER)
+
+
+class MemberUpdateInputSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class StudyTokenOutputSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = (
+            "id",
+            "name",
+            "prefix",
+            "role",
+            "created_by",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+            "is_active",
+        )
+        read_only_fields = fields
+
+
+class StudyTokenCreatedSerializer(StudyTokenOutputSerializer):
+    secret = serializers.CharField(
+        read_only=True, help_text="The token's secret. Shown this once only: store it now."
+    )
+
+    class Meta(StudyTokenOutputSerializer.Meta):
+        fields = (*StudyTokenOutputSerializer.Meta.fields, "secret")
+        read_only_fields = fields
+
+
+class StudyTokenInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.ANNOTATOR)
+
+
+class PersonalTokenOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ("id", "name", "prefix", "created_at", "last_used_at", "revoked_at", "is_active")
+        read_only_fields = fields
+
+
+class PersonalTokenCreatedSerializer(PersonalTokenOutputSerializer):
+    secret = serializers.CharField(
+        read_only=True, help_text="The token's secret. Shown this once only: store it now."
+    )
+
+    class Meta(PersonalTokenOutputSerializer.Meta):
+        fields = (*PersonalTokenOutputSerializer.Meta.fields, "secret")
+        read_only_fields = fields
+
+
+class PersonalTokenInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+
+
+# --- Label scheme --------------------------------------------------------------------------
+
+
+class CategoryOutputSerializer(serializers.ModelSerializer):
+    parent = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Category
+        fields = ("id", "code", "label", "position", "parent")
+        read_only_fields = fields
+
+
+class QuestionOutputSerializer(serializers.ModelSerializer):
+    categories = CategoryOutputSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Question
+        fields = ("id", "key", "text", "kind", "min_value", "max_value", "position", "categories")
+        read_only_fields = fields
+
+
+class CategorySpecSerializer(serializers.Serializer):
+    """A category declared inline with its question; ``parent`` is another one's code."""
+
+    code = serializers.CharField(max_length=100)
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    parent = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+
+
+class QuestionCreateInputSerializer(serializers.Serializer):
+    key = serializers.SlugField(max_length=100)
+    kind = serializers.ChoiceField(choices=LabelKind.choices)
+    text = serializers.CharField(required=False, allow_blank=True, default="", max_length=100_000)
+    min_value = serializers.FloatField(required=False, allow_null=True, default=None)
+    max_value = serializers.FloatField(required=False, allow_null=True, default=None)
+    position = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=0, max_value=MAX_POSITION
+    )
+    categories = CategorySpecSerializer(
+        many=True,
+        required=False,
+        default=list,
+        max_length=MAX_BULK,
+        help_text="Declared values in order (the ordinal order); parents by code, so a "
+        "whole tree is declared at once.",
+    )
+
+
+class QuestionUpdateInputSerializer(serializers.Serializer):
+    key = serializers.SlugField(max_length=100, required=False)
+    kind = serializers.ChoiceField(choices=LabelKind.choices, required=False)
+    text = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
+    min_value = serializers.FloatField(required=False, allow_null=True)
+    max_value = serializers.FloatField(required=False, allow_null=True)
+    position = serializers.IntegerField(required=False, min_value=0, max_value=MAX_POSITION)
+
+
+class CategoryCreateInputSerializer(serializers.Serializer):
+    code = serializers.CharField(max_length=100)
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    parent = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+    position = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=MAX_POSITION,
+        help_text="Index to insert at; the end when omitted.",
+    )
+
+
+class CategoryUpdateInputSerializer(serializers.Serializer):
+    code = serializers.CharField(max_length=100, required=False)
+    label = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    parent = serializers.CharField(max_length=100, required=False, allow_null=True)
+    position = serializers.IntegerField(
+        required=False, min_value=0, max_value=MAX_POSITION, help_text="New index in the order."
+    )
+
+
+class CategoryReorderInputSerializer(serializers.Serializer):
+    codes = serializers.ListField(
+        child=serializers.CharField(max_length=100),
+        max_length=MAX_BULK,
+        help_text="Every category code of the question, in the new order.",
+    )
+
+
+# --- Coders and items ----------------------------------------------------------------------
+
+
+class CoderOutputSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(
+        source="user.username", read_only=True, allow_null=True, default=None
+    )
+
+    class Meta:
+        model = Coder
+        fields = ("id", "key", "name", "username", "is_active", "created_at")
+        read_only_fields = fields
+
+
+class CoderInputSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=200)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    username = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A user account of this server to link, by username.",
+    )
+    is_active = serializers.BooleanField(required=False, default=True)
+
+
+class CoderUpdateInputSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=200, required=False)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    username = serializers.CharField(max_length=150, required=False, allow_null=True)
+    is_active = serializers.BooleanField(required=False)
+
+
+class ItemOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Item
+        fields = ("id", "external_id", "text", "metadata", "created_at")
+        read_only_fields = fields
+
+
+class ItemInputSerializer(serializers.Serializer):
+    external_id = serializers.CharField(max_length=255)
+    text = serializers.CharField(required=False, allow_blank=True, default="", max_length=1_000_000)
+    metadata = serializers.DictField(
+        required=False, default=dict, validators=[_no_nul_in_json], help_text="Any JSON object."
+    )
+
+
+class ItemUpdateInputSerializer(serializers.Serializer):
+    external_id = serializers.CharField(max_length=255, required=False)
+    text = serializers.CharField(required=False, allow_blank=True, max_length=1_000_000)
+    metadata = serializers.DictField(required=False, validators=[_no_nul_in_json])
+
+
+# --- Rounds --------------------------------------------------------------------------------
+
+
+class RoundOutputSerializer(serializers.ModelSerializer):
+    status = serializers.ChoiceField(choices=RoundStatus.choices, read_only=True)
+
+    class Meta:
+        model = Round
+        fields = ("id", "name", "position", "status", "opened_at", "closed_at")
+        read_only_fields = fields
+
+
+class RoundCreateInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    position = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=0,
+        max_value=MAX_POSITION,
+        help_text="Order among the study's rounds; after the last one when omitted.",
+    )
+    opened_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+
+
+class RoundUpdateInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    position = serializers.IntegerField(required=False, min_value=0, max_value=MAX_POSITION)
+    opened_at = serializers.DateTimeField(required=False)
+    closed_at = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class RoundCloseInputSerializer(serializers.Serializer):
+    closed_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None, help_text="Now when omitted."
+    )

@@ -1,0 +1,1 @@
+"""Domain writes (services), one module per subdomain."""

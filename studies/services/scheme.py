@@ -1,0 +1,424 @@
+"""The label scheme: questions and their categories (ordered; a tree for hierarchies).
+
+A question is declared with its categories in one call; parents are named by code, so a
+whole tree fits in one request, and list order is the ordinal order. Categories that no
+annotation uses are kept: they belong to the value domain. A category in use cannot be
+deleted (annotations point to it).
+
+Errors name the offending field the way the API reports it: ``categories.3.parent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from studies.exceptions import ConflictError
+from studies.models import Annotation, Category, LabelKind, Question, Study
+
+CategorySpec = Mapping[str, Any]
+"""``{"code": str, "label": str (optional), "parent": parent code or None (optional)}``"""
+
+
+class SchemeErrorCode:
+    RANGE_NOT_ALLOWED = "range_not_allowed"
+    CATEGORIES_NOT_ALLOWED = "categories_not_allowed"
+    INVALID_CODE = "invalid_code"
+    DUPLICATE_CODE = "duplicate_code"
+    UNKNOWN_PARENT = "unknown_parent"
+    PARENT_NOT_ALLOWED = "parent_not_allowed"
+    CYCLE = "cycle"
+    DUPLICATE_KEY = "duplicate_key"
+    KIND_LOCKED = "kind_locked"
+    QUESTION_IN_USE = "question_in_use"
+    CATEGORY_IN_USE = "category_in_use"
+    CATEGORY_HAS_CHILDREN = "category_has_children"
+    NOT_A_PERMUTATION = "not_a_permutation"
+
+
+def _error(message: str, code: str) -> ValidationError:
+    return ValidationError(message, code=code)
+
+
+def _code_problem(code: str) -> str | None:
+    if not code:
+        return "A category code cannot be empty."
+    if "|" in code or "/" in code:
+        return "A category code cannot contain '|' or '/' (they separate sets and tree paths)."
+    return None
+
+
+def _check_range(kind: str, min_value: float | None, max_value: float | None) -> None:
+    if kind in LabelKind.numeric():
+        return
+    errors = {
+        name: _error("Only numeric questions (interval, ratio) take a range.", "range_not_allowed")
+        for name, value in (("min_value", min_value), ("max_value", max_value))
+        if value is not None
+    }
+    if errors:
+        raise ValidationError(errors)
+
+
+def _check_key_free(*, study: Study, key: str, exclude_pk: int | None = None) -> None:
+    taken = Question.objects.filter(study=study, key=key).exclude(pk=exclude_pk)
+    if taken.exists():
+        raise ValidationError(
+            {"key": _error("This study already has a question with this key.", "duplicate_key")}
+        )
+
+
+def _validate_category_specs(
+    *, kind: str, specs: Sequence[CategorySpec], existing_codes: frozenset[str] = frozenset()
+) -> None:
+    """Every problem of a declared category list at once, keyed ``categories.<i>.<field>``."""
+    errors: dict[str, ValidationError] = {}
+    if specs and kind in LabelKind.numeric():
+        raise ValidationError(
+            {
+                "categories": _error(
+                    "Numeric questions (interval, ratio) have no categories.",
+                    SchemeErrorCode.CATEGORIES_NOT_ALLOWED,
+                )
+            }
+        )
+    first_index: dict[str, int] = {}
+    for index, spec in enumerate(specs):
+        code = spec["code"]
+        problem = _code_problem(code)
+        if problem:
+            errors[f"categories.{index}.code"] = _error(problem, SchemeErrorCode.INVALID_CODE)
+        elif code in first_index or code in existing_codes:
+            errors[f"categories.{index}.code"] = _error(
+                f"The code {code!r} is declared twice.", SchemeErrorCode.DUPLICATE_CODE
+            )
+        else:
+            first_index[code] = index
+    parents = {spec["code"]: spec.get("parent") for spec in specs}
+    for index, spec in enumerate(specs):
+        parent = spec.get("parent")
+        if parent in (None, ""):
+            continue
+        attr = f"categories.{index}.parent"
+        if kind != LabelKind.HIERARCHY:
+            errors[attr] = _error(
+                "Only hierarchy questions have parents.", SchemeErrorCode.PARENT_NOT_ALLOWED
+            )
+        elif parent not in first_index and parent not in existing_codes:
+            errors[attr] = _error(
+                f"No category {parent!r} is declared.", SchemeErrorCode.UNKNOWN_PARENT
+            )
+        elif _has_cycle(spec["code"], parents):
+            errors[attr] = _error(
+                f"Category {spec['code']!r} would be its own ancestor.", SchemeErrorCode.CYCLE
+            )
+    if errors:
+        raise ValidationError(errors)
+
+
+def _has_cycle(code: str, parents: Mapping[str, str | None]) -> bool:
+    seen = {code}
+    current = parents.get(code)
+    while current:
+        if current in seen:
+            return True
+        seen.add(current)
+        current = parents.get(current)
+    return False
+
+
+def _renumber(question: Question, ordered: list[Category]) -> None:
+    changed = []
+    for position, category in enumerate(ordered):
+        if category.position != position:
+            category.position = position
+            changed.append(category)
+    if changed:
+        Category.objects.bulk_update(changed, ["position"])
+
+
+def _question_has_annotations(question: Question) -> bool:
+    return Annotation.objects.filter(question=question).exists()
+
+
+@transaction.atomic
+def question_create(
+    *,
+    study: Study,
+    key: str,
+    kind: str,
+    text: str = "",
+    min_value: float | None = None,
+    max_value: float | None = None,
+    position: int | None = None,
+    categories: Sequence[CategorySpec] = (),
+) -> Question:
+    """A question with its categories in list order (``position`` 0, 1, …)."""
+    _check_range(kind, min_value, max_value)
+    _check_key_free(study=study, key=key)
+    if position is None:
+        highest = Question.objects.filter(study=study).aggregate(m=Max("position"))["m"]
+        position = 0 if highest is None else highest + 1
+    question = Question(
+        study=study,
+        key=key,
+        kind=kind,
+        text=text,
+        min_value=min_value,
+        max_value=max_value,
+        position=position,
+    )
+    question.full_clean()
+    _validate_category_specs(kind=kind, specs=categories)
+    question.save()
+    created = Category.objects.bulk_create(
+        [
+            Category(
+                question=question, code=spec["code"], label=spec.get("label") or "", position=i
+            )
+            for i, spec in enumerate(categories)
+        ]
+    )
+    by_code = {category.code: category for category in created}
+    with_parent = []
+    for category, spec in zip(created, categories, strict=True):
+        if spec.get("parent"):
+            category.parent = by_code[spec["parent"]]
+            with_parent.append(category)
+    if with_parent:
+        Category.objects.bulk_update(with_parent, ["parent"])
+    return question
+
+
+@transaction.atomic
+def question_update(*, question: Question, **fields: Any) -> Question:
+    """Change ``key``, ``text``, ``kind``, ``min_value``, ``max_value`` or ``position``.
+
+    The kind can change only while no annotation answers the question, and only to a kind
+    its declared categories fit (no categories for numbers, parents only in a hierarchy).
+    """
+    allowed = {"key", "text", "kind", "min_value", "max_value", "position"}
+    unexpected = set(fields) - allowed
+    if unexpected:
+        raise TypeError(f"question_update() got unexpected fields {sorted(unexpected)}")
+    kind = fields.get("kind", question.kind)
+    if kind != question.kind:
+        if _question_has_annotations(question):
+            raise ValidationError(
+                {
+                    "kind": _error(
+                        "The kind cannot change once the question has annotations.",
+                        SchemeErrorCode.KIND_LOCKED,
+                    )
+                }
+            )
+        categories = list(question.categories.select_related("parent"))
+        if categories and kind in LabelKind.numeric():
+            raise ValidationError(
+                {
+                    "kind": _error(
+                        "Delete the categories before making this a numeric question.",
+                        SchemeErrorCode.CATEGORIES_NOT_ALLOWED,
+                    )
+                }
+            )
+        if kind != LabelKind.HIERARCHY and any(c.parent_id for c in categories):
+            raise ValidationError(
+                {
+                    "kind": _error(
+                        "Some categories have parents; only hierarchy questions have them.",
+                        SchemeErrorCode.PARENT_NOT_ALLOWED,
+                    )
+                }
+            )
+    _check_range(
+        kind,
+        fields.get("min_value", question.min_value),
+        fields.get("max_value", question.max_value),
+    )
+    if "key" in fields:
+        _check_key_free(study=question.study, key=fields["key"], exclude_pk=question.pk)
+    for name, value in fields.items():
+        setattr(question, name, value)
+    question.full_clean()
+    question.save()
+    return question
+
+
+@transaction.atomic
+def question_delete(*, question: Question) -> None:
+    """Delete a question and its categories; refused while annotations answer it."""
+    if _question_has_annotations(question):
+        raise ConflictError(
+            "This question has annotations; delete them first.",
+            code=SchemeErrorCode.QUESTION_IN_USE,
+        )
+    # Children point to parents with PROTECT: clear the tree before the cascade.
+    question.categories.update(parent=None)
+    question.delete()
+
+
+def _parent_by_code(
+    question: Question, code: str | None, *, attr: str = "parent"
+) -> Category | None:
+    if code in (None, ""):
+        return None
+    if question.kind != LabelKind.HIERARCHY:
+        raise ValidationError(
+            {
+                attr: _error(
+                    "Only hierarchy questions have parents.", SchemeErrorCode.PARENT_NOT_ALLOWED
+                )
+            }
+        )
+    parent = question.categories.filter(code=code).first()
+    if parent is None:
+        raise ValidationError(
+            {attr: _error(f"No category {code!r} is declared.", SchemeErrorCode.UNKNOWN_PARENT)}
+        )
+    return parent
+
+
+def _check_code(question: Question, code: str, *, exclude_pk: int | None = None) -> None:
+    problem = _code_problem(code)
+    if problem:
+        raise ValidationError({"code": _error(problem, SchemeErrorCode.INVALID_CODE)})
+    if question.categories.filter(code=code).exclude(pk=exclude_pk).exists():
+        raise ValidationError(
+            {
+                "code": _error(
+                    f"The code {code!r} is already declared.", SchemeErrorCode.DUPLICATE_CODE
+                )
+            }
+        )
+
+
+def _check_categorical(question: Question) -> None:
+    if question.kind in LabelKind.numeric():
+        raise ValidationError(
+            {
+                "question": _error(
+                    "Numeric questions (interval, ratio) have no categories.",
+                    SchemeErrorCode.CATEGORIES_NOT_ALLOWED,
+                )
+            }
+        )
+
+
+@transaction.atomic
+def category_create(
+    *,
+    question: Question,
+    code: str,
+    label: str = "",
+    parent: str | None = None,
+    position: int | None = None,
+) -> Category:
+    """Add a category, at the end or at ``position`` (the ones from there move down)."""
+    _check_categorical(question)
+    _check_code(question, code)
+    parent_category = _parent_by_code(question, parent)
+    ordered = list(question.categories.select_for_update().order_by("position", "id"))
+    category = Category(question=question, code=code, label=label, parent=parent_category)
+    category.position = len(ordered)
+    category.full_clean()
+    category.save()
+    if position is not None and position < len(ordered):
+        ordered.insert(max(position, 0), category)
+        _renumber(question, ordered)
+    return category
+
+
+@transaction.atomic
+def category_update(*, category: Category, **fields: Any) -> Category:
+    """Rename (``code``, ``label``), move in the tree (``parent`` by code, or None) or in
+    the order (``position``: its new index)."""
+    unexpected = set(fields) - {"code", "label", "parent", "position"}
+    if unexpected:
+        raise TypeError(f"category_update() got unexpected fields {sorted(unexpected)}")
+    question = category.question
+    if "code" in fields:
+        _check_code(question, fields["code"], exclude_pk=category.pk)
+        category.code = fields["code"]
+    if "label" in fields:
+        category.label = fields["label"]
+    if "parent" in fields:
+        category.parent = _parent_by_code(question, fields["parent"])
+        if category.parent is not None and _is_ancestor(category, category.parent):
+            raise ValidationError(
+                {"parent": _error("A category cannot be its own ancestor.", SchemeErrorCode.CYCLE)}
+            )
+    category.full_clean()
+    category.save()
+    if fields.get("position") is not None:
+        ordered = [
+            c
+            for c in question.categories.select_for_update().order_by("position", "id")
+            if c.pk != category.pk
+        ]
+        ordered.insert(max(int(fields["position"]), 0), category)
+        _renumber(question, ordered)
+    return category
+
+
+def _is_ancestor(category: Category, node: Category | None) -> bool:
+    """Is ``category`` ``node`` or one of its ancestors?"""
+    seen: set[int] = set()
+    while node is not None and node.pk not in seen:
+        if node.pk == category.pk:
+            return True
+        seen.add(node.pk)
+        node = node.parent
+    return False
+
+
+def category_in_use(category: Category) -> bool:
+    if Annotation.objects.filter(category=category).exists():
+        return True
+    # Set-valued labels keep category ids in a JSON list; a portable scan (SQLite has no
+    # JSON containment lookup) over just that question's set labels.
+    sets = Annotation.objects.filter(
+        question_id=category.question_id, category_set__isnull=False
+    ).values_list("category_set", flat=True)
+    return any(category.pk in (ids or ()) for ids in sets.iterator())
+
+
+@transaction.atomic
+def category_delete(*, category: Category) -> None:
+    """Delete a category no annotation uses and that has no children."""
+    if category.children.exists():
+        raise ConflictError(
+            "This category has child categories; move or delete them first.",
+            code=SchemeErrorCode.CATEGORY_HAS_CHILDREN,
+        )
+    if category_in_use(category):
+        raise ConflictError(
+            "Annotations use this category; it cannot be deleted (rename it instead).",
+            code=SchemeErrorCode.CATEGORY_IN_USE,
+        )
+    question = category.question
+    category.delete()
+    _renumber(question, list(question.categories.order_by("position", "id")))
+
+
+@transaction.atomic
+def categories_reorder(*, question: Question, codes: Sequence[str]) -> list[Category]:
+    """Put the categories in the order of ``codes``, which must name each exactly once."""
+    ordered = list(question.categories.select_for_update().order_by("position", "id"))
+    by_code = {c.code: c for c in ordered}
+    if sorted(codes) != sorted(by_code):
+        raise ValidationError(
+            {
+                "codes": _error(
+                    "List every category code of the question exactly once.",
+                    SchemeErrorCode.NOT_A_PERMUTATION,
+                )
+            }
+        )
+    new_order = [by_code[code] for code in codes]
+    _renumber(question, new_order)
+    return new_order

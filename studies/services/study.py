@@ -1,0 +1,56 @@
+"""Studies: create (the creator becomes manager), update, delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from studies.access import Actor
+from studies.exceptions import ApplicationError
+from studies.models import Membership, Role, Study
+
+
+class StudyErrorCode:
+    STUDY_TOKEN_CANNOT_CREATE = "study_token_cannot_create"
+
+
+class StudyTokenCannotCreateError(ApplicationError):
+    status_code = 403
+    code = StudyErrorCode.STUDY_TOKEN_CANNOT_CREATE
+
+
+@transaction.atomic
+def study_create(*, actor: Actor, name: str, description: str = "") -> Study:
+    """A new study with the acting user as its manager. A study token belongs to one study
+    and cannot create others."""
+    if actor.study_token is not None or actor.user is None:
+        raise StudyTokenCannotCreateError(
+            "A study token cannot create studies; use a personal token or log in."
+        )
+    study = Study(name=name, description=description)
+    study.full_clean()
+    study.save()
+    membership = Membership(study=study, user=actor.user, role=Role.MANAGER)
+    membership.full_clean()
+    membership.save()
+    return study
+
+
+@transaction.atomic
+def study_update(*, study: Study, **fields: Any) -> Study:
+    """Change ``name`` and/or ``description``."""
+    for name in ("name", "description"):
+        if name in fields:
+            setattr(study, name, fields.pop(name))
+    if fields:
+        raise TypeError(f"study_update() got unexpected fields {sorted(fields)}")
+    study.full_clean()
+    study.save()
+    return study
+
+
+@transaction.atomic
+def study_delete(*, study: Study) -> None:
+    """Delete the study and everything in it (questions, items, rounds, annotations)."""
+    study.delete()
