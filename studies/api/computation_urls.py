@@ -1,0 +1,11 @@
+"""Routes of computations and the history, registered by ``studies/api/urls.py``:
+``(regex prefix, viewset, basename)``."""
+
+from __future__ import annotations
+
+from studies.api.computation_views import ComputationViewSet, HistoryViewSet
+
+ROUTES: list[tuple[str, type, str]] = [
+    (r"studies/(?P<study_pk>\d+)/computations", ComputationViewSet, "computation"),
+    (r"studies/(?P<study_pk>\d+)/history", HistoryViewSet, "history"),
+]

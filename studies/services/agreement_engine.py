@@ -1,0 +1,385 @@
+"""The one place where the server calls the metrics library.
+
+Everything the workers need from ``metrics`` goes through here, in JSON-ready shapes:
+defaults per label kind, building reliability data, the point report with diagnostics,
+decompositions for the bootstrap, chunked replicates and their combination, and the
+difference of two coefficients. A name change in ``metrics`` is an edit in this module
+only. When a part of ``metrics`` is missing, calls raise ``EngineUnavailableError`` and the
+computation fails with that message: results are never made up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from studies.models import LabelKind
+
+#: Every coefficient name the report knows, in display order.
+ALL_COEFFICIENTS: tuple[str, ...] = (
+    "observed_agreement",
+    "s",
+    "pi",
+    "kappa",
+    "alpha",
+    "kappa_w",
+    "light_kappa",
+    "ac1",
+    "brennan_prediger",
+)
+_CATEGORICAL = ("observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa", "ac1")
+
+#: Sensible defaults per label kind: which coefficients, which level and distance. The
+#: level sets the report's default distance (set → MASI, hierarchy → tree distance).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    LabelKind.NOMINAL: {"coefficients": [*_CATEGORICAL, "brennan_prediger"], "level": "nominal",
+                        "distance": "nominal"},
+    LabelKind.ORDINAL: {"coefficients": ["observed_agreement", "alpha", "kappa_w", "kappa"],
+                        "level": "ordinal", "distance": "ordinal"},
+    LabelKind.INTERVAL: {"coefficients": ["alpha"], "level": "interval", "distance": "interval"},
+    LabelKind.RATIO: {"coefficients": ["alpha"], "level": "ratio", "distance": "ratio"},
+    LabelKind.SET: {"coefficients": ["alpha", "observed_agreement"], "level": "set",
+                    "distance": "masi"},
+    LabelKind.HIERARCHY: {"coefficients": ["alpha", "observed_agreement"], "level": "hierarchy",
+                          "distance": "tree"},
+}  # fmt: skip
+LEVELS = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
+_TREE_DISTANCES = ("tree", "melamed_resnik")
+
+#: Report key → (module, decompose function, takes the distance), as ``metrics.report`` maps
+#: them; pi and kappa have two-coder forms (Scott, Cohen) and multi-coder forms (Fleiss, Conger).
+_AGREEMENT = "metrics.coefficients.agreement"
+_DECOMPOSE: dict[str, tuple[str, str, bool]] = {
+    "observed_agreement": (_AGREEMENT, "decompose_observed_agreement", False),
+    "s": (_AGREEMENT, "decompose_bennett_s", False),
+    "alpha": ("metrics.coefficients.alpha", "decompose_krippendorff_alpha", True),
+    "kappa_w": ("metrics.coefficients.weighted", "decompose_weighted_kappa", True),
+    "light_kappa": (_AGREEMENT, "decompose_light_kappa", False),
+    "ac1": ("metrics.coefficients.gwet", "decompose_gwet_ac1", True),
+    "brennan_prediger": ("metrics.coefficients.gwet", "decompose_brennan_prediger", True),
+}
+_DECOMPOSE_TWO = {
+    "pi": (_AGREEMENT, "decompose_scott_pi", False),
+    "kappa": (_AGREEMENT, "decompose_cohen_kappa", False),
+}
+_DECOMPOSE_MANY = {
+    "pi": (_AGREEMENT, "decompose_fleiss_pi", False),
+    "kappa": (_AGREEMENT, "decompose_conger_kappa", False),
+}
+
+MOST_DISPUTED = 20
+
+
+class EngineUnavailableError(RuntimeError):
+    """The metrics library lacks what this computation needs (not merged yet, or renamed)."""
+
+
+def _attr(module: str, name: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        raise EngineUnavailableError(
+            f"The metrics library has no {module}.{name} ({error}); this computation cannot run."
+        ) from None
+
+
+def metrics_version() -> str:
+    try:
+        return str(importlib.import_module("metrics").__version__)
+    except (ImportError, AttributeError):
+        return "unknown"
+
+
+def default_parameters(kind: str) -> dict[str, Any]:
+    defaults = DEFAULTS[kind]
+    return {
+        "coefficients": list(defaults["coefficients"]),
+        "level": defaults["level"],
+        "distance": defaults["distance"],
+        "bootstrap": 1000,
+        "seed": 0,
+        "confidence": 0.95,
+    }
+
+
+def distance_names() -> list[str]:
+    try:
+        return list(_attr("metrics.distances", "distance_names")())
+    except EngineUnavailableError:
+        return ["nominal", "ordinal", "interval", "ratio", "masi", "jaccard", "tree"]
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def reliability_data(
+    items: Sequence[Hashable] | np.ndarray,
+    coders: Sequence[Hashable] | np.ndarray,
+    labels: Sequence[Hashable] | np.ndarray,
+    *,
+    domain: Sequence[Hashable] | None,
+) -> Any:
+    from_long = _attr("metrics.data", "ReliabilityData").from_long
+    return from_long(items, coders, labels, domain=domain)
+
+
+def _report_options(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> dict[str, Any]:
+    options: dict[str, Any] = {"level": params["level"], "distance": params["distance"]}
+    if params["distance"] in _TREE_DISTANCES:
+        options["tree"] = dict(parents)  # {node: parent}, as the report takes it
+    return options
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+
+def point_report(
+    data: Any,
+    params: Mapping[str, Any],
+    *,
+    parents: Mapping[str, str | None],
+    bootstrap: int,
+) -> dict[str, Any]:
+    """The report for the requested coefficients; with ``bootstrap > 0`` their CIs inline."""
+    report = _attr("metrics.report", "report")
+    options = _report_options(params, parents)
+    if bootstrap:
+        options.update(bootstrap=bootstrap, seed=params["seed"], confidence=params["confidence"])
+    result: dict[str, Any] = _jsonable(_call(report, data, **options))
+    wanted = params["coefficients"]
+    coefficients = result.get("coefficients", {})
+    result["coefficients"] = {name: coefficients[name] for name in wanted if name in coefficients}
+    skipped = result.get("skipped") or {}
+    result["skipped"] = {
+        key: reason for key, reason in skipped.items() if key.split(".")[0] in wanted
+    }
+    for name in wanted:
+        if name not in coefficients and name not in result["skipped"]:
+            result["skipped"][name] = "not reported for this data"
+    return result
+
+
+def diagnostics(
+    data: Any, *, coder_names: Mapping[Any, str], item_names: Mapping[Any, str]
+) -> dict[str, Any]:
+    """Per category, per coder pair, per coder, and the most disputed items.
+
+    A diagnostic the library cannot give (not available, or undefined on this data) is
+    listed under ``skipped`` with the reason; the others are still reported.
+    """
+    module = "metrics.diagnostics"
+    out: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+
+    def attempt(key: str, name: str, shape: Callable[[Any], Any]) -> None:
+        try:
+            out[key] = shape(_call(_attr(module, name), data))
+        except (EngineUnavailableError, ValueError) as error:
+            skipped[key] = str(error)
+
+    attempt("per_category", "per_category_agreement", _jsonable)
+
+    def pairs(pairwise: Any) -> Any:
+        out["per_coder"] = _per_coder(pairwise, data, coder_names)
+        return _jsonable(pairwise)
+
+    attempt("coder_pairs", "pairwise_coder_matrix", pairs)
+    attempt(
+        "most_disputed_items",
+        "item_disagreement",
+        lambda disputed: _most_disputed(disputed, data, item_names),
+    )
+    attempt("coder_distributions", "coder_distributions", _jsonable)
+    out["skipped"] = skipped
+    return out
+
+
+def _per_coder(pairwise: Any, data: Any, coder_names: Mapping[Any, str]) -> dict[str, float | None]:
+    """Each coder's mean agreement with every other coder (the pairwise matrix's row means)."""
+    matrix = getattr(pairwise, "matrix", None)
+    if matrix is None:
+        matrix = getattr(pairwise, "values", pairwise)
+    array = np.asarray(matrix, dtype=np.float64)
+    coders = list(getattr(pairwise, "coders", data.coders))
+    if array.ndim != 2 or array.shape != (len(coders), len(coders)):
+        return {}
+    off_diagonal = array.copy()
+    np.fill_diagonal(off_diagonal, np.nan)
+    out: dict[str, float | None] = {}
+    for index, coder in enumerate(coders):
+        row = off_diagonal[index]
+        row = row[~np.isnan(row)]
+        out[coder_names.get(coder, str(coder))] = float(row.mean()) if len(row) else None
+    return out
+
+
+def _most_disputed(disputed: Any, data: Any, item_names: Mapping[Any, str]) -> list[dict]:
+    values = getattr(disputed, "disagreement", None)
+    if values is None:
+        values = getattr(disputed, "values", disputed)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return _jsonable(disputed)  # type: ignore[no-any-return]
+    items = list(getattr(disputed, "items", data.items))
+    if array.ndim != 1 or len(array) != len(items):
+        return _jsonable(disputed)  # type: ignore[no-any-return]
+    order = np.argsort(-np.nan_to_num(array, nan=-np.inf), kind="stable")[:MOST_DISPUTED]
+    return [
+        {"item": item_names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
+        for i in order
+        if not math.isnan(array[i])
+    ]
+
+
+# -- bootstrap fan-out ---------------------------------------------------------------------------
+
+
+def add_analytic_se(
+    data: Any,
+    params: Mapping[str, Any],
+    report: dict[str, Any],
+    *,
+    parents: Mapping[str, str | None],
+) -> None:
+    """Add the analytic SEs the report gives with a bootstrap, for a fanned-out bootstrap.
+
+    ``metrics.report`` attaches them only when it runs the bootstrap itself; the chunked
+    bootstrap runs it elsewhere, so the same per-coefficient rule is applied here.
+    """
+    module = "metrics.report"
+    specs, analytic = _attr(module, "_specs"), _attr(module, "_analytic_se")
+    resolve = _attr(module, "resolve_distance")
+    options = _report_options(params, parents)
+    distance = resolve(options["level"], options["distance"], options.get("tree"))
+    coefficients = report.get("coefficients", {})
+    for spec in specs(data.n_coders, distance is not None):
+        entry = coefficients.get(spec.key)
+        if entry is None or entry.get("value") is None:
+            continue
+        se = analytic(spec, data, distance, entry["value"], params["confidence"])
+        if se is not None:
+            entry["se"] = _float(se)
+
+
+def decompositions(
+    data: Any, params: Mapping[str, Any], *, parents: Mapping[str, str | None]
+) -> dict[str, Any]:
+    """The requested coefficients as per-item decompositions, for chunked bootstraps.
+
+    Options follow ``metrics.report``: the level's (or the given) distance weights alpha,
+    kappa_w, AC1/AC2 and Brennan–Prediger; the others stay unweighted.
+    """
+    resolve = _attr("metrics.report", "resolve_distance")
+    options = _report_options(params, parents)
+    distance = resolve(options["level"], options["distance"], options.get("tree"))
+    table = {**_DECOMPOSE, **(_DECOMPOSE_TWO if data.n_coders == 2 else _DECOMPOSE_MANY)}
+    out = {}
+    for name in params["coefficients"]:
+        module, function, weighted = table[name]
+        if name == "kappa_w" and (distance is None or data.n_coders != 2):
+            continue  # as in the report: weighted kappa is for two coders and a distance
+        kwargs = {"distance": distance} if weighted and distance is not None else {}
+        try:
+            out[name] = _attr(module, function)(data, **kwargs)
+        except ValueError:
+            continue  # undefined on this data: the report lists it under "skipped"
+    return out
+
+
+def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
+    chunk = _attr("metrics.uncertainty.bootstrap", "bootstrap_chunk")
+    values = chunk(decomposition, seed=seed, start=start, stop=stop)
+    return [None if math.isnan(v) else float(v) for v in values.tolist()]
+
+
+def bootstrap_combine(
+    decomposition: Any,
+    chunks: Sequence[Sequence[float | None]],
+    *,
+    seed: int,
+    replicates: int,
+    confidence: float,
+) -> dict[str, Any]:
+    combine = _attr("metrics.uncertainty.bootstrap", "bootstrap_combine")
+    arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
+    result = combine(decomposition, arrays, seed=seed, replicates=replicates, level=confidence)
+    return bootstrap_json(result)
+
+
+def bootstrap_json(result: Any) -> dict[str, Any]:
+    """A bootstrap result; ``ci`` has the report's shape (low, high, level, method, replicates)."""
+    out: dict[str, Any] = _jsonable(result)
+    out["ci"] = {
+        "low": _float(result.low),
+        "high": _float(result.high),
+        "level": float(result.level),
+        "method": str(result.method),
+        "replicates": int(result.replicates),
+    }
+    return out
+
+
+def difference(
+    first: Any, second: Any, *, paired: bool, replicates: int, seed: int, confidence: float
+) -> dict[str, Any]:
+    name = "bootstrap_difference" if paired else "bootstrap_difference_unpaired"
+    function = _attr("metrics.uncertainty.bootstrap", name)
+    result = function(
+        first, second, replicates=replicates, seed=seed, level=confidence, minimums=(0.0,)
+    )
+    return bootstrap_json(result)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _call(function: Callable[..., Any], *args: Any, **options: Any) -> Any:
+    """Call with the options the function accepts (the library's optional keywords vary)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return function(*args, **options)
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return function(*args, **options)
+    accepted = {key: value for key, value in options.items() if key in parameters}
+    return function(*args, **accepted)
+
+
+def _float(value: Any) -> float | None:
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {_key(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted(_key(v) for v in value)
+    if isinstance(value, np.generic):
+        return _jsonable(value.item())
+    if isinstance(value, float):
+        return _float(value)
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    return str(value)
+
+
+def _key(value: Any) -> str:
+    if isinstance(value, frozenset | set):
+        return "|".join(sorted(str(v) for v in value))
+    if isinstance(value, tuple):
+        return "/".join(str(v) for v in value)
+    return str(value.item() if isinstance(value, np.generic) else value)

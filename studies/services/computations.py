@@ -1,0 +1,566 @@
+"""Computations: request, claim, run, fan out, combine, and sweep.
+
+The life of a computation::
+
+    request ──► queued ──claim──► running ──► done
+                  ▲                  │  └──► failed (the error is kept)
+                  └──── sweep ───────┘ (heartbeat stopped: the worker died)
+
+A request on data that has not changed since an identical request returns that
+computation (``params_hash`` + ``data_revision``). Work is enqueued after the transaction
+commits, tasks take ids only, and each step is a no-op when repeated: the claim is a
+conditional UPDATE, chunks are written once, the combine step is claimed the same way.
+
+A bootstrap larger than ``chunk_size`` replicates fans out: the run step stores the point
+estimates and creates one chunk per ``chunk_size`` replicates; each chunk task computes its
+replicates; the task that finishes the last chunk enqueues the combine step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from studies.models import (
+    Computation,
+    ComputationChunk,
+    ComputationScope,
+    ComputationStatus,
+    ComputationTrigger,
+    Question,
+    Round,
+    Study,
+)
+from studies.selectors_computations import (
+    ScopeAnnotations,
+    coder_keys,
+    computation_round_ids,
+    item_external_ids,
+    scope_annotations,
+    scope_data_revision,
+    unit_label,
+)
+from studies.services import agreement_engine as engine
+
+logger = logging.getLogger(__name__)
+
+MAX_BOOTSTRAP = 200_000
+DEFAULT_CHUNK_SIZE = 1000
+LEVELS = engine.LEVELS
+# Parameters that change how the work is split, not its result: left out of the hash.
+_NOT_HASHED = frozenset({"chunk_size"})
+
+
+def heartbeat_timeout() -> timedelta:
+    return timedelta(seconds=getattr(settings, "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300))
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The question kind's defaults, overridden by what was given, checked."""
+    params = engine.default_parameters(question.kind)
+    params["chunk_size"] = getattr(settings, "AGREEMENT_COMPUTATION_CHUNK_SIZE", DEFAULT_CHUNK_SIZE)
+    unknown = sorted(set(given) - set(params))
+    if unknown:
+        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+    params.update({key: value for key, value in given.items() if value is not None})
+    errors: dict[str, str] = {}
+    coefficients = params["coefficients"]
+    if not coefficients or any(name not in engine.ALL_COEFFICIENTS for name in coefficients):
+        errors["coefficients"] = f"Choose one or more of: {', '.join(engine.ALL_COEFFICIENTS)}."
+    params["coefficients"] = list(dict.fromkeys(coefficients))
+    if params["level"] not in LEVELS:
+        errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
+    if params["distance"] not in engine.distance_names():
+        errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    if not (isinstance(params["bootstrap"], int) and 0 <= params["bootstrap"] <= MAX_BOOTSTRAP):
+        errors["bootstrap"] = f"The bootstrap size is a whole number from 0 to {MAX_BOOTSTRAP}."
+    elif params["bootstrap"] == 1:
+        errors["bootstrap"] = "A bootstrap needs at least 2 replicates (or 0 for none)."
+    if not (isinstance(params["seed"], int) and params["seed"] >= 0):
+        errors["seed"] = "The seed is a non-negative whole number."
+    confidence = params["confidence"]
+    if not (isinstance(confidence, int | float) and 0.5 <= confidence < 1):
+        errors["confidence"] = "The confidence level is at least 0.5 and below 1."
+    if not (isinstance(params["chunk_size"], int) and params["chunk_size"] >= 10):
+        errors["chunk_size"] = "Chunks hold at least 10 replicates."
+    if errors:
+        raise ValidationError(errors)
+    params["confidence"] = float(confidence)
+    return params
+
+
+def parameters_hash(
+    *, question: Question, scope: str, round_ids: Sequence[int], params: Mapping[str, Any]
+) -> str:
+    hashed = {key: value for key, value in params.items() if key not in _NOT_HASHED}
+    payload = {
+        "question": question.pk,
+        "scope": scope,
+        "rounds": sorted(set(round_ids)),
+        "parameters": hashed,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+# -- request -----------------------------------------------------------------------------------
+
+
+def _scope_rounds(*, study: Study, scope: str, rounds: Sequence[Round] | None) -> list[Round]:
+    if scope == ComputationScope.STUDY:
+        found = list(Round.objects.filter(study=study).order_by("position"))
+        if not found:
+            raise ValidationError({"rounds": "The study has no rounds yet."})
+        return found
+    chosen = list(dict.fromkeys(rounds or []))
+    if any(r.study_id != study.pk for r in chosen):
+        raise ValidationError({"rounds": "Every round must belong to this study."})
+    if scope == ComputationScope.ROUND and len(chosen) != 1:
+        raise ValidationError({"rounds": "A one-round computation names exactly one round."})
+    if scope == ComputationScope.ROUNDS and not chosen:
+        raise ValidationError({"rounds": "Name the rounds to pool."})
+    return chosen
+
+
+@dataclass(frozen=True)
+class ComputationRequestResult:
+    computation: Computation
+    created: bool
+
+
+def computation_request(
+    *,
+    study: Study,
+    question: Question,
+    scope: str = ComputationScope.ROUND,
+    rounds: Sequence[Round] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    trigger: str = ComputationTrigger.API,
+    requested_by: Any | None = None,
+) -> ComputationRequestResult:
+    """Queue a computation, or return the live one for the same request on the same data."""
+    if question.study_id != study.pk:
+        raise ValidationError({"question": "The question belongs to another study."})
+    if scope not in ComputationScope.values:
+        raise ValidationError(
+            {"scope": f"The scope is one of {', '.join(ComputationScope.values)}."}
+        )
+    chosen = _scope_rounds(study=study, scope=scope, rounds=rounds)
+    round_ids = [r.pk for r in chosen]
+    params = computation_parameters(question=question, given=parameters or {})
+    params_hash = parameters_hash(
+        question=question, scope=scope, round_ids=round_ids, params=params
+    )
+    with transaction.atomic():
+        revision = scope_data_revision(question=question, round_ids=round_ids)
+        existing = _live_computation(params_hash, revision)
+        if existing is not None:
+            return ComputationRequestResult(existing, created=False)
+        computation = Computation(
+            study=study,
+            question=question,
+            scope=scope,
+            parameters=params,
+            params_hash=params_hash,
+            data_revision=revision,
+            trigger=trigger,
+            requested_by=requested_by if getattr(requested_by, "pk", None) else None,
+        )
+        computation.full_clean(exclude=["rounds"], validate_constraints=False)
+        try:
+            with transaction.atomic():
+                computation.save()
+        except IntegrityError:
+            # A concurrent identical request won the unique (params_hash, data_revision).
+            existing = _live_computation(params_hash, revision)
+            if existing is None:
+                raise
+            return ComputationRequestResult(existing, created=False)
+        computation.rounds.set(chosen)
+        _enqueue_run(computation.pk)
+    logger.info(
+        "computation queued id=%s question=%s rounds=%s", computation.pk, question.pk, round_ids
+    )
+    return ComputationRequestResult(computation, created=True)
+
+
+def _live_computation(params_hash: str, revision: str) -> Computation | None:
+    return (
+        Computation.objects.filter(params_hash=params_hash, data_revision=revision)
+        .exclude(status=ComputationStatus.FAILED)
+        .first()
+    )
+
+
+def computations_request_for_closed_round(
+    *, round: Round, requested_by: Any | None = None
+) -> list[Computation]:
+    """One computation per question of the study, for the round just closed (defaults)."""
+    computations = []
+    for question in Question.objects.filter(study_id=round.study_id):
+        if not question.annotations.filter(round=round).exists():
+            continue
+        result = computation_request(
+            study=round.study,
+            question=question,
+            scope=ComputationScope.ROUND,
+            rounds=[round],
+            trigger=ComputationTrigger.ROUND_CLOSE,
+            requested_by=requested_by,
+        )
+        computations.append(result.computation)
+    return computations
+
+
+# -- enqueueing ---------------------------------------------------------------------------------
+
+
+def _enqueue_run(computation_id: int) -> None:
+    from studies.tasks import computation_run_task
+
+    transaction.on_commit(lambda: computation_run_task.delay(computation_id))
+
+
+def _enqueue_chunks(chunk_ids: Sequence[int]) -> None:
+    from studies.tasks import computation_chunk_task
+
+    def send() -> None:
+        for chunk_id in chunk_ids:
+            computation_chunk_task.delay(chunk_id)
+
+    transaction.on_commit(send)
+
+
+def _enqueue_combine(computation_id: int) -> None:
+    from studies.tasks import computation_combine_task
+
+    transaction.on_commit(lambda: computation_combine_task.delay(computation_id))
+
+
+# -- claim and run -------------------------------------------------------------------------------
+
+
+def computation_claim(*, computation_id: int) -> bool:
+    """queued → running, atomically; False when another worker has it (or it is finished)."""
+    now = timezone.now()
+    claimed = Computation.objects.filter(pk=computation_id, status=ComputationStatus.QUEUED).update(
+        status=ComputationStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=F("attempts") + 1,
+        phase="",
+        error="",
+    )
+    return claimed == 1
+
+
+def _beat(computation_id: int, progress: float | None = None) -> None:
+    """Refresh the heartbeat (and progress) of a running computation."""
+    fields: dict[str, Any] = {"heartbeat_at": timezone.now()}
+    if progress is not None:
+        fields["progress"] = min(max(progress, 0.0), 1.0)
+    Computation.objects.filter(pk=computation_id, status=ComputationStatus.RUNNING).update(**fields)
+
+
+def computation_fail(*, computation_id: int, error: str) -> None:
+    Computation.objects.filter(pk=computation_id).exclude(status=ComputationStatus.DONE).update(
+        status=ComputationStatus.FAILED, error=error[:5000], finished_at=timezone.now()
+    )
+    logger.warning("computation failed id=%s error=%s", computation_id, error)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    scope: ScopeAnnotations
+    data: Any
+    item_names: dict[Any, str]
+    coder_names: dict[Any, str]
+
+
+def _load(computation: Computation) -> _Loaded:
+    scope = scope_annotations(
+        question=computation.question, round_ids=computation_round_ids(computation)
+    )
+    if scope.n_annotations == 0:
+        raise ValueError("There are no annotations in this scope.")
+    data = engine.reliability_data(
+        scope.item_ids, scope.coder_ids, scope.labels, domain=scope.domain
+    )
+    return _Loaded(scope, data, {}, {})
+
+
+def _names(loaded: _Loaded, computation: Computation) -> tuple[dict, dict]:
+    units = [int(u) for u in loaded.data.items]
+    items = item_external_ids(unit_label(u)[1] for u in units)
+    rounds = dict(
+        Round.objects.filter(pk__in=computation_round_ids(computation)).values_list("id", "name")
+    )
+    item_names = {}
+    for unit in units:
+        round_id, item_id = unit_label(unit)
+        name = items.get(item_id, str(item_id))
+        item_names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
+    coders = coder_keys(int(c) for c in loaded.data.coders)
+    return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
+
+
+def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> None:
+    """Run one step of a running computation; any failure marks it failed with the reason."""
+    computation = Computation.objects.select_related("question").filter(pk=computation_id).first()
+    if computation is None or computation.status != ComputationStatus.RUNNING:
+        logger.info("computation step skipped id=%s (not running)", computation_id)
+        return
+    try:
+        step(computation)
+    except (engine.EngineUnavailableError, ValueError) as error:
+        computation_fail(computation_id=computation_id, error=str(error))
+    except Exception as error:
+        logger.exception("computation crashed id=%s", computation_id)
+        computation_fail(computation_id=computation_id, error=f"{type(error).__name__}: {error}")
+
+
+def computation_run(*, computation_id: int) -> None:
+    """The claimed computation's main step: read, report, then finish or fan out."""
+    _run_guarded(computation_id, _run_step)
+
+
+def _run_step(computation: Computation) -> None:
+    params = computation.parameters
+    started = time.monotonic()
+    loaded = _load(computation)
+    _beat(computation.pk, 0.1)
+    item_names, coder_names = _names(loaded, computation)
+    replicates = int(params["bootstrap"])
+    fan_out = replicates > int(params["chunk_size"])
+    results = engine.point_report(
+        loaded.data,
+        params,
+        parents=loaded.scope.parents,
+        bootstrap=0 if fan_out else replicates,
+    )
+    _beat(computation.pk, 0.25)
+    results["diagnostics"] = engine.diagnostics(
+        loaded.data, coder_names=coder_names, item_names=item_names
+    )
+    results["bootstrap"] = {
+        "replicates": replicates,
+        "seed": params["seed"],
+        "confidence": params["confidence"],
+        "chunks": 0,
+    }
+    results["seconds"] = {"run": round(time.monotonic() - started, 3)}
+    common = {
+        "fingerprint": loaded.scope.fingerprint,
+        "n_annotations": loaded.scope.n_annotations,
+        "metrics_version": engine.metrics_version(),
+        "results": results,
+        "heartbeat_at": timezone.now(),
+    }
+    if not fan_out:
+        Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
+            status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
+        )
+        logger.info("computation done id=%s", computation.pk)
+        return
+    try:
+        engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
+    except engine.EngineUnavailableError as error:
+        results.setdefault("skipped", {})["se"] = str(error)
+    _fan_out(computation, loaded, common, replicates, int(params["chunk_size"]))
+
+
+def _fan_out(
+    computation: Computation,
+    loaded: _Loaded,
+    common: dict[str, Any],
+    replicates: int,
+    chunk_size: int,
+) -> None:
+    # Fail now, not in every chunk, when the coefficients have no decomposition; keep them
+    # for the chunks this process will run.
+    decompositions = engine.decompositions(
+        loaded.data, computation.parameters, parents=loaded.scope.parents
+    )
+    _DECOMPOSITION_CACHE.clear()
+    _DECOMPOSITION_CACHE[computation.pk] = (loaded.scope.fingerprint, decompositions)
+    total = math.ceil(replicates / chunk_size)
+    common["results"]["bootstrap"]["chunks"] = total
+    with transaction.atomic():
+        for index in range(total):
+            ComputationChunk.objects.get_or_create(
+                computation=computation,
+                index=index,
+                defaults={
+                    "start": index * chunk_size,
+                    "stop": min(replicates, (index + 1) * chunk_size),
+                },
+            )
+        updated = Computation.objects.filter(
+            pk=computation.pk, status=ComputationStatus.RUNNING
+        ).update(phase="chunks", chunks_total=total, progress=0.3, **common)
+        if not updated:
+            return
+        pending = list(
+            ComputationChunk.objects.filter(computation=computation, done=False).values_list(
+                "id", flat=True
+            )
+        )
+        if pending:
+            _enqueue_chunks(pending)
+        else:
+            _enqueue_combine(computation.pk)
+    logger.info(
+        "computation fanned out id=%s chunks=%s pending=%s", computation.pk, total, len(pending)
+    )
+
+
+# -- chunks and combine ---------------------------------------------------------------------------
+
+# A worker process keeps the last decompositions it built, so the chunks of one
+# computation that land on the same process read the annotations once.
+_DECOMPOSITION_CACHE: dict[int, tuple[str, dict[str, Any]]] = {}
+
+
+def _decompositions_for(computation: Computation) -> dict[str, Any]:
+    cached = _DECOMPOSITION_CACHE.get(computation.pk)
+    if cached is not None and cached[0] == computation.fingerprint:
+        return cached[1]
+    loaded = _load(computation)
+    if loaded.scope.fingerprint != computation.fingerprint:
+        raise ValueError(
+            "The annotations changed while the bootstrap ran; request the computation again."
+        )
+    decompositions = engine.decompositions(
+        loaded.data, computation.parameters, parents=loaded.scope.parents
+    )
+    _DECOMPOSITION_CACHE.clear()
+    _DECOMPOSITION_CACHE[computation.pk] = (computation.fingerprint, decompositions)
+    return decompositions
+
+
+def computation_chunk_run(*, chunk_id: int) -> None:
+    """Compute one chunk of replicates, once; the last chunk enqueues the combine step."""
+    chunk = ComputationChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None or chunk.done:
+        return
+
+    def step(computation: Computation) -> None:
+        if computation.phase != "chunks":
+            return
+        _beat(computation.pk)
+        decompositions = _decompositions_for(computation)
+        seed = int(computation.parameters["seed"])
+        values = {
+            name: engine.bootstrap_chunk(dec, seed=seed, start=chunk.start, stop=chunk.stop)
+            for name, dec in decompositions.items()
+        }
+        with transaction.atomic():
+            wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
+                done=True, values=values, finished_at=timezone.now()
+            )
+            if not wrote:
+                return
+            done = ComputationChunk.objects.filter(computation=computation, done=True).count()
+            total = computation.chunks_total or 1
+            _beat(computation.pk, 0.3 + 0.65 * done / total)
+            if done >= total:
+                _enqueue_combine(computation.pk)
+
+    _run_guarded(chunk.computation_id, step)
+
+
+def computation_combine(*, computation_id: int) -> None:
+    """Combine every chunk into the intervals, once (claimed chunks → combining)."""
+    claimed = Computation.objects.filter(
+        pk=computation_id, status=ComputationStatus.RUNNING, phase="chunks"
+    ).update(phase="combining", heartbeat_at=timezone.now())
+    if not claimed:
+        return
+    _run_guarded(computation_id, _combine_step)
+
+
+def _combine_step(computation: Computation) -> None:
+    chunks = list(computation.chunks.filter(done=True).order_by("index"))
+    if len(chunks) != computation.chunks_total:
+        # A chunk was lost: go back to the chunk phase; the sweep or the chunks finish it.
+        Computation.objects.filter(pk=computation.pk).update(phase="chunks")
+        return
+    params = computation.parameters
+    decompositions = _decompositions_for(computation)
+    results = dict(computation.results or {})
+    coefficients = results.get("coefficients", {})
+    for name, decomposition in decompositions.items():
+        interval = engine.bootstrap_combine(
+            decomposition,
+            [(chunk.values or {})[name] for chunk in chunks],
+            seed=int(params["seed"]),
+            replicates=int(params["bootstrap"]),
+            confidence=float(params["confidence"]),
+        )
+        entry = coefficients.get(name)
+        if entry is None:
+            continue
+        entry["ci"] = interval["ci"]
+        entry["bootstrap_se"] = interval.get("se")
+    results["coefficients"] = coefficients
+    Computation.objects.filter(
+        pk=computation.pk, status=ComputationStatus.RUNNING, phase="combining"
+    ).update(
+        status=ComputationStatus.DONE,
+        results=results,
+        progress=1.0,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
+    logger.info("computation combined id=%s chunks=%s", computation.pk, len(chunks))
+
+
+# -- sweep ---------------------------------------------------------------------------------------
+
+
+def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
+    """Requeue computations whose worker went silent, and re-send lost queued ones.
+
+    A running computation whose heartbeat is older than ``timeout`` goes back to queued
+    (a conditional UPDATE, so two sweeps never requeue it twice) and its run task is sent
+    again; the run step keeps the chunks already done. A computation queued for longer
+    than ``timeout`` has its run task sent again (the claim makes duplicates harmless).
+    """
+    cutoff = timezone.now() - (timeout or heartbeat_timeout())
+    requeued: list[int] = []
+    stuck = Computation.objects.filter(
+        status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
+    ).values_list("id", flat=True)
+    for computation_id in list(stuck):
+        with transaction.atomic():
+            moved = Computation.objects.filter(
+                pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
+            ).update(status=ComputationStatus.QUEUED, phase="", heartbeat_at=None)
+            if moved:
+                requeued.append(computation_id)
+                _enqueue_run(computation_id)
+    lost = Computation.objects.filter(
+        status=ComputationStatus.QUEUED, created_at__lt=cutoff
+    ).exclude(pk__in=requeued)
+    for computation_id in list(lost.values_list("id", flat=True)):
+        with transaction.atomic():
+            _enqueue_run(computation_id)
+        requeued.append(computation_id)
+    if requeued:
+        logger.warning("computations requeued by the sweep ids=%s", requeued)
+    return requeued

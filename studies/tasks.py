@@ -1,0 +1,41 @@
+"""Celery tasks: thin shells that take ids, call one service, and are safe to repeat.
+
+Every task is idempotent: the run task claims its computation with a conditional UPDATE
+(a second delivery finds it running or done and returns), a chunk is written once, and
+the combine step is claimed the same way. Messages are acknowledged after the task ends
+(``CELERY_TASK_ACKS_LATE``) and requeued when the worker dies; the periodic sweep
+requeues what a dead worker left running.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from studies.services import computations
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="studies.computation_run", ignore_result=True)
+def computation_run_task(computation_id: int) -> None:
+    if not computations.computation_claim(computation_id=computation_id):
+        logger.info("computation not claimed id=%s (gone, running or finished)", computation_id)
+        return
+    computations.computation_run(computation_id=computation_id)
+
+
+@shared_task(name="studies.computation_chunk", ignore_result=True)
+def computation_chunk_task(chunk_id: int) -> None:
+    computations.computation_chunk_run(chunk_id=chunk_id)
+
+
+@shared_task(name="studies.computation_combine", ignore_result=True)
+def computation_combine_task(computation_id: int) -> None:
+    computations.computation_combine(computation_id=computation_id)
+
+
+@shared_task(name="studies.computations_sweep", ignore_result=True)
+def computations_sweep_task() -> None:
+    computations.computations_sweep()
