@@ -8,7 +8,7 @@ from django.db import transaction
 
 from studies.access import Actor
 from studies.exceptions import ApplicationError
-from studies.models import Membership, Role, Study
+from studies.models import Annotation, Category, Membership, Role, Study
 
 
 class StudyErrorCode:
@@ -53,4 +53,8 @@ def study_update(*, study: Study, **fields: Any) -> Study:
 @transaction.atomic
 def study_delete(*, study: Study) -> None:
     """Delete the study and everything in it (questions, items, rounds, annotations)."""
+    # Annotations and child categories point to categories with PROTECT (so a category in
+    # use is never deleted by accident): remove them first, then let the cascade run.
+    Annotation.objects.filter(round__study=study).delete()
+    Category.objects.filter(question__study=study).update(parent=None)
     study.delete()
