@@ -36,7 +36,7 @@ class _StopRequestedError(Exception):
 def broker_folders() -> list[Path]:
     """The folders the on-disk (kombu filesystem) broker needs, if that broker is used."""
     options = settings.CELERY_BROKER_TRANSPORT_OPTIONS or {}
-    keys = ("data_folder_in", "data_folder_out", "processed_folder")
+    keys = ("data_folder_in", "data_folder_out", "processed_folder", "control_folder")
     return [Path(str(options[key])) for key in keys if key in options]
 
 

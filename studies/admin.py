@@ -1,0 +1,378 @@
+"""The Django admin: declarative pages; every multi-step write goes through a service.
+
+Annotations and their change log are read-only here: labels are written through the API
+(or imports), which records every change. Tokens are created here with their secret shown
+once, in a message after saving; only its hash is stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import ForeignKey, QuerySet
+from django.forms import ModelChoiceField
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from studies.admin_computations import (  # registers ComputationAdmin
+    compute_agreement_for_rounds,
+    compute_agreement_for_studies,
+)
+from studies.exceptions import ApplicationError
+from studies.models import (
+    Annotation,
+    AnnotationChange,
+    ApiToken,
+    Category,
+    Coder,
+    Item,
+    Membership,
+    Question,
+    Round,
+    RoundStatus,
+    Study,
+)
+from studies.services import admin_actions
+from studies.services.rounds import round_close, round_reopen
+from studies.services.tokens import personal_token_create, study_token_create, token_revoke
+
+
+def category_path(category: Category) -> str:
+    """The codes from the root to this category, ``root/child/leaf``."""
+    codes = [category.code]
+    seen = {category.pk}
+    parent = category.parent
+    while parent is not None and parent.pk not in seen:
+        codes.append(parent.code)
+        seen.add(parent.pk)
+        parent = parent.parent
+    return "/".join(reversed(codes))
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ("user",)
+    fields = ("user", "role", "created_at")
+    readonly_fields = ("created_at",)
+
+
+class QuestionInline(admin.TabularInline):
+    model = Question
+    extra = 0
+    show_change_link = True
+    fields = ("key", "kind", "text", "min_value", "max_value", "position")
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = ("name", "created_at", "updated_at")
+    search_fields = ("name", "description")
+    date_hierarchy = "created_at"
+    readonly_fields = ("created_at", "updated_at")
+    inlines = (QuestionInline, MembershipInline)
+    actions = (compute_agreement_for_studies,)
+
+
+class CategoryInline(admin.TabularInline):
+    """A question's declared values; ``parent`` builds the tree of a hierarchy question."""
+
+    model = Category
+    extra = 0
+    fk_name = "question"
+    fields = ("code", "label", "position", "parent", "path")
+    readonly_fields = ("path",)
+
+    def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+        self._question = obj
+        return super().get_formset(request, obj, **kwargs)
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField | None:
+        if db_field.name == "parent":
+            # A parent is one of the same question's categories (never another question's).
+            question = getattr(self, "_question", None)
+            kwargs["queryset"] = (
+                Category.objects.filter(question=question)
+                if question is not None
+                else Category.objects.none()
+            )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.display(description="path")
+    def path(self, obj: Category) -> str:
+        return category_path(obj) if obj.pk else ""
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("key", "study", "kind", "position", "category_count")
+    list_select_related = ("study",)
+    list_filter = ("kind",)
+    search_fields = ("key", "text", "study__name")
+    autocomplete_fields = ("study",)
+    inlines = (CategoryInline,)
+
+    @admin.display(description="categories")
+    def category_count(self, obj: Question) -> int:
+        return obj.categories.count()
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = ("code", "label", "question", "parent", "path", "position")
+    # The path walks up to three ancestors without a query each.
+    list_select_related = ("question__study", "parent__parent__parent")
+    list_filter = ("question__kind",)
+    search_fields = ("code", "label", "question__key")
+    autocomplete_fields = ("question", "parent")
+    readonly_fields = ("path",)
+
+    @admin.display(description="path")
+    def path(self, obj: Category) -> str:
+        return category_path(obj)
+
+
+@admin.register(Coder)
+class CoderAdmin(admin.ModelAdmin):
+    list_display = ("key", "name", "study", "user", "is_active", "created_at")
+    list_select_related = ("study", "user")
+    list_filter = ("is_active",)
+    search_fields = ("key", "name", "study__name", "user__username")
+    autocomplete_fields = ("study", "user")
+    readonly_fields = ("created_at",)
+    actions = ("activate", "deactivate")
+
+    @admin.action(description="Activate the selected coders")
+    def activate(self, request: HttpRequest, queryset: QuerySet[Coder]) -> None:
+        count = admin_actions.coders_set_active(coders=queryset, is_active=True)
+        self.message_user(request, f"{count} coder(s) activated.", messages.SUCCESS)
+
+    @admin.action(description="Deactivate the selected coders")
+    def deactivate(self, request: HttpRequest, queryset: QuerySet[Coder]) -> None:
+        count = admin_actions.coders_set_active(coders=queryset, is_active=False)
+        self.message_user(request, f"{count} coder(s) deactivated.", messages.SUCCESS)
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "study", "short_text", "created_at")
+    list_select_related = ("study",)
+    search_fields = ("=external_id", "external_id", "text")
+    autocomplete_fields = ("study",)
+    readonly_fields = ("created_at",)
+    list_per_page = 100
+
+    @admin.display(description="text")
+    def short_text(self, obj: Item) -> str:
+        return obj.text if len(obj.text) <= 80 else obj.text[:79] + "…"
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Item], search_term: str
+    ) -> tuple[QuerySet[Item], bool]:
+        """``key=value`` searches the metadata (``source=forum``); anything else the ids."""
+        key, sep, value = search_term.partition("=")
+        if sep and key.strip() and " " not in key.strip():
+            return queryset.filter(**{f"metadata__{key.strip()}": value.strip()}), False
+        return super().get_search_results(request, queryset, search_term)
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    list_display = ("name", "study", "position", "status", "opened_at", "closed_at")
+    list_select_related = ("study",)
+    list_filter = ("status",)
+    search_fields = ("name", "study__name")
+    autocomplete_fields = ("study",)
+    readonly_fields = ("status", "closed_at")
+    actions = ("close", "reopen", compute_agreement_for_rounds)
+
+    def _apply(self, request: HttpRequest, rounds: QuerySet[Round], service: Any) -> None:
+        done = 0
+        for round_ in rounds:
+            try:
+                service(round=round_)
+            except ApplicationError as error:
+                self.message_user(request, error.message, messages.WARNING)
+            else:
+                done += 1
+        if done:
+            self.message_user(request, f"{done} round(s) updated.", messages.SUCCESS)
+
+    @admin.action(description="Close the selected rounds")
+    def close(self, request: HttpRequest, queryset: QuerySet[Round]) -> None:
+        self._apply(request, queryset.filter(status=RoundStatus.OPEN), round_close)
+
+    @admin.action(description="Reopen the selected rounds")
+    def reopen(self, request: HttpRequest, queryset: QuerySet[Round]) -> None:
+        self._apply(request, queryset.filter(status=RoundStatus.CLOSED), round_reopen)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Viewable, never written here: labels change through the API, which logs them."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+def annotation_value(annotation: Annotation, codes: dict[int, str] | None = None) -> str:
+    """The label as the labeling tool writes it: a code, a number, or ``a|b`` for a set."""
+    if annotation.category_id is not None:
+        return annotation.category.code if annotation.category else ""
+    if annotation.number is not None:
+        return f"{annotation.number:g}"
+    ids = annotation.category_set or []
+    if codes is None:
+        codes = dict(Category.objects.filter(pk__in=ids).values_list("pk", "code"))
+    return "|".join(codes.get(pk, f"#{pk}") for pk in ids)
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(ReadOnlyAdmin):
+    list_display = ("item", "coder", "question", "round", "value", "updated_at")
+    list_select_related = ("item", "coder", "question", "round__study", "category")
+    list_filter = ("round__study", "round", "question", "coder")
+    search_fields = ("item__external_id", "coder__key")
+    list_per_page = 100
+
+    @admin.display(description="value")
+    def value(self, obj: Annotation) -> str:
+        return annotation_value(obj)
+
+
+@admin.register(AnnotationChange)
+class AnnotationChangeAdmin(ReadOnlyAdmin):
+    list_display = (
+        "changed_at",
+        "action",
+        "item",
+        "coder",
+        "question",
+        "round",
+        "old_value",
+        "new_value",
+        "changed_by",
+        "token",
+    )
+    list_select_related = ("item", "coder", "question", "round", "changed_by", "token")
+    list_filter = ("action", "study", "round", "question", "coder")
+    search_fields = ("item__external_id", "coder__key", "changed_by__username")
+    date_hierarchy = "changed_at"
+    list_per_page = 100
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "study", "role", "created_at")
+    list_select_related = ("user", "study")
+    list_filter = ("role",)
+    search_fields = ("user__username", "user__email", "study__name")
+    autocomplete_fields = ("user", "study")
+    readonly_fields = ("created_at",)
+
+
+class ApiTokenAddForm(forms.ModelForm):
+    class Meta:
+        model = ApiToken
+        fields = ("name", "user", "study", "role")
+        help_texts = {
+            "user": "A personal token acts as this user, with the user's rights in each study."
+            " Leave empty for a study token.",
+            "study": "A study token (for a labeling tool) acts in this study with the role.",
+        }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if (cleaned.get("user") is None) == (cleaned.get("study") is None):
+            raise forms.ValidationError("Choose either a user (personal token) or a study.")
+        return cleaned
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ("name", "prefix", "owner", "role", "created_at", "last_used_at", "active")
+    list_select_related = ("user", "study", "created_by")
+    list_filter = ("role", ("revoked_at", admin.EmptyFieldListFilter))
+    search_fields = ("name", "prefix", "user__username", "study__name")
+    autocomplete_fields = ("user", "study")
+    actions = ("revoke",)
+
+    def get_form(
+        self, request: HttpRequest, obj: Any | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        if obj is None:
+            kwargs["form"] = ApiTokenAddForm
+        return super().get_form(request, obj, change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return ("name", "user", "study", "role")
+        # Never the hash, never the secret: only its first characters, to recognise it.
+        return (
+            "name",
+            "prefix",
+            "user",
+            "study",
+            "role",
+            "created_by",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        )
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return ()
+        return ("prefix", "user", "study", "role", "created_by", "created_at", "last_used_at")
+
+    def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
+        if change:
+            return super().save_form(request, form, change)
+        data = form.cleaned_data
+        if data.get("study") is not None:
+            token, secret = study_token_create(
+                study=data["study"], name=data["name"], role=data["role"], created_by=request.user
+            )
+        else:
+            token, secret = personal_token_create(user=data["user"], name=data["name"])
+        self.message_user(
+            request,
+            format_html(
+                "The token's secret, shown only this once; copy it now: <code>{}</code>", secret
+            ),
+            messages.WARNING,
+        )
+        return token
+
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
+        if change:  # A new token was saved by its service in save_form.
+            super().save_model(request, obj, form, change)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        if change:  # A token has no many-to-many fields or inlines to save when created.
+            super().save_related(request, form, formsets, change)
+
+    @admin.display(description="owner")
+    def owner(self, obj: ApiToken) -> str:
+        return f"study {obj.study}" if obj.study_id else f"user {obj.user}"
+
+    @admin.display(description="active", boolean=True)
+    def active(self, obj: ApiToken) -> bool:
+        return obj.is_active
+
+    @admin.action(description="Revoke the selected tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        count = 0
+        for token in queryset.filter(revoked_at__isnull=True):
+            token_revoke(token=token)
+            count += 1
+        self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
