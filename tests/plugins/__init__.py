@@ -1,0 +1,1 @@
+"""pytest plugins of the test suite, loaded with ``-p tests.plugins.<name>``."""
