@@ -11,7 +11,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import ForeignKey, QuerySet
+from django.db.models import Count, ForeignKey, QuerySet
 from django.forms import ModelChoiceField
 from django.http import HttpRequest
 from django.utils.html import format_html
@@ -116,9 +116,12 @@ class QuestionAdmin(admin.ModelAdmin):
     autocomplete_fields = ("study",)
     inlines = (CategoryInline,)
 
-    @admin.display(description="categories")
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Question]:
+        return super().get_queryset(request).annotate(n_categories=Count("categories"))
+
+    @admin.display(description="categories", ordering="n_categories")
     def category_count(self, obj: Question) -> int:
-        return obj.categories.count()
+        return int(getattr(obj, "n_categories", 0))
 
 
 @admin.register(Category)
@@ -211,6 +214,15 @@ class RoundAdmin(admin.ModelAdmin):
         self._apply(request, queryset.filter(status=RoundStatus.CLOSED), round_reopen)
 
 
+class WithStudyFilter(admin.RelatedFieldListFilter):
+    """Choices named "study: name" (rounds, questions), fetched with their study in one query."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> Any:
+        ordering = self.field_admin_ordering(field, request, model_admin)
+        queryset = field.related_model._default_manager.select_related("study")
+        return [(obj.pk, str(obj)) for obj in queryset.order_by(*ordering)]
+
+
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Viewable, never written here: labels change through the API, which logs them."""
 
@@ -239,14 +251,24 @@ def annotation_value(annotation: Annotation, codes: dict[int, str] | None = None
 @admin.register(Annotation)
 class AnnotationAdmin(ReadOnlyAdmin):
     list_display = ("item", "coder", "question", "round", "value", "updated_at")
-    list_select_related = ("item", "coder", "question", "round__study", "category")
-    list_filter = ("round__study", "round", "question", "coder")
+    list_select_related = ("item", "coder", "question__study", "round__study", "category")
+    list_filter = (
+        "round__study",
+        ("round", WithStudyFilter),
+        ("question", WithStudyFilter),
+        "coder",
+    )
     search_fields = ("item__external_id", "coder__key")
     list_per_page = 100
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Annotation]:
+        # Set values are category ids: one prefetch per page resolves them all to codes.
+        return super().get_queryset(request).prefetch_related("question__categories")
+
     @admin.display(description="value")
     def value(self, obj: Annotation) -> str:
-        return annotation_value(obj)
+        codes = {category.pk: category.code for category in obj.question.categories.all()}
+        return annotation_value(obj, codes)
 
 
 @admin.register(AnnotationChange)
@@ -263,8 +285,21 @@ class AnnotationChangeAdmin(ReadOnlyAdmin):
         "changed_by",
         "token",
     )
-    list_select_related = ("item", "coder", "question", "round", "changed_by", "token")
-    list_filter = ("action", "study", "round", "question", "coder")
+    list_select_related = (
+        "item",
+        "coder",
+        "question__study",
+        "round__study",
+        "changed_by",
+        "token",
+    )
+    list_filter = (
+        "action",
+        "study",
+        ("round", WithStudyFilter),
+        ("question", WithStudyFilter),
+        "coder",
+    )
     search_fields = ("item__external_id", "coder__key", "changed_by__username")
     date_hierarchy = "changed_at"
     list_per_page = 100

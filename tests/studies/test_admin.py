@@ -360,3 +360,28 @@ def test_agreement_is_requested_for_the_selected_rounds(
     assert response.status_code == 200
     assert Computation.objects.filter(study=populated["study"]).exists()
     assert admin_client.get(reverse("admin:studies_computation_changelist")).status_code == 200
+
+
+def test_the_annotation_list_does_not_query_once_per_row(
+    admin_client: Client, populated: dict[str, Any], django_assert_max_num_queries: Any
+) -> None:
+    study = populated["study"]
+    tags = study.questions.get(key="topics")
+    ids = list(tags.categories.values_list("pk", flat=True))
+    round_ = populated["round"]
+    for _ in range(30):
+        AnnotationFactory(
+            round=round_,
+            question=tags,
+            item=ItemFactory(study=study),
+            coder=populated["coder"],
+            category=None,
+            category_set=ids,
+        )
+    admin_client.get(reverse("admin:studies_annotation_changelist"))  # warm the session
+    with django_assert_max_num_queries(15):
+        response = admin_client.get(reverse("admin:studies_annotation_changelist"))
+    assert response.content.decode().count("politics|sport") >= 30
+    for model in ("annotationchange", "question", "category", "coder", "round"):
+        with django_assert_max_num_queries(15):
+            assert admin_client.get(reverse(f"admin:studies_{model}_changelist")).status_code == 200
