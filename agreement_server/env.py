@@ -66,5 +66,7 @@ def env_secret(name: str, *, default: str | None = None) -> str:
             with open(file_path, encoding="utf-8") as handle:
                 return handle.read().strip()
         except OSError as error:
-            raise ImproperlyConfigured(f"{name}_FILE points to an unreadable file: {error}") from None
+            raise ImproperlyConfigured(
+                f"{name}_FILE points to an unreadable file: {error}"
+            ) from None
     return env_str(name, default)

@@ -8,6 +8,6 @@ os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
 os.environ.setdefault("AGREEMENT_VAR_DIR", tempfile.mkdtemp(prefix="agreement-tests-"))
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 
-from agreement_server.settings import *  # noqa: E402, F403
+from agreement_server.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
