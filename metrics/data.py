@@ -291,3 +291,14 @@ def _is_plain(sequence: object) -> bool:
         return sequence.dtype != object
     first = sequence[0]  # type: ignore[index]
     return isinstance(first, str | int | float | np.generic) and not isinstance(first, bool)
+
+
+def as_reliability_data(
+    data: ReliabilityData | npt.ArrayLike, *, domain: Sequence[Hashable] | None = None
+) -> ReliabilityData:
+    """Accept ``ReliabilityData`` as is, or a coders × items array with ``nan`` for missing."""
+    if isinstance(data, ReliabilityData):
+        if domain is not None and tuple(domain) != data.domain:
+            raise ValueError("domain was given, but the ReliabilityData already has one.")
+        return data
+    return ReliabilityData.from_matrix(data, domain=domain)
