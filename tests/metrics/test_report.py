@@ -141,3 +141,13 @@ def test_unknown_level_and_bad_options_raise() -> None:
         report(K2011, confidence=1.5)
     with pytest.raises(ValueError, match="needs a tree"):
         resolve_distance("hierarchy", None)
+
+
+def test_package_re_exports_the_public_api() -> None:
+    import metrics
+
+    assert metrics.__version__
+    assert [name for name in metrics.__all__ if not hasattr(metrics, name)] == []
+    for name in ("krippendorff_alpha", "report", "get_distance", "cohen_kappa", "bootstrap"):
+        assert name in metrics.__all__
+    assert metrics.report is report
