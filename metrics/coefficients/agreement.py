@@ -743,13 +743,28 @@ def _light_stats(
     return stats, parts
 
 
+def _mean_defined(
+    parts: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]],
+) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    """``finalize`` for Light's kappa: mean of the defined pairwise kappas (nan if none)."""
+
+    def finalize(totals: NDArray[np.float64]) -> NDArray[np.float64]:
+        kappas = parts(totals)[2]
+        defined = ~np.isnan(kappas)
+        count = defined.sum(axis=-1)
+        total = np.where(defined, kappas, 0.0).sum(axis=-1)
+        return _divide(total, count.astype(np.float64))
+
+    return finalize
+
+
 def decompose_light_kappa(data: DataLike) -> Decomposition:
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
     rd = as_data(data)
     require_identified(rd, "Light's kappa")
     pairs, _ = _light_pairs(rd)
     stats, parts = _light_stats(rd, pairs)
-    return Decomposition("light_kappa", stats, lambda totals: parts(totals)[2].mean(axis=-1))
+    return Decomposition("light_kappa", stats, _mean_defined(parts))
 
 
 def light_kappa(data: DataLike) -> LightKappaResult:
@@ -758,8 +773,9 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     .. math:: \\kappa_{Light} = \\binom{c}{2}^{-1} \\sum_{g < h} \\kappa_{gh}
 
     Each pair's :math:`\\kappa_{gh}` is :func:`cohen_kappa` on coders g and h (missing
-    values: Gwet's convention). Pairs of coders who share no item are skipped and listed in
-    ``skipped_pairs``. Artstein & Poesio (2008, §2.5) prefer the generalised coefficients
+    values: Gwet's convention). Pairs of coders who share no item, or whose kappa is
+    undefined (expected agreement 1), are skipped and listed in ``skipped_pairs``.
+    Artstein & Poesio (2008, §2.5) prefer the generalised coefficients
     (:func:`conger_kappa`) to such averages.
 
     Parameters
@@ -775,8 +791,7 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     Raises
     ------
     ValueError
-        For agreement-table data, when no pair of coders shares an item, or when some pair's
-        kappa is undefined (its expected agreement is 1).
+        For agreement-table data, or when no pair of coders has a defined kappa.
 
     References
     ----------
@@ -798,20 +813,16 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     if not pairs:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
     stats, parts = _light_stats(rd, pairs)
-    decomposition = Decomposition(
-        "light_kappa", stats, lambda totals: parts(totals)[2].mean(axis=-1)
-    )
+    decomposition = Decomposition("light_kappa", stats, _mean_defined(parts))
     observed, expected, kappas = parts(decomposition.totals())
-    if np.isnan(kappas).any():
-        bad = [
-            (rd.coders[g], rd.coders[h])
-            for (g, h), k in zip(pairs, kappas, strict=True)
-            if np.isnan(k)
-        ]
+    defined = ~np.isnan(kappas)
+    if not defined.any():
         raise ValueError(
-            f"Cohen's kappa is undefined for coder pairs {bad[:5]!r} (expected agreement 1); "
-            "Light's kappa cannot average them."
+            "Light's kappa is undefined: Cohen's kappa is undefined for every pair of coders "
+            "(expected agreement 1)."
         )
+    used = [pair for pair, ok in zip(pairs, defined, strict=True) if ok]
+    skipped = sorted(skipped + [pair for pair, ok in zip(pairs, defined, strict=True) if not ok])
 
     def ids(pair_list: list[tuple[int, int]]) -> tuple[tuple[Hashable, Hashable], ...]:
         return tuple((rd.coders[g], rd.coders[h]) for g, h in pair_list)
@@ -819,13 +830,13 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     return LightKappaResult(
         name="light_kappa",
         value=float(decomposition.evaluate()),
-        observed=float(observed.mean()),
-        expected=float(expected.mean()),
+        observed=float(observed[defined].mean()),
+        expected=float(expected[defined].mean()),
         kind="agreement",
         n_items=rd.n_items,
         n_pairable_items=rd.n_pairable_items,
         n_coders=rd.n_coders,
-        pairs=ids(pairs),
-        pair_values=tuple(float(k) for k in kappas),
+        pairs=ids(used),
+        pair_values=tuple(float(k) for k in kappas[defined]),
         skipped_pairs=ids(skipped),
     )
