@@ -17,7 +17,7 @@ for example expected disagreement zero because every drawn item has one value) a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -435,27 +435,28 @@ def _block_rows(n_items: int) -> int:
 
 def _weight_blocks(
     n_items: int, seed: int, start: int, stop: int, stream: tuple[int, ...] = ()
-) -> list[tuple[int, NDArray[np.intp], NDArray[np.float64]]]:
+) -> Iterator[tuple[int, NDArray[np.intp], NDArray[np.float64]]]:
     """Resampling-count blocks covering replicates ``[start, stop)``.
 
     Yields ``(block_start, rows, W)`` where ``W`` has the full block shape
-    ``(block_rows, n_items)`` and only ``rows`` (positions within the block) are filled; the
-    others are zero. Keeping every replicate at the same position of a same-shaped product
-    makes its value independent of how the replicate range was chunked.
+    ``(block_rows, n_items)`` and only ``rows`` (positions within the block) hold replicates.
+    Keeping every replicate at the same position of a same-shaped product makes its value
+    independent of how the replicate range was chunked (a row of a matrix product depends
+    only on that row). ``W`` is one buffer reused from block to block: use it before asking
+    for the next block.
     """
     size = _block_rows(n_items)
-    blocks = []
+    weights = np.zeros((size, n_items), dtype=np.float64)
     for block_start in range(start - start % size, stop, size):
         first = max(start, block_start)
         last = min(stop, block_start + size)
-        weights = np.zeros((size, n_items), dtype=np.float64)
+        if last - first < size:
+            weights.fill(0.0)
         for replicate in range(first, last):
             rng = np.random.default_rng([seed, replicate, *stream])
             drawn = rng.integers(0, n_items, size=n_items)
             weights[replicate - block_start] = np.bincount(drawn, minlength=n_items)
-        rows = np.arange(first - block_start, last - block_start)
-        blocks.append((block_start, rows, weights))
-    return blocks
+        yield block_start, np.arange(first - block_start, last - block_start), weights
 
 
 def _finalize_rows(
