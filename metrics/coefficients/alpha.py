@@ -62,6 +62,9 @@ DistanceLike = str | Distance | npt.ArrayLike
 MAX_MATRIX_VALUES = 5000
 #: Pairs of values evaluated at once when a distance is summed in chunks.
 _CHUNK = 1 << 22
+_TINY = float(np.finfo(np.float64).tiny)
+#: Distances computed at once when the ratio metric is summed over value pairs.
+_CROSS_BLOCK = 1 << 20
 
 __all__ = [
     "MAX_MATRIX_VALUES",
@@ -305,13 +308,23 @@ class _ChunkedRatio(_Matrix):
         return ratio_pairs(self.values[left], self.values[right])
 
     def cross(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-        size = self.values.size
-        block = max(1, _CHUNK // size)
+        """``Σ_jk a_j b_k d_jk`` over row blocks of the upper triangle (``d`` is symmetric)."""
+        values = self.values
+        size = values.size
+        block = max(1, _CROSS_BLOCK // size)
         total = np.zeros(np.broadcast_shapes(a.shape, b.shape)[:-1])
         for start in range(0, size, block):
-            columns = slice(start, start + block)
-            d = ratio_pairs(self.values[:, None], self.values[None, columns])
-            total = total + ((a @ d) * b[..., columns]).sum(-1)
+            rows = slice(start, min(start + block, size))
+            x = values[rows, None]
+            y = values[None, start:]
+            # Labels are non-negative, so x + y = 0 only where x = y = 0 and x - y = 0 too.
+            d = (x - y) / np.maximum(x + y, _TINY)
+            d *= d
+            width = rows.stop - start
+            square, rest = d[:, :width], d[:, width:]
+            total = total + ((a[..., rows] @ square) * b[..., rows]).sum(-1)
+            total = total + ((a[..., rows] @ rest) * b[..., rows.stop :]).sum(-1)
+            total = total + ((b[..., rows] @ rest) * a[..., rows.stop :]).sum(-1)
         return np.asarray(total, dtype=np.float64)
 
 

@@ -441,3 +441,37 @@ class TestMemory:
         # Theoretical value: 1 - within variance / total variance ≈ 1 - 0.25 / 1.25.
         assert result.value == pytest.approx(0.8, abs=0.02)
         assert float(decomposition.evaluate()) == pytest.approx(result.value, abs=1e-12)
+
+
+class TestLargeDomains:
+    @pytest.mark.parametrize("distance", ["ratio", "interval", "ordinal", "nominal"])
+    def test_chunked_and_closed_forms_equal_the_matrix_path(
+        self, distance: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import metrics.coefficients.alpha as alpha_module
+
+        rng = np.random.default_rng(5)
+        values = np.round(rng.gamma(2.0, 2.0, size=(4, 40)), 1)
+        values[rng.random(values.shape) < 0.2] = nan
+        expected = krippendorff_alpha(values, distance=distance)
+        individual = alpha_individual(values, distance=distance).value
+        monkeypatch.setattr(alpha_module, "MAX_MATRIX_VALUES", 3)
+        monkeypatch.setattr(alpha_module, "_CHUNK", 64)
+        monkeypatch.setattr(alpha_module, "_CROSS_BLOCK", 200)
+        chunked = krippendorff_alpha(values, distance=distance)
+        assert chunked.value == pytest.approx(expected.value, abs=1e-12)
+        assert chunked.expected == pytest.approx(expected.expected, rel=1e-12)
+        assert alpha_individual(values, distance=distance).value == pytest.approx(individual)
+        decomposition = decompose_krippendorff_alpha(values, distance=distance)
+        assert float(decomposition.evaluate()) == pytest.approx(expected.value, abs=1e-12)
+
+    def test_other_distances_refuse_a_domain_too_large_for_a_matrix(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import metrics.coefficients.alpha as alpha_module
+
+        monkeypatch.setattr(alpha_module, "MAX_MATRIX_VALUES", 3)
+        with pytest.raises(ValueError, match="larger than the limit"):
+            krippendorff_alpha(
+                [[1, 2, 3, 4], [1, 2, 3, 5]], distance=CallableDistance(lambda a, b: abs(a - b))
+            )
