@@ -713,18 +713,44 @@ def _light_pairs(rd: ReliabilityData) -> tuple[list[tuple[int, int]], list[tuple
     return used, skipped
 
 
+def _csr_with_coder_columns(block: NDArray[np.bool_], rd: ReliabilityData) -> sparse.csr_matrix:
+    """``[block | coder columns]`` as CSR, built in O(nnz) without sorting.
+
+    ``block`` is a dense ``(n_items, a)`` indicator; the coder columns are those of
+    :func:`_coder_columns`, shifted by ``a``.
+    """
+    n_items, width = block.shape
+    block_rows, block_cols = np.nonzero(block)
+    present = (rd.codes != MISSING).T  # (items, coders), item-major like block
+    coder_rows, coder_of = np.nonzero(present)
+    coder_cols = width + coder_of * rd.n_values + rd.codes[coder_of, coder_rows]
+    per_row_block = np.bincount(block_rows, minlength=n_items)
+    per_row = per_row_block + np.bincount(coder_rows, minlength=n_items)
+    indptr = np.concatenate([[0], np.cumsum(per_row)])
+    index_type = np.int32 if indptr[-1] < np.iinfo(np.int32).max else np.int64
+    indptr = indptr.astype(index_type)
+    indices = np.empty(indptr[-1], dtype=index_type)
+    block_start = np.concatenate([[0], np.cumsum(per_row_block)])[:-1]
+    rank = np.arange(len(block_rows)) - block_start[block_rows]
+    indices[indptr[block_rows] + rank] = block_cols
+    coder_start = np.concatenate([[0], np.cumsum(per_row - per_row_block)])[:-1]
+    rank = np.arange(len(coder_rows)) - coder_start[coder_rows]
+    indices[indptr[coder_rows] + per_row_block[coder_rows] + rank] = coder_cols
+    shape = (n_items, width + rd.n_coders * rd.n_values)
+    return sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
+
+
 def _light_stats(
     rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
 ) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
-    codes = rd.codes
-    columns = []
-    for g, h in pairs:
-        both = (codes[g] != MISSING) & (codes[h] != MISSING)
-        columns.append(sparse.csr_matrix((both & (codes[g] == codes[h])).astype(np.float64)).T)
-        columns.append(sparse.csr_matrix(both.astype(np.float64)).T)
-    stats = sparse.hstack([*columns, _coder_columns(rd)], format="csr")
     first = np.array([g for g, _ in pairs], dtype=np.intp)
     second = np.array([h for _, h in pairs], dtype=np.intp)
+    codes = rd.codes
+    both = (codes[first] != MISSING) & (codes[second] != MISSING)  # (pairs, items)
+    columns = np.empty((rd.n_items, len(pairs), 2), dtype=bool)
+    columns[:, :, 0] = (both & (codes[first] == codes[second])).T
+    columns[:, :, 1] = both.T
+    stats = _csr_with_coder_columns(columns.reshape(rd.n_items, -1), rd)
     n_pairs = len(pairs)
 
     def parts(totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
