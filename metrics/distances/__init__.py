@@ -8,6 +8,7 @@ imported only when asked for.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from metrics.distances.base import Distance
@@ -60,7 +61,8 @@ def get_distance(name: str, **options: Any) -> Distance:
         (Artstein & Poesio's ``d_P × d_J``); the hierarchy distances ``tree`` and
         ``melamed_resnik``.
     **options
-        Passed to the distance's constructor; hierarchy distances need ``tree=``.
+        Passed to the distance's constructor (for example ``empty="subset"`` for the set
+        distances); hierarchy distances need ``tree=``.
 
     Returns
     -------
@@ -84,9 +86,12 @@ def get_distance(name: str, **options: Any) -> Distance:
         return SCALAR_DISTANCES[key]()  # type: ignore[no-any-return]
     sets = _set_distances()
     if key in sets:
-        if options:
-            raise ValueError(f"The {key} distance takes no options; got {sorted(options)}.")
-        return sets[key]
+        if not options:
+            return sets[key]
+        try:
+            return dataclasses.replace(sets[key], **options)  # type: ignore[type-var]
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"Bad options for the {key} distance: {error}") from None
     hierarchy = _hierarchy_distances()
     if key in hierarchy:
         if "tree" not in options:

@@ -23,7 +23,7 @@ from metrics.coefficients.alpha import (
     krippendorff_alpha,
 )
 from metrics.data import ReliabilityData
-from metrics.distances import CallableDistance, MatrixDistance
+from metrics.distances import CallableDistance, MatrixDistance, get_distance
 
 N = None
 nan = np.nan
@@ -475,3 +475,41 @@ class TestLargeDomains:
             krippendorff_alpha(
                 [[1, 2, 3, 4], [1, 2, 3, 5]], distance=CallableDistance(lambda a, b: abs(a - b))
             )
+
+
+SET_UNITS = [("", ""), ("A", ""), ("A", "A"), ("A", "B"), ("AB", "A"), ("AB", "AC"),
+             ("ABC", "ABC"), ("C", "AC"), ("C", "AC")]  # fmt: skip
+
+
+class TestSetDistances:
+    @pytest.mark.parametrize(
+        ("name", "expected", "tolerance"),
+        [
+            # DKPro Agreement 2.3 SetAnnotationsTest (9 items × 2 raters), spec TV-50:
+            ("passonneau", 0.1861702128, 1e-9),  # Passonneau 2004 distance (DKPro 0.186)
+            ("masi_ap", 0.2529474812, 1e-9),  # d_P × d_J = DKPro's "MASI" (DKPro 0.252)
+            ("masi", 0.2731, 5e-5),  # Passonneau 2006 1 - J·M (spec xchk)
+            ("jaccard", 0.3156, 5e-5),  # spec xchk
+        ],
+    )
+    def test_dkpro_set_annotations(self, name: str, expected: float, tolerance: float) -> None:
+        pytest.importorskip("metrics.distances.sets")
+        labels = [frozenset(label) for unit in SET_UNITS for label in unit]
+        data = ReliabilityData.from_long(
+            [i for i in range(9) for _ in range(2)], [0, 1] * 9, labels
+        )
+        # DKPro's convention: the empty set is a subset of every set (d_P({A}, {}) = 1/3).
+        distance = get_distance(name, empty="subset")
+        assert krippendorff_alpha(data, distance=distance).value == pytest.approx(
+            expected, abs=tolerance
+        )
+
+    def test_single_item_gives_zero_whatever_the_distance(self) -> None:
+        # NLTK #2991 (spec TV-52): one item {l1} vs {l1, l2} with MASI: D_o = D_e, alpha 0.
+        pytest.importorskip("metrics.distances.sets")
+        data = ReliabilityData.from_long(
+            [0, 0], ["a", "b"], [frozenset({"l1"}), frozenset({"l1", "l2"})]
+        )
+        result = krippendorff_alpha(data, distance="masi")
+        assert result.value == pytest.approx(0.0, abs=1e-12)
+        assert result.observed == pytest.approx(2 / 3)
