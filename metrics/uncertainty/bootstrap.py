@@ -450,6 +450,8 @@ def _weight_blocks(
     for block_start in range(start - start % size, stop, size):
         first = max(start, block_start)
         last = min(stop, block_start + size)
+        if first >= last:
+            continue
         if last - first < size:
             weights.fill(0.0)
         for replicate in range(first, last):

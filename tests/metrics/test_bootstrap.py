@@ -379,6 +379,7 @@ def test_invalid_inputs_raise(ao70: Decomposition) -> None:
         bootstrap(observed_agreement(np.ones(1)))
     with pytest.raises(ValueError, match="start"):
         bootstrap_chunk(ao70, seed=0, start=5, stop=2)
+    assert bootstrap_chunk(ao70, seed=0, start=70, stop=70).shape == (0,)
     with pytest.raises(ValueError, match="cover every replicate"):
         bootstrap_combine(ao70, [np.zeros(3)], seed=0, replicates=4)
 
