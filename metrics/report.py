@@ -24,7 +24,7 @@ import numpy.typing as npt
 from metrics.coefficients.alpha import _as_data
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import ReliabilityData
-from metrics.distances import get_distance
+from metrics.distances import distance_names, get_distance
 from metrics.distances.base import Distance
 
 Level = Literal["nominal", "ordinal", "interval", "ratio", "set", "hierarchy"]
@@ -341,9 +341,18 @@ def report(
     if bootstrap < 0 or int(bootstrap) != bootstrap:
         raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
     rd = _as_data(data, None)
-    resolved = resolve_distance(level, distance, tree)
     coefficients: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
+    default = DEFAULT_DISTANCE.get(level) if distance is None else None
+    if default is not None and default not in distance_names():
+        # The level's own distance lives in a module that is not installed: report the
+        # unweighted coefficients and say so, rather than fail.
+        skipped["distance"] = (
+            f"the {default} distance is not available; coefficients are unweighted"
+        )
+        resolved = None
+    else:
+        resolved = resolve_distance(level, distance, tree)
     settings = _Settings(int(bootstrap), seed, confidence, method)
     for spec in _specs(rd.n_coders, resolved is not None):
         entry = _compute(spec, rd, resolved, settings, skipped)

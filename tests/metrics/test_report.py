@@ -151,3 +151,24 @@ def test_package_re_exports_the_public_api() -> None:
     for name in ("krippendorff_alpha", "report", "get_distance", "cohen_kappa", "bootstrap"):
         assert name in metrics.__all__
     assert metrics.report is report
+
+
+def test_a_level_whose_distance_module_is_missing_reports_unweighted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import metrics.report as report_module
+
+    monkeypatch.setattr(report_module, "distance_names", lambda: ["nominal"])
+    result = report(K2011, level="set")
+    assert result["distance"] == "nominal"
+    assert "masi" in result["skipped"]["distance"]
+    assert result["coefficients"]["alpha"]["value"] == pytest.approx(0.7434210526)
+
+
+def test_hierarchy_level_with_a_tree() -> None:
+    pytest.importorskip("metrics.distances.hierarchy")
+    tree = {"root": None, "A": "root", "A1": "A", "A2": "A", "B": "root"}
+    data = [["A1", "A2", "B", "A"], ["A1", "A1", "B", "A2"]]
+    result = report(np.array(data, dtype=object), level="hierarchy", tree=tree)
+    assert result["distance"] == "tree"
+    assert "alpha" in result["coefficients"]
