@@ -45,7 +45,7 @@ from metrics.data import MISSING, ReliabilityData, as_reliability_data
 from metrics.distances.base import Distance
 
 DataLike = ReliabilityData | npt.ArrayLike
-DistanceLike = Distance | npt.ArrayLike
+DistanceLike = str | Distance | npt.ArrayLike
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
 
 _TOLERANCE = 1e-12
@@ -82,15 +82,22 @@ def agreement_weights(
 ) -> NDArray[np.float64] | None:
     """``V × V`` agreement weights :math:`w = 1 - d / d_{max}` for a distance, or None.
 
-    ``distance`` is a :class:`~metrics.distances.base.Distance` (asked for its matrix with the
-    value counts of pairable values, so data-dependent distances see the full data) or a
-    ``V × V`` array of disagreement weights in the order of ``data.domain`` (Cohen's 1968
-    weights :math:`v`; they need not be symmetric nor zero on the diagonal). Dividing by the
-    largest distance is Artstein & Poesio's (2008, §2.6.2) normalisation; it leaves the
-    coefficients unchanged and gives irrCAC's agreement weights for its named schemes.
+    ``distance`` is a registry name (``"interval"``, ``"ordinal"``, ...; see
+    :func:`metrics.distances.get_distance`), a :class:`~metrics.distances.base.Distance`
+    (asked for its matrix with the value counts of pairable values, so data-dependent
+    distances such as Krippendorff's ordinal metric are fixed from the full data, also in a
+    bootstrap) or a ``V × V`` array of disagreement weights in the order of ``data.domain``
+    (Cohen's 1968 weights :math:`v`; they need not be symmetric nor zero on the diagonal).
+    Dividing by the largest distance is Artstein & Poesio's (2008, §2.6.2) normalisation; it
+    leaves the coefficients unchanged and gives irrCAC's agreement weights for its named
+    schemes.
     """
     if distance is None:
         return None
+    if isinstance(distance, str):
+        from metrics.distances import get_distance  # lazy: the registry is optional here
+
+        distance = get_distance(distance)
     if isinstance(distance, Distance):
         counts = data.item_value_counts[data.pairable].sum(axis=0)
         matrix = np.asarray(distance.matrix(data.domain, counts), dtype=np.float64)

@@ -122,3 +122,15 @@ def test_public_value_equals_decomposition() -> None:
         distance = ap_distance(data.domain) if data.n_coders == 2 else quadratic(5)
         decomposition = decompose_weighted_kappa(data, distance=distance)
         assert weighted_kappa(data, distance=distance).value == float(decomposition.evaluate())
+
+
+def test_distance_objects_and_registry_names() -> None:
+    # Interval distance = squared difference of the values (A&P 2008 §2.6.1), as irrCAC's
+    # quadratic weights: conger quadratic on TV-40 data is 0.858.
+    from metrics.distances import get_distance
+
+    data = items(RAW_4RATERS)
+    by_matrix = weighted_kappa(data, distance=quadratic(5)).value
+    assert weighted_kappa(data, distance=get_distance("interval")).value == pytest.approx(by_matrix)
+    assert weighted_kappa(data, distance="interval").value == pytest.approx(by_matrix)
+    assert round(by_matrix, 3) == 0.858
