@@ -185,3 +185,29 @@ def test_irrcac_weight_schemes_are_one_minus_normalised_distances() -> None:
     schemes = Weights(categories)
     np.testing.assert_allclose(schemes["quadratic"], 1 - difference**2 / difference.max() ** 2)
     np.testing.assert_allclose(schemes["linear"], 1 - difference / difference.max())
+
+
+# irrCAC raw tests on Krippendorff (2004) p. 230 data (peers-and-test-vectors §3.3, TV-40),
+# digits = 3: (pa, pe, coefficient) for gwet / fleiss / conger / bp under each weighting.
+TV40_WEIGHTED = {
+    "quadratic": [(0.975, 0.714, 0.914), (0.975, 0.818, 0.865), (0.975, 0.827, 0.858), (0.975, 0.750, 0.902)],
+    "linear": [(0.939, 0.571, 0.859), (0.939, 0.667, 0.818), (0.939, 0.675, 0.814), (0.939, 0.600, 0.848)],
+    "ordinal": [(0.968, 0.685, 0.899), (0.968, 0.788, 0.850), (0.968, 0.796, 0.844), (0.968, 0.720, 0.886)],
+    "radical": [(0.897, 0.430, 0.820), (0.897, 0.511, 0.790), (0.897, 0.515, 0.788), (0.897, 0.452, 0.813)],
+    "ratio": [(0.954, 0.678, 0.857), (0.954, 0.743, 0.821), (0.954, 0.756, 0.812), (0.954, 0.713, 0.840)],
+    "circular": [(0.902, 0.426, 0.830), (0.902, 0.494, 0.807), (0.902, 0.499, 0.805), (0.902, 0.447, 0.824)],
+    "bipolar": [(0.968, 0.682, 0.900), (0.968, 0.785, 0.853), (0.968, 0.796, 0.845), (0.968, 0.717, 0.888)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("scheme", sorted(TV40_WEIGHTED))
+def test_irrcac_weighted_vectors_on_krippendorff_2004(scheme: str) -> None:
+    from .test_agreement import RAW_4RATERS, items
+
+    data = items(RAW_4RATERS)
+    distance = 1 - np.asarray(Weights([1, 2, 3, 4, 5])[scheme])
+    functions = (gwet_ac1, fleiss_pi, conger_kappa, brennan_prediger)
+    for function, expected in zip(functions, TV40_WEIGHTED[scheme], strict=True):
+        result = function(data, distance=distance)
+        rounded = (round(result.observed, 3), round(result.expected, 3), round(result.value, 3))
+        assert rounded == pytest.approx(expected, abs=1e-12), function.__name__
