@@ -648,3 +648,19 @@ def test_two_coder_decompositions_match() -> None:
     data = pairs(AP_TABLE_4)
     assert float(decompose_scott_pi(data).evaluate()) == pytest.approx(2393 / 2993)
     assert float(decompose_cohen_kappa(data).evaluate()) == pytest.approx(121 / 151)
+
+
+def test_items_without_any_value_change_nothing() -> None:
+    # irrCAC drops subjects with no rating; they must not count as rated items for pi / AC1.
+    from metrics.coefficients.gwet import gwet_ac1
+
+    data = items(IRRCAC_RAW["raw_5observers"])
+    padded = ReliabilityData(
+        np.hstack([data.codes, np.full((data.n_coders, 3), -1)]),
+        data.domain,
+        tuple(range(data.n_items + 3)),
+        data.coders,
+    )
+    for function in (fleiss_pi, conger_kappa, gwet_ac1, bennett_s, light_kappa):
+        assert function(padded).value == pytest.approx(function(data).value, abs=1e-15)
+    assert fleiss_pi(padded).n_items == data.n_items + 3
