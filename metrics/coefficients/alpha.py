@@ -259,7 +259,8 @@ class _Interval(_Metric):
 
     def within(self, pairs: _Pairable) -> NDArray[np.float64]:
         x = self.positions[pairs.code]
-        means = np.bincount(pairs.item, weights=x, minlength=pairs.n_items) / pairs.m
+        sums = np.bincount(pairs.item, weights=x, minlength=pairs.n_items)
+        means = sums / np.maximum(pairs.m, 1.0)
         deviations = x - means[pairs.item]
         squares = np.bincount(pairs.item, weights=deviations**2, minlength=pairs.n_items)
         return np.asarray(2.0 * pairs.m * squares, dtype=np.float64)
@@ -694,12 +695,15 @@ def alpha_individual(
     _require_pairable(pairs)
     metric = _metric(_resolve_distance(distance), reliability, pairs.counts)
     observed = float(np.dot(pairs.weight, metric.within(pairs))) / pairs.n
-    per_coder = np.zeros((reliability.n_coders, pairs.n_values))
-    np.add.at(per_coder, (pairs.coder, pairs.code), 1.0)
-    per_coder = per_coder[per_coder.sum(1) > 0]
-    sizes = per_coder.sum(1)
+    # Σ_{c≠c'} = all ordered pairs of pairable values minus the pairs within each coder; the
+    # within-coder sums are alpha's per-item sums with coders as the groups.
+    sizes = np.bincount(pairs.coder, minlength=reliability.n_coders).astype(np.float64)
+    by_coder = _Pairable(
+        pairs.coder, pairs.code, pairs.coder, sizes, np.ones_like(sizes), pairs.counts,
+        pairs.n_values,
+    )  # fmt: skip
     numerator = float(metric.cross(pairs.counts, pairs.counts)) - float(
-        metric.cross(per_coder, per_coder).sum()
+        metric.within(by_coder).sum()
     )
     denominator = pairs.n**2 - float((sizes**2).sum())
     expected = numerator / denominator if denominator > 0 else 0.0
