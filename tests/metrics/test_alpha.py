@@ -135,6 +135,15 @@ class TestArtsteinPoesio2008:
         assert table_4.expected == pytest.approx(1 - 0.396, abs=1e-12)
         assert table_4.value == pytest.approx(121 / 151, abs=1e-12)
 
+    def test_kappa_like_alpha_ignores_a_coder_without_pairable_values(self) -> None:
+        base = from_rows(TABLE_4)
+        codes = np.vstack([base.codes, np.full(base.n_items, -1)])
+        codes = np.hstack([codes, np.array([[-1], [-1], [0]])])
+        extended = ReliabilityData(
+            codes, base.domain, (*base.items, "extra"), (*base.coders, "lone coder")
+        )
+        assert alpha_individual(extended).value == pytest.approx(121 / 151, abs=1e-12)
+
     def test_coincidence_matrix_of_table_4(self) -> None:
         # Table 6 marginals: n_STAT = 98, n_IREQ = 76, n_CHCK = 26 (2·100 values).
         data = from_rows(TABLE_4)
