@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse
 
 from metrics.coefficients.agreement import (
     DataLike,
@@ -27,8 +28,6 @@ from metrics.coefficients.agreement import (
     as_data,
     bennett_s,
     cohen_kappa,
-    conger_kappa,
-    fleiss_pi,
     observed_agreement,
     scott_pi,
 )
@@ -237,28 +236,98 @@ def pairwise_coder_matrix(
         raise ValueError("The 'weighted_kappa' coefficient needs a distance.")
     rd = as_data(data)
     _require_coders(rd, "A pairwise coder matrix")
-    function = _PAIRWISE[coefficient]
-    options = {} if distance is None else {"distance": distance}
+    weights = agreement_weights(rd, distance)
     present = (rd.codes != MISSING).astype(np.int64)
     shared = present @ present.T
+    if rd.n_coders**2 * rd.n_values**2 <= _DENSE_LIMIT:
+        values = _pairwise_vectorised(rd, coefficient, weights)
+    else:
+        values = _pairwise_by_pairs(rd, coefficient, weights, shared)
+    values[shared == 0] = np.nan
+    np.fill_diagonal(values, 1.0)
+    defined = ~np.isnan(values)
+    return PairwiseCoderMatrix(coefficient, rd.coders, values, defined, shared)
+
+
+_DENSE_LIMIT = 20_000_000  # entries of the all-pairs contingency array C × V × C × V
+
+
+def _pairwise_by_pairs(
+    rd: ReliabilityData,
+    coefficient: str,
+    weights: NDArray[np.float64] | None,
+    shared: NDArray[np.int64],
+) -> NDArray[np.float64]:
+    """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined)."""
+    function = _PAIRWISE[coefficient]
+    options = {} if weights is None else {"distance": 1.0 - weights}
     size = rd.n_coders
-    values = np.eye(size)
-    defined = np.eye(size, dtype=bool)
+    values = np.full((size, size), np.nan)
     for g in range(size):
         for h in range(g + 1, size):
             if shared[g, h] == 0:
-                values[g, h] = values[h, g] = np.nan
                 continue
             pair = ReliabilityData(
                 rd.codes[[g, h]], rd.domain, rd.items, (rd.coders[g], rd.coders[h])
             )
             try:
-                value = function(pair, **options).value
+                values[g, h] = values[h, g] = function(pair, **options).value
             except ValueError:
-                value = np.nan
-            values[g, h] = values[h, g] = value
-            defined[g, h] = defined[h, g] = not np.isnan(value)
-    return PairwiseCoderMatrix(coefficient, rd.coders, values, defined, shared)
+                pass
+    return values
+
+
+def _pairwise_vectorised(
+    rd: ReliabilityData, coefficient: str, weights: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``(C, C)`` values from all pairs' contingency tables at once (one sparse product).
+
+    Same conventions as the two-coder functions; the upper triangle (first coder = row)
+    is mirrored, as the per-pair computation does.
+    """
+    size, n_coders = rd.n_values, rd.n_coders
+    coder, item = np.nonzero(rd.codes != MISSING)
+    one_hot = sparse.csr_matrix(
+        (np.ones(len(item)), (coder * size + rd.codes[coder, item], item)),
+        shape=(n_coders * size, rd.n_items),
+    )
+    tables = (one_hot @ one_hot.T).toarray().reshape(n_coders, size, n_coders, size)
+    counts = np.asarray(one_hot.sum(axis=1)).reshape(n_coders, size)
+    w = np.eye(size) if weights is None else weights
+    both = tables.sum(axis=(1, 3))
+    agree = np.einsum("gkhl,kl->gh", tables, w)
+    directed = coefficient == "weighted_kappa" and not np.allclose(w, w.T)
+    if not directed:
+        agree = (agree + agree.T) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = agree / both
+        if coefficient in ("kappa", "weighted_kappa"):
+            totals = counts.sum(axis=1, keepdims=True)
+            shares = np.where(totals > 0, counts / np.where(totals > 0, totals, 1), 0.0)
+            expected = shares @ w @ shares.T
+            if not directed:
+                expected = (expected + expected.T) / 2
+        elif coefficient in ("pi", "ac1"):
+            union = counts.sum(axis=1)[:, None] + counts.sum(axis=1)[None, :] - both
+            first = tables.sum(axis=3).transpose(0, 2, 1)  # [g, h, k]: g said k, h rated
+            second = tables.sum(axis=1)  # [g, h, l]: h said l, g rated
+            pooled = counts[:, None, :] + counts[None, :, :] - (first + second) / 2
+            pooled = pooled / union[:, :, None]
+            if coefficient == "pi":
+                expected = np.einsum("ghk,kl,ghl->gh", pooled, w, pooled)
+            elif size > 1:
+                spread = (pooled * (1 - pooled)).sum(axis=-1)
+                expected = w.sum() / (size * (size - 1)) * spread
+            else:
+                expected = np.ones_like(observed)
+        elif coefficient in ("s", "brennan_prediger"):
+            expected = np.full_like(observed, w.sum() / size**2 if size > 1 else 1.0)
+        else:
+            return np.where(both > 0, observed, np.nan)
+        value = (observed - expected) / (1 - expected)
+    value = np.where((both > 0) & (np.abs(1 - expected) > 1e-12), value, np.nan)
+    upper = np.triu(value, 1)
+    return np.where(np.triu(np.ones_like(value, dtype=bool), 1), value, upper.T)
 
 
 # -- per-category agreement ---------------------------------------------------------------
@@ -330,27 +399,56 @@ def per_category_agreement(
     if method not in ("kappa", "pi"):
         raise ValueError(f"method must be 'kappa' or 'pi'; got {method!r}.")
     rd = as_data(data)
-    function = fleiss_pi if method == "pi" else conger_kappa
     if method == "kappa":
         _require_coders(rd, "Per-category kappa")
-    missing = rd.codes == MISSING
+    counts = rd.item_value_counts  # (items, V)
+    per_item = rd.values_per_item.astype(np.float64)[:, None]
+    pairable = rd.pairable
+    rest = per_item - counts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        item_agreement = (counts * (counts - 1) + rest * (rest - 1)) / (per_item * (per_item - 1))
+    n_pairable = pairable.sum()
+    observed = item_agreement[pairable].sum(axis=0) / n_pairable if n_pairable else None
+    if method == "pi":
+        rated = rd.values_per_item > 0
+        share = (counts[rated] / per_item[rated]).sum(axis=0) / max(int(rated.sum()), 1)
+        expected = share**2 + (1 - share) ** 2
+    else:
+        shares, n_coders = _coder_shares(rd)
+        pairs = n_coders * (n_coders - 1)
+        same = shares.sum(axis=0) ** 2 - (shares**2).sum(axis=0)
+        other = (1 - shares)[shares.sum(axis=1) > 0] if n_coders else shares
+        differ = other.sum(axis=0) ** 2 - (other**2).sum(axis=0)
+        expected = (same + differ) / pairs if pairs else np.ones(rd.n_values)
     values: list[float | None] = []
-    observed: list[float | None] = []
-    expected: list[float | None] = []
-    for category in range(rd.n_values):
-        codes = np.where(missing, MISSING, (rd.codes == category).astype(np.intp))
-        binary = ReliabilityData(codes, (False, True), rd.items, rd.coders, rd.coders_identified)
-        try:
-            result = function(binary)
-        except ValueError:
+    observed_list: list[float | None] = []
+    expected_list: list[float | None] = []
+    for k in range(rd.n_values):
+        if observed is None or abs(1 - expected[k]) <= 1e-12:
             values.append(None)
-            observed.append(None)
-            expected.append(None)
+            observed_list.append(None)
+            expected_list.append(None)
             continue
-        values.append(result.value)
-        observed.append(result.observed)
-        expected.append(result.expected)
-    return PerCategoryAgreement(method, rd.domain, tuple(values), tuple(observed), tuple(expected))
+        values.append(float((observed[k] - expected[k]) / (1 - expected[k])))
+        observed_list.append(float(observed[k]))
+        expected_list.append(float(expected[k]))
+    return PerCategoryAgreement(
+        method, rd.domain, tuple(values), tuple(observed_list), tuple(expected_list)
+    )
+
+
+def _coder_shares(rd: ReliabilityData) -> tuple[NDArray[np.float64], int]:
+    """``(C, V)`` each coder's category shares (zero rows for coders without values), and
+    the number of coders with values."""
+    coder, item = np.nonzero(rd.codes != MISSING)
+    flat = coder * rd.n_values + rd.codes[coder, item]
+    counts = np.bincount(flat, minlength=rd.n_coders * rd.n_values).reshape(
+        rd.n_coders, rd.n_values
+    )
+    totals = counts.sum(axis=1)
+    shares = np.zeros(counts.shape)
+    shares[totals > 0] = counts[totals > 0] / totals[totals > 0, None]
+    return shares, int(np.count_nonzero(totals))
 
 
 # -- item disagreement --------------------------------------------------------------------

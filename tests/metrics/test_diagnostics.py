@@ -147,3 +147,69 @@ def test_coder_without_values_has_no_divergence() -> None:
     assert result.divergence[1] is None
     assert result.proportions[1].tolist() == [0.0, 0.0]
     assert result.most_divergent in (0, 2)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("method", ["pi", "kappa"])
+def test_per_category_agreement_equals_binarised_coefficients(seed: int, method: str) -> None:
+    from metrics.coefficients.agreement import conger_kappa, fleiss_pi
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 4, (int(rng.integers(2, 6)), 30))
+    codes[rng.random(codes.shape) < 0.3] = -1
+    data = ReliabilityData(codes, tuple("abcd"), tuple(range(30)), tuple(range(len(codes))))
+    result = per_category_agreement(data, method=method)  # type: ignore[arg-type]
+    function = fleiss_pi if method == "pi" else conger_kappa
+    for k in range(4):
+        binary = ReliabilityData(
+            np.where(codes < 0, -1, (codes == k).astype(int)), (0, 1), data.items, data.coders
+        )
+        try:
+            expected = function(binary)
+        except ValueError:
+            assert result.values[k] is None
+            continue
+        assert result.values[k] == pytest.approx(expected.value, abs=1e-12)
+        assert result.expected[k] == pytest.approx(expected.expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize(
+    ("coefficient", "weighting"),
+    [
+        ("kappa", None),
+        ("pi", None),
+        ("observed_agreement", None),
+        ("observed_agreement", "quadratic"),
+        ("s", None),
+        ("ac1", None),
+        ("ac1", "quadratic"),
+        ("brennan_prediger", "quadratic"),
+        ("weighted_kappa", "quadratic"),
+        ("weighted_kappa", "asymmetric"),
+    ],
+)
+def test_pairwise_matrix_equals_the_two_coder_functions(
+    seed: int, coefficient: str, weighting: str | None
+) -> None:
+    from metrics.coefficients.agreement import agreement_weights
+    from metrics.diagnostics import _pairwise_by_pairs, _pairwise_vectorised
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(2, 5))
+    codes = rng.integers(0, size, (int(rng.integers(2, 6)), 25))
+    codes[rng.random(codes.shape) < 0.35] = -1
+    codes[:, 0] = 0  # one-category coders make some pairs undefined
+    data = ReliabilityData(codes, tuple(range(size)), tuple(range(25)), tuple(range(len(codes))))
+    positions = np.arange(size, dtype=float)
+    distance = {
+        None: None,
+        "quadratic": np.subtract.outer(positions, positions) ** 2,
+        "asymmetric": rng.uniform(0, 1, (size, size)),
+    }[weighting]
+    weights = agreement_weights(data, distance)
+    present = (codes >= 0).astype(np.int64)
+    expected = _pairwise_by_pairs(data, coefficient, weights, present @ present.T)
+    actual = _pairwise_vectorised(data, coefficient, weights)
+    off = ~np.eye(len(codes), dtype=bool)
+    np.testing.assert_allclose(actual[off], expected[off], atol=1e-12)
