@@ -197,7 +197,9 @@ def pairwise_coder_matrix(
     """Compute a two-coder coefficient for each pair of coders (rows × columns).
 
     Each off-diagonal cell is the coefficient on the two coders' data alone (missing values
-    as that coefficient documents). Pairs are few (C(C−1)/2), so this loops over them.
+    as that coefficient documents). All pairs come from one sparse product giving every pair's
+    contingency table (a per-pair loop takes over when C²V² is too large for memory). A
+    data-dependent distance is evaluated once on the full data and used for every pair.
 
     Parameters
     ----------
