@@ -9,6 +9,7 @@ imported only when asked for.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from metrics.distances.base import Distance
@@ -62,7 +63,8 @@ def get_distance(name: str, **options: Any) -> Distance:
         ``melamed_resnik``.
     **options
         Passed to the distance's constructor (for example ``empty="subset"`` for the set
-        distances); hierarchy distances need ``tree=``.
+        distances); hierarchy distances need ``tree=``, a ``CategoryTree`` or a
+        ``{node: parent or None}`` mapping.
 
     Returns
     -------
@@ -96,6 +98,10 @@ def get_distance(name: str, **options: Any) -> Distance:
     if key in hierarchy:
         if "tree" not in options:
             raise ValueError(f"The {key} distance needs a tree: get_distance({key!r}, tree=...).")
+        if isinstance(options["tree"], Mapping):
+            from metrics.distances.hierarchy import CategoryTree
+
+            options = {**options, "tree": CategoryTree(options["tree"])}
         try:
             return hierarchy[key](**options)  # type: ignore[no-any-return]
         except TypeError as error:

@@ -157,3 +157,28 @@ def test_read_tree(tmp_path: Path) -> None:
     path = tmp_path / "tree.csv"
     path.write_text("node,parent\nroot,\nA,root\nA1,A\n")
     assert read_tree(path) == {"root": None, "A": "root", "A1": "A"}
+
+
+def test_hierarchy_level_reads_the_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("metrics.distances.hierarchy")
+    from metrics.coefficients.alpha import krippendorff_alpha
+    from metrics.distances import MatrixDistance
+
+    tree = tmp_path / "tree.csv"
+    tree.write_text("node,parent\nA,\nA1,A\nA2,A\nB,\n")
+    data = tmp_path / "labels.csv"
+    rows = [("1", "x", "A1"), ("1", "y", "A2"), ("2", "x", "A"), ("2", "y", "A1"),
+            ("3", "x", "B"), ("3", "y", "B"), ("4", "x", "A2"), ("4", "y", "A2")]  # fmt: skip
+    data.write_text("item,coder,label\n" + "".join(f"{i},{c},{v}\n" for i, c, v in rows))
+    assert main(["report", str(data), "--level", "hierarchy", "--tree", str(tree), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["distance"] == "tree"
+    # Path length / (2 × depth 2): A1–A2 1/2, A–A1 1/4, B–A1 3/4, over the domain A, A1, A2, B.
+    matrix = MatrixDistance(
+        [[0, 0.25, 0.25, 0.5], [0.25, 0, 0.5, 0.75], [0.25, 0.5, 0, 0.75], [0.5, 0.75, 0.75, 0]],
+        labels=["A", "A1", "A2", "B"],
+    )
+    expected = krippendorff_alpha(read_annotations(data), distance=matrix).value
+    assert result["coefficients"]["alpha"]["value"] == pytest.approx(expected)
+    assert main(["report", str(data), "--level", "hierarchy"]) == 2
+    assert "needs a tree" in capsys.readouterr().err
