@@ -16,8 +16,6 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
 
 from __future__ import annotations
 
-import importlib as _importlib
-
 from metrics._stats import Decomposition
 from metrics.coefficients.agreement import (
     LightKappaResult,
@@ -88,6 +86,21 @@ from metrics.distances import (
     distance_names,
     get_distance,
 )
+from metrics.distances.hierarchy import (
+    HIERARCHY_DISTANCES,
+    CategoryTree,
+    MelamedResnik,
+    TreeDistance,
+)
+from metrics.distances.sets import (
+    SET_DISTANCES,
+    SetDistance,
+    dice_distance,
+    jaccard_distance,
+    masi_ap_distance,
+    masi_distance,
+    passonneau_distance,
+)
 from metrics.report import report
 from metrics.uncertainty.analytic import (
     AnalyticResult,
@@ -104,32 +117,61 @@ from metrics.uncertainty.bootstrap import (
     bootstrap_difference,
     bootstrap_difference_unpaired,
 )
+from metrics.uncertainty.interpretation import (
+    SCALES,
+    Band,
+    Interpretation,
+    IntervalInterpretation,
+    ReplicateInterpretation,
+    interpret_interval,
+    interpret_replicates,
+    interpret_value,
+)
+from metrics.uncertainty.true_agreement import (
+    PairTrueAgreement,
+    TrueAgreementInterval,
+    true_agreement_by_pair,
+    true_agreement_interval,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "HIERARCHY_DISTANCES",
     "MISSING",
+    "SCALES",
+    "SET_DISTANCES",
     "AnalyticResult",
     "AnnotatorBias",
+    "Band",
     "BootstrapResult",
     "CallableDistance",
     "CategoryResult",
+    "CategoryTree",
     "CoderDistributions",
     "CoefficientResult",
     "ContingencyMatrix",
     "Decomposition",
     "Distance",
+    "Interpretation",
     "IntervalDistance",
+    "IntervalInterpretation",
     "ItemDisagreement",
     "KappaComparison",
     "LightKappaResult",
     "MatrixDistance",
+    "MelamedResnik",
     "NominalDistance",
     "OrdinalDistance",
+    "PairTrueAgreement",
     "PairwiseCoderMatrix",
     "PerCategoryAgreement",
     "RatioDistance",
     "ReliabilityData",
+    "ReplicateInterpretation",
+    "SetDistance",
+    "TreeDistance",
+    "TrueAgreementInterval",
     "__version__",
     "alpha_individual",
     "annotator_bias",
@@ -162,49 +204,34 @@ __all__ = [
     "decompose_pabak",
     "decompose_scott_pi",
     "decompose_weighted_kappa",
+    "dice_distance",
     "distance_names",
     "fleiss_kappa_se",
     "fleiss_pi",
     "get_distance",
     "gwet_ac1",
+    "interpret_interval",
+    "interpret_replicates",
+    "interpret_value",
     "item_disagreement",
+    "jaccard_distance",
     "kappa_comparison",
     "kappa_max",
     "krippendorff_alpha",
     "light_kappa",
     "linearized_se",
+    "masi_ap_distance",
+    "masi_distance",
     "observed_agreement",
     "pabak",
     "pairwise_coder_matrix",
+    "passonneau_distance",
     "per_category_agreement",
     "prevalence_closed_form",
     "prevalence_index",
     "report",
     "scott_pi",
+    "true_agreement_by_pair",
+    "true_agreement_interval",
     "weighted_kappa",
 ]
-
-# Modules still being written by other parts of the library: re-export their ``__all__``
-# (or their public functions and classes) when they are present.
-for _name in (
-    "metrics.distances.sets",
-    "metrics.distances.hierarchy",
-    "metrics.uncertainty.true_agreement",
-    "metrics.uncertainty.interpretation",
-):
-    try:
-        _module = _importlib.import_module(_name)
-    except ImportError:
-        continue
-    _public = getattr(_module, "__all__", None) or [
-        key
-        for key, value in vars(_module).items()
-        if not key.startswith("_")
-        and callable(value)
-        and getattr(value, "__module__", None) == _name
-    ]
-    for _key in _public:
-        if _key not in globals():
-            globals()[_key] = getattr(_module, _key)
-            __all__.append(_key)
-del _name
