@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -93,7 +93,7 @@ def _as_data(
         return as_reliability_data(data, domain=domain)
     present = ~np.isnan(array) if array.dtype.kind == "f" else np.ones(array.shape, dtype=bool)
     observed = array[present]
-    unique, inverse = np.unique(observed, return_inverse=True)
+    unique, inverse = _factorize_numbers(observed)
     if domain is None:
         domain_tuple = tuple(unique.tolist())
     else:
@@ -108,6 +108,24 @@ def _as_data(
     codes[present] = inverse
     n_coders, n_items = array.shape
     return ReliabilityData(codes, domain_tuple, tuple(range(n_items)), tuple(range(n_coders)))
+
+
+def _factorize_numbers(values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """``np.unique(values, return_inverse=True)``, in linear time for small whole numbers.
+
+    Category codes are usually small integers; counting them avoids ``np.unique``'s sort.
+    """
+    if values.size:
+        low, high = values.min(), values.max()
+        span = float(high) - float(low)
+        if span <= 4 * values.size + 1024 and np.all(np.floor(values) == values):
+            offsets = (values - low).astype(np.intp)
+            used = np.bincount(offsets, minlength=int(span) + 1) > 0
+            lookup = np.cumsum(used) - 1
+            unique = (np.flatnonzero(used) + low).astype(values.dtype)
+            return unique, lookup[offsets].astype(np.intp)
+    unique, inverse = np.unique(values, return_inverse=True)
+    return unique, inverse.astype(np.intp)
 
 
 def _resolve_distance(distance: DistanceLike) -> Distance:

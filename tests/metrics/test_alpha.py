@@ -522,3 +522,17 @@ class TestSetDistances:
         result = krippendorff_alpha(data, distance="masi")
         assert result.value == pytest.approx(0.0, abs=1e-12)
         assert result.observed == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[3.0, 1.0, 3.0, -2.0], [5, 5, 7], [0.5, 1.5, 0.5], [1e12, 1.0], [np.inf, 1.0], []],
+)
+def test_numeric_factorisation_equals_np_unique(values: list[float]) -> None:
+    from metrics.coefficients.alpha import _factorize_numbers
+
+    array = np.array(values, dtype=float if not values or isinstance(values[0], float) else int)
+    unique, inverse = _factorize_numbers(array)
+    expected_unique, expected_inverse = np.unique(array, return_inverse=True)
+    assert unique.tolist() == expected_unique.tolist()
+    assert inverse.tolist() == expected_inverse.tolist()
