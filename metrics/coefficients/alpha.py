@@ -17,9 +17,9 @@ data this is Artstein & Poesio's (2008, §2.6.1) D_o^α and D_e^α.
 Memory stays linear in the data. Nominal, interval and ordinal alpha use closed forms (the
 ordinal metric is the interval metric on mid-ranks, see
 :func:`~metrics.distances.scalar.midranks`); the ratio metric on a large domain is summed in
-chunks; only other distances build
-their ``V × V`` matrix, and that only for domains of at most ``MAX_MATRIX_VALUES`` values. No
-``n_items × V`` array is built unless it is no larger than a few times the data.
+chunks; only other distances build their ``V × V`` matrix, and that only for domains of at
+most ``MAX_MATRIX_VALUES`` values. No ``n_items × V`` array is built unless it is no larger
+than a few times the data.
 
 References
 ----------
