@@ -192,6 +192,11 @@ def read_tree(path: Path | str) -> dict[str, str | None]:
     return tree
 
 
+def _number_text(value: float) -> str:
+    """Ten characters: four decimals for moderate numbers, significant digits beyond."""
+    return f"{value:>10.4f}" if abs(value) < 1e5 else f"{value:>10.4g}"
+
+
 def _format(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
@@ -203,7 +208,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"coders {result['n_coders']}, annotations {result['n_annotations']}, "
         f"level {result['level']}, distance {result['distance']}",
         "",
-        f"{'coefficient':<34} {'value':>8} {'observed':>9} {'expected':>9}  interval",
+        f"{'coefficient':<34} {'value':>8}   {'observed':>10}   {'expected':>10}  interval",
     ]
     for key in COEFFICIENT_KEYS:
         entry = result["coefficients"].get(key)
@@ -217,8 +222,8 @@ def format_table(result: dict[str, Any]) -> str:
         if "se" in entry:
             interval += f"  se {entry['se']:.4f}"
         lines.append(
-            f"{TITLES[key]:<34} {entry['value']:>8.4f} {marks}{entry['observed']:>8.4f} "
-            f"{marks}{entry['expected']:>8.4f}  {interval}".rstrip()
+            f"{TITLES[key]:<34} {entry['value']:>8.4f} {marks} {_number_text(entry['observed'])} "
+            f"{marks} {_number_text(entry['expected'])}  {interval}".rstrip()
         )
     lines.append("(A: agreements, D: disagreements)")
     if "true_agreement" in result:
