@@ -360,3 +360,10 @@ def test_true_agreement_by_pair_refuses_anonymous_coders_and_unknown_categories(
     data = ReliabilityData.from_contingency([[3, 1], [1, 3]])
     with pytest.raises(ValueError, match="not in the value domain"):
         true_agreement_by_pair(data, model="homogeneity", positive="maybe")
+
+
+def test_minlike_hole_near_an_end_is_spanned():
+    # Under the minimum-likelihood rule m = 3 is rejected while m = 2 and 4..21 are kept
+    # (found by testing every m); the interval runs from the smallest to the largest m kept.
+    result = true_agreement_interval([[10, 0], [13, 12]], model="homogeneity", rule="minlike")
+    assert (result.m_low, result.m_high) == (2, 21)
