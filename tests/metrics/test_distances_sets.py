@@ -300,3 +300,15 @@ def test_matrix_does_not_read_counts_and_returns_floats():
     d = SET_DISTANCES["masi"].matrix([F("ab"), F("b")], counts=np.array([3.0, 4.0]))
     assert d.dtype == np.float64
     assert d.shape == (2, 2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    a=st.frozensets(st.integers(0, 6), min_size=1, max_size=6),
+    b=st.frozensets(st.integers(0, 6), min_size=1, max_size=6),
+)
+def test_agrees_with_nltk_on_non_empty_sets(a, b):
+    # NLTK 3.10.4 (dev-only oracle; exact thirds since PR #3695). NLTK raises on two empty sets.
+    distance = pytest.importorskip("nltk.metrics.distance")
+    assert masi_distance(a, b) == pytest.approx(distance.masi_distance(set(a), set(b)), abs=1e-12)
+    assert jaccard_distance(a, b) == pytest.approx(distance.jaccard_distance(set(a), set(b)))
