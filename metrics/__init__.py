@@ -37,6 +37,7 @@ from metrics.coefficients.agreement import (
 from metrics.coefficients.alpha import (
     alpha_individual,
     coincidence_matrix,
+    decompose_alpha_individual,
     decompose_krippendorff_alpha,
     krippendorff_alpha,
 )
@@ -191,6 +192,7 @@ __all__ = [
     "conger_kappa",
     "contingency_matrix",
     "contingency_table",
+    "decompose_alpha_individual",
     "decompose_bennett_s",
     "decompose_brennan_prediger",
     "decompose_cohen_kappa",

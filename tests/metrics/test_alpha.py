@@ -536,3 +536,36 @@ def test_numeric_factorisation_equals_np_unique(values: list[float]) -> None:
     expected_unique, expected_inverse = np.unique(array, return_inverse=True)
     assert unique.tolist() == expected_unique.tolist()
     assert inverse.tolist() == expected_inverse.tolist()
+
+
+class TestKappaLikeDecomposition:
+    @pytest.mark.parametrize("distance", ["nominal", "interval", "ratio"])
+    def test_resampled_totals_equal_the_coefficient_of_the_resampled_items(
+        self, distance: str
+    ) -> None:
+        from metrics.coefficients.alpha import decompose_alpha_individual
+
+        rng = np.random.default_rng(11)
+        values = rng.integers(1, 6, size=(4, 30)).astype(float)
+        values[rng.random(values.shape) < 0.25] = nan
+        decomposition = decompose_alpha_individual(values, distance=distance)
+        assert float(decomposition.evaluate()) == pytest.approx(
+            alpha_individual(values, distance=distance).value, abs=1e-12
+        )
+        pairable = np.flatnonzero(np.count_nonzero(~np.isnan(values), axis=0) >= 2)
+        weights = np.zeros((3, pairable.size))
+        for row in range(3):
+            np.add.at(weights[row], rng.integers(0, pairable.size, size=pairable.size), 1.0)
+        replicates = decomposition.evaluate(weights)
+        for row in range(3):
+            resampled = values[:, np.repeat(pairable, weights[row].astype(int))]
+            direct = alpha_individual(resampled, distance=distance).value
+            assert replicates[row] == pytest.approx(direct, abs=1e-10)
+
+    def test_table_4_weighted_and_ordinal_refused(self) -> None:
+        from metrics.coefficients.alpha import decompose_alpha_individual
+
+        decomposition = decompose_alpha_individual(from_rows(TABLE_4), distance=AP_WEIGHTS)
+        assert float(decomposition.evaluate()) == pytest.approx(40 / 49)  # κ_w, A&P Table 6
+        with pytest.raises(ValueError, match="ordinal"):
+            decompose_alpha_individual(from_units(K2011), distance="ordinal")
