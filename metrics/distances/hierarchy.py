@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse
 
 
 class CategoryTree:
@@ -81,6 +82,8 @@ class CategoryTree:
             raise ValueError("The parent map has a cycle: no node has None as its parent.")
         self.has_implicit_root = len(self.roots) > 1
         self._chains = self._build_chains()
+        self._chain_flat = np.concatenate(self._chains)
+        self._chain_starts = np.cumsum([0] + [len(c) for c in self._chains[:-1]])
         offset = 1 if self.has_implicit_root else 0
         self._depth = np.array([len(c) - 1 + offset for c in self._chains], dtype=np.intp)
         children: dict[Hashable, list[Hashable]] = {node: [] for node in self.nodes}
@@ -109,6 +112,25 @@ class CategoryTree:
                 tail = [self._index[walk[position]], *tail]
                 chains[walk[position]] = tail
         return [np.asarray(chains[node], dtype=np.intp) for node in self.nodes]
+
+    def __repr__(self) -> str:
+        return (
+            f"CategoryTree({len(self.nodes)} nodes, {len(self.roots)} top-level, "
+            f"height {self.height})"
+        )
+
+    def chain_sums(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """For each node, the sum of ``weights`` over itself and its ancestors.
+
+        Parameters
+        ----------
+        weights : float array, shape (T,), indexed like ``nodes``
+
+        Returns
+        -------
+        float array, shape (T,)
+        """
+        return np.asarray(np.add.reduceat(weights[self._chain_flat], self._chain_starts))
 
     # -- lookups ------------------------------------------------------------------------
 
@@ -203,9 +225,9 @@ class CategoryTree:
         """``log r(x)``: r(x) is the product of 1/(number of children) over x's ancestors."""
         n_children = np.array([len(self._children[n]) for n in self.nodes], dtype=np.float64)
         log_share = -np.log(np.maximum(n_children, 1.0))
-        return np.array([log_share[c[1:]].sum() for c in self._chains], dtype=np.float64)
+        return self.chain_sums(log_share) - log_share
 
-    def ancestry(self, domain: Sequence[Hashable]) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
+    def ancestry(self, domain: Sequence[Hashable]) -> tuple[sparse.csr_matrix, NDArray[np.intp]]:
         """Ancestor-or-self membership of the domain's nodes over the nodes they involve.
 
         Parameters
@@ -214,9 +236,9 @@ class CategoryTree:
 
         Returns
         -------
-        membership : bool array, shape (V, U)
-            ``membership[v, u]`` is True when node ``columns[u]`` is ``domain[v]`` or one of
-            its ancestors.
+        membership : scipy.sparse.csr_matrix of float (0 or 1), shape (V, U)
+            ``membership[v, u]`` is 1 when node ``columns[u]`` is ``domain[v]`` or one of
+            its ancestors (sparse: each row holds one chain to the top).
         columns : int array, shape (U,)
             Indices into ``nodes`` of every ancestor-or-self of some domain value.
         """
@@ -224,8 +246,9 @@ class CategoryTree:
         flat = np.concatenate(chains) if chains else np.zeros(0, dtype=np.intp)
         rows = np.repeat(np.arange(len(chains)), [len(c) for c in chains])
         columns, inverse = np.unique(flat, return_inverse=True)
-        membership = np.zeros((len(chains), len(columns)), dtype=bool)
-        membership[rows, inverse] = True
+        membership = sparse.csr_matrix(
+            (np.ones(len(flat)), (rows, inverse)), shape=(len(chains), len(columns))
+        )
         return membership, columns
 
 
@@ -321,16 +344,15 @@ class TreeDistance:
         """
         membership, columns = self.tree.ancestry(domain)
         edge = self._edge_weights()
-        weighted = membership * edge[columns]
-        own = weighted.sum(axis=1)
-        shared = weighted @ membership.T.astype(np.float64)
+        weighted = membership.multiply(edge[columns][None, :]).tocsr()
+        own = np.asarray(weighted.sum(axis=1)).ravel()
+        shared = (weighted @ membership.T).toarray()
         length = np.maximum(own[:, None] + own[None, :] - 2 * shared, 0.0)
-        all_depths = np.array([edge[c].sum() for c in self.tree._chains])
-        scale = 2 * float(all_depths.max())
+        scale = 2 * float(self.tree.chain_sums(edge).max())
         distance = length / scale if scale > 0 else np.zeros_like(length)
         if self.ancestor_only_below_one:
-            steps = membership.sum(axis=1)
-            common = membership.astype(np.int64) @ membership.T.astype(np.int64)
+            steps = np.asarray(membership.sum(axis=1)).ravel()
+            common = (membership @ membership.T).toarray()
             related = common == np.minimum(steps[:, None], steps[None, :])
             distance = np.where(related, distance, 1.0)
         return np.asarray(distance, dtype=np.float64)
@@ -394,7 +416,7 @@ class MelamedResnik:
         # Column of each domain node among ``columns``; ``a_over_b[i, j]``: i is an
         # ancestor-or-self of j.
         own_column = np.searchsorted(columns, positions)
-        a_over_b = membership[:, own_column].T
+        a_over_b = membership[:, own_column].T.toarray() > 0
         log_reach = self.tree._log_reach()[positions]
         ratio = np.exp(-np.abs(log_reach[:, None] - log_reach[None, :]))
         related = a_over_b | a_over_b.T

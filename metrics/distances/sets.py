@@ -372,9 +372,9 @@ class SetDistance:
         ndarray of float, shape (V, V)
         """
         membership, _ = membership_matrix(domain)
-        as_int = membership.astype(np.int64)
-        inter = as_int @ as_int.T
-        sizes = as_int.sum(axis=1)
+        as_float = membership.astype(np.float64)  # BLAS; counts stay exact in float64
+        inter = np.rint(as_float @ as_float.T).astype(np.int64)
+        sizes = membership.sum(axis=1).astype(np.int64)
         return _set_distance_from_sizes(
             self.name, sizes[:, None], sizes[None, :], inter, self.empty
         )

@@ -152,7 +152,7 @@ def _binary_search_first(
     """Smallest k in (lo, hi] with ``predicate(k)``, given it is False at lo and True at hi.
 
     ``predicate_at`` marks the entries to search; the others are returned as ``hi``.
-    Parameters are int arrays of one shape; ``predicate`` maps (k, mask) to a bool array.
+    Parameters are int arrays of one shape; ``predicate`` maps k to a bool array.
     """
     bad, good = lo.copy(), hi.copy()
     active = predicate_at & (good - bad > 1)
