@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-ItemStats = NDArray[np.float64] | sparse.csr_matrix
-Finalize = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+ItemStats: TypeAlias = NDArray[np.float64] | sparse.csr_matrix
+Finalize: TypeAlias = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,25 @@ class ReliabilityData:
         *,
         domain: Sequence[Hashable] | None = None,
     ) -> ReliabilityData:
-        """Build from a coders × items array of values, ``nan`` (or None) marking missing."""
+        """Build from a coders × items array of values, ``nan`` (or None) marking missing.
+
+        A numeric array is converted without a Python loop over its values; an object array
+        (strings, sets) is checked value by value for ``None``/``nan``.
+        """
+        numeric = np.asarray(matrix)
+        if numeric.ndim == 2 and numeric.dtype.kind in "biuf" and domain is None:
+            present_numeric = (
+                ~np.isnan(numeric) if numeric.dtype.kind == "f" else np.ones(numeric.shape, bool)
+            )
+            values, inverse = np.unique(numeric[present_numeric], return_inverse=True)
+            codes = np.full(numeric.shape, MISSING, dtype=np.intp)
+            codes[present_numeric] = inverse
+            return cls(
+                codes,
+                tuple(values.tolist()),
+                tuple(range(numeric.shape[1])),
+                tuple(range(numeric.shape[0])),
+            )
         array = np.asarray(matrix, dtype=object)
         if array.ndim != 2:
             raise ValueError("matrix must be 2-dimensional: coders × items.")
@@ -259,7 +277,7 @@ def _is_missing(value: object) -> bool:
     if value is None:
         return True
     try:
-        return bool(np.isnan(value))  # type: ignore[arg-type]
+        return bool(np.isnan(value))  # type: ignore[call-overload]
     except TypeError:
         return False
 
@@ -282,7 +300,7 @@ def _factorize(
         unique, inverse = np.unique(array, return_inverse=True)
         return unique.tolist(), inverse.astype(np.intp)
     index: dict[Hashable, int] = {}
-    inverse_list = [index.setdefault(value, len(index)) for value in sequence]
+    inverse_list = [index.setdefault(value, len(index)) for value in sequence]  # type: ignore[arg-type]
     return list(index), np.asarray(inverse_list, dtype=np.intp)
 
 
@@ -291,3 +309,14 @@ def _is_plain(sequence: object) -> bool:
         return sequence.dtype != object
     first = sequence[0]  # type: ignore[index]
     return isinstance(first, str | int | float | np.generic) and not isinstance(first, bool)
+
+
+def as_reliability_data(
+    data: ReliabilityData | npt.ArrayLike, *, domain: Sequence[Hashable] | None = None
+) -> ReliabilityData:
+    """Accept ``ReliabilityData`` as is, or a coders × items array with ``nan`` for missing."""
+    if isinstance(data, ReliabilityData):
+        if domain is not None and tuple(domain) != data.domain:
+            raise ValueError("domain was given, but the ReliabilityData already has one.")
+        return data
+    return ReliabilityData.from_matrix(data, domain=domain)

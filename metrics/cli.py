@@ -1,0 +1,277 @@
+"""``python -m metrics report FILE``: every coefficient of an annotation file.
+
+The file is CSV with the header ``item,coder,label`` (a set label written ``a|b``) or JSON
+lines ``{"item": ..., "coder": ..., "label": ...}`` (a set label may be a list). One line per
+annotation; a missing annotation is simply absent. Bad input stops with exit code 2 and a
+message naming the line and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+from metrics.data import ReliabilityData
+from metrics.report import COEFFICIENT_KEYS, LEVELS, report
+
+NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+
+#: How each coefficient is named in the human-readable table.
+TITLES = {
+    "observed_agreement": "Observed agreement A_o",
+    "s": "Bennett et al.'s S",
+    "pi": "Scott's pi / multi-pi (Fleiss)",
+    "kappa": "Cohen's kappa / multi-kappa",
+    "alpha": "Krippendorff's alpha",
+    "kappa_w": "Weighted kappa",
+    "light_kappa": "Light's kappa",
+    "ac1": "Gwet's AC1 (AC2 with a distance)",
+    "brennan_prediger": "Brennan-Prediger",
+}
+
+
+class InputError(ValueError):
+    """Bad input: the message names the file, line and field."""
+
+
+def _parse_label(raw: Any, level: str, where: str) -> Hashable:
+    if level == "set":
+        if isinstance(raw, list):
+            if not all(isinstance(part, str | int | float) for part in raw):
+                raise InputError(f"{where}, field 'label': a set holds strings or numbers.")
+            return frozenset(raw)
+        if isinstance(raw, str):
+            return frozenset(part for part in raw.split("|") if part != "")
+        raise InputError(f"{where}, field 'label': a set is written 'a|b' or as a list.")
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float) or raw == "":
+        raise InputError(f"{where}, field 'label': expected a non-empty label, got {raw!r}.")
+    if level in NUMERIC_LEVELS:
+        return _number(raw, level, where)
+    return raw
+
+
+def _number(raw: str | int | float, level: str, where: str) -> int | float:
+    if isinstance(raw, int | float):
+        return raw
+    try:
+        return int(raw)
+    except ValueError:
+        pass
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InputError(
+            f"{where}, field 'label': {level} labels must be numbers, got {raw!r}."
+        ) from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InputError(f"{where}, field 'label': {level} labels must be finite numbers.")
+    return value
+
+
+def _identifier(raw: Any, field: str, where: str) -> Hashable:
+    if isinstance(raw, bool) or not isinstance(raw, str | int) or raw == "":
+        raise InputError(f"{where}, field '{field}': expected a non-empty string or integer.")
+    return str(raw)
+
+
+def _csv_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(text.splitlines())
+    fields = reader.fieldnames or []
+    missing = [name for name in ("item", "coder", "label") if name not in fields]
+    if missing:
+        raise InputError(
+            f"{path}, line 1: the CSV header must name item, coder and label; "
+            f"missing {', '.join(missing)}."
+        )
+    rows = []
+    for row in reader:
+        if not any((value or "").strip() for value in row.values() if isinstance(value, str)):
+            continue
+        rows.append((reader.line_num, {key: row.get(key) for key in ("item", "coder", "label")}))
+    return rows
+
+
+def _json_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}, line {number}: not valid JSON ({error.msg}).") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}, line {number}: expected an object with item, coder, label.")
+        for field in ("item", "coder", "label"):
+            if field not in record:
+                raise InputError(f"{path}, line {number}, field '{field}': missing.")
+        rows.append((number, record))
+    return rows
+
+
+def read_annotations(path: Path | str, *, level: str = "nominal") -> ReliabilityData:
+    """Read a CSV (``item,coder,label``) or JSON-lines annotation file.
+
+    Parameters
+    ----------
+    path : path
+        JSON lines when the first non-blank character is ``{``, CSV otherwise.
+    level : str, default "nominal"
+        ``set`` reads labels as sets (``a|b`` or a JSON list); ``ordinal``, ``interval`` and
+        ``ratio`` read them as numbers.
+
+    Returns
+    -------
+    ReliabilityData
+
+    Raises
+    ------
+    InputError
+        With the file, line and field of the first problem.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the file ({error}).") from None
+    rows = _json_rows(path, text) if text.lstrip().startswith("{") else _csv_rows(path, text)
+    if not rows:
+        raise InputError(f"{path}: no annotations.")
+    items, coders, labels = [], [], []
+    seen: dict[tuple[Hashable, Hashable], int] = {}
+    for number, record in rows:
+        where = f"{path}, line {number}"
+        item = _identifier(record["item"], "item", where)
+        coder = _identifier(record["coder"], "coder", where)
+        if (item, coder) in seen:
+            raise InputError(
+                f"{where}, field 'coder': coder {coder!r} already labelled item {item!r} "
+                f"on line {seen[item, coder]}."
+            )
+        seen[item, coder] = number
+        items.append(item)
+        coders.append(coder)
+        labels.append(_parse_label(record["label"], level, where))
+    if level in NUMERIC_LEVELS and any(isinstance(label, float) for label in labels):
+        labels = [float(label) for label in labels]  # type: ignore[arg-type]
+    try:
+        return ReliabilityData.from_long(items, coders, labels)
+    except ValueError as error:
+        raise InputError(f"{path}: {error}") from None
+
+
+def read_tree(path: Path | str) -> dict[str, str | None]:
+    """Read a hierarchy as CSV ``node,parent`` (empty parent for a root).
+
+    Returns
+    -------
+    dict
+        ``{node: parent}``, ``None`` for roots.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: cannot read the tree ({error}).") from None
+    reader = csv.DictReader(text.splitlines())
+    if not reader.fieldnames or not {"node", "parent"} <= set(reader.fieldnames):
+        raise InputError(f"{path}, line 1: the tree's CSV header must be node,parent.")
+    tree: dict[str, str | None] = {}
+    for row in reader:
+        node = (row.get("node") or "").strip()
+        if not node:
+            raise InputError(f"{path}, line {reader.line_num}, field 'node': empty.")
+        if node in tree:
+            raise InputError(f"{path}, line {reader.line_num}, field 'node': {node!r} repeated.")
+        tree[node] = (row.get("parent") or "").strip() or None
+    return tree
+
+
+def _number_text(value: float) -> str:
+    """Ten characters: four decimals for moderate numbers, significant digits beyond."""
+    return f"{value:>10.4f}" if abs(value) < 1e5 else f"{value:>10.4g}"
+
+
+def _format(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The human-readable report: counts, then one line per coefficient."""
+    lines = [
+        f"items {result['n_items']} ({result['n_pairable_items']} pairable), "
+        f"coders {result['n_coders']}, annotations {result['n_annotations']}, "
+        f"level {result['level']}, distance {result['distance']}",
+        "",
+        f"{'coefficient':<34} {'value':>8}   {'observed':>10}   {'expected':>10}  interval",
+    ]
+    for key in COEFFICIENT_KEYS:
+        entry = result["coefficients"].get(key)
+        if entry is None:
+            continue
+        marks = "A" if entry["kind"] == "agreement" else "D"
+        interval = ""
+        if "ci" in entry:
+            ci = entry["ci"]
+            interval = f"[{ci['low']:.4f}, {ci['high']:.4f}] {ci['level']:.0%} {ci['method']}"
+        if "se" in entry:
+            interval += f"  se {entry['se']:.4f}"
+        lines.append(
+            f"{TITLES[key]:<34} {entry['value']:>8.4f} {marks} {_number_text(entry['observed'])} "
+            f"{marks} {_number_text(entry['expected'])}  {interval}".rstrip()
+        )
+    lines.append("(A: agreements, D: disagreements)")
+    if "true_agreement" in result:
+        true = result["true_agreement"]
+        lines.append(
+            f"true agreement ({true['model']}, {true['level']:.0%}): "
+            f"[{_format(true['low'])}, {_format(true['high'])}]"
+        )
+    for key, reason in result.get("skipped", {}).items():
+        lines.append(f"skipped {key}: {reason}")
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m metrics", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("report", help="every coefficient of an annotation file")
+    run.add_argument("file", type=Path, help="CSV item,coder,label or JSON lines")
+    run.add_argument("--level", choices=LEVELS, default="nominal")
+    run.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
+    run.add_argument("--tree", type=Path, help="hierarchy CSV node,parent (level hierarchy)")
+    run.add_argument("--json", action="store_true", help="print the JSON contract")
+    run.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--confidence", type=float, default=0.95, metavar="C")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (2 for bad input)."""
+    args = _parser().parse_args(argv)
+    try:
+        data = read_annotations(args.file, level=args.level)
+        tree = read_tree(args.tree) if args.tree is not None else None
+        result = report(
+            data,
+            level=args.level,
+            distance=args.distance,
+            tree=tree,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            confidence=args.confidence,
+        )
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(format_table(result))
+    return 0

@@ -1,0 +1,875 @@
+"""Chance-corrected agreement coefficients of the kappa family (Artstein & Poesio 2008, §2).
+
+Every coefficient here has the common form
+
+.. math:: \\text{value} = \\frac{A_o - A_e}{1 - A_e}
+
+and differs only in the chance model behind :math:`A_e`: none (``observed_agreement``),
+uniform over the declared domain (``bennett_s``), one pooled distribution (``scott_pi``,
+``fleiss_pi``) or one distribution per coder (``cohen_kappa``, ``conger_kappa``,
+``light_kappa``).
+
+Missing values follow Gwet's (2014) generalisation, as the irrCAC package implements it:
+
+- observed agreement :math:`p_a` is the mean, over items with at least two values (*pairable*
+  items), of the proportion of agreeing ordered pairs of values on the item;
+- chance agreement is estimated from *all* values, including those on items with a single
+  value: the pooled distribution is :math:`\\pi_k = \\frac{1}{n}\\sum_i n_{ik}/r_i` over the
+  :math:`n` items with at least one value, and coder :math:`g`'s distribution is
+  :math:`p_{gk} = n_{gk}/n_g` over all of that coder's values.
+
+With complete data these reduce to the textbook formulas (Fleiss 1971, Davies & Fleiss 1982,
+Cohen 1960, Scott 1955). Each public function has a ``decompose_<name>`` twin returning a
+:class:`~metrics._stats.Decomposition`; the public value is ``decomposition.evaluate()`` on
+the full data, so a bootstrap over items reuses the same code.
+
+Undefined cases raise ``ValueError``: no pairable item, fewer than two coders with values
+(coder-specific chance), or expected agreement equal to 1 (a single category in use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from numpy.typing import NDArray
+from scipy import sparse
+
+from metrics._stats import Decomposition
+from metrics.coefficients.result import CoefficientResult
+from metrics.data import MISSING, ReliabilityData, as_reliability_data
+from metrics.distances.base import Distance
+
+DataLike = ReliabilityData | npt.ArrayLike
+DistanceLike = str | Distance | npt.ArrayLike
+Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
+
+_TOLERANCE = 1e-12
+
+
+# -- input --------------------------------------------------------------------------------
+
+
+def as_data(data: DataLike) -> ReliabilityData:
+    """Accept ``ReliabilityData`` or a coders × items array (``nan`` marks a missing value).
+
+    A numeric array is converted without a Python loop over its values; the result equals
+    :func:`metrics.data.as_reliability_data` (sorted observed values as the domain).
+    """
+    if isinstance(data, ReliabilityData):
+        return data
+    array = np.asarray(data)
+    if array.ndim == 2 and array.dtype.kind in "biuf":
+        present = ~np.isnan(array) if array.dtype.kind == "f" else np.ones(array.shape, bool)
+        values, inverse = np.unique(array[present], return_inverse=True)
+        codes = np.full(array.shape, MISSING, dtype=np.intp)
+        codes[present] = inverse
+        return ReliabilityData(
+            codes,
+            tuple(values.tolist()),
+            tuple(range(array.shape[1])),
+            tuple(range(array.shape[0])),
+        )
+    return as_reliability_data(data)
+
+
+def agreement_weights(
+    data: ReliabilityData, distance: DistanceLike | None
+) -> NDArray[np.float64] | None:
+    """``V × V`` agreement weights :math:`w = 1 - d / d_{max}` for a distance, or None.
+
+    ``distance`` is a registry name (``"interval"``, ``"ordinal"``, ...; see
+    :func:`metrics.distances.get_distance`), a :class:`~metrics.distances.base.Distance`
+    (asked for its matrix with the value counts of pairable values, so data-dependent
+    distances such as Krippendorff's ordinal metric are fixed from the full data, also in a
+    bootstrap) or a ``V × V`` array of disagreement weights in the order of ``data.domain``
+    (Cohen's 1968 weights :math:`v`; they need not be symmetric nor zero on the diagonal).
+    Dividing by the largest distance is Artstein & Poesio's (2008, §2.6.2) normalisation; it
+    leaves the coefficients unchanged and gives irrCAC's agreement weights for its named
+    schemes.
+    """
+    if distance is None:
+        return None
+    if isinstance(distance, str):
+        from metrics.distances import get_distance  # lazy: the registry is optional here
+
+        distance = get_distance(distance)
+    if isinstance(distance, Distance):
+        counts = data.item_value_counts[data.pairable].sum(axis=0)
+        matrix = np.asarray(distance.matrix(data.domain, counts), dtype=np.float64)
+    else:
+        matrix = np.asarray(distance, dtype=np.float64)
+    size = data.n_values
+    if matrix.shape != (size, size):
+        raise ValueError(
+            f"The distance matrix must be V × V = {size} × {size} for the data's domain; "
+            f"got shape {matrix.shape}."
+        )
+    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
+        raise ValueError("Distances must be finite and non-negative.")
+    largest = float(matrix.max()) if size else 0.0
+    if largest == 0:
+        raise ValueError("The distance is zero everywhere: every pair of values would agree.")
+    return 1.0 - matrix / largest
+
+
+# -- per-item statistics ------------------------------------------------------------------
+
+
+def _pair_agreement(
+    counts: NDArray[np.float64], per_item: NDArray[np.float64], weights: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``(n_items,)``: weighted agreeing ordered pairs of values on each item.
+
+    :math:`\\sum_{k,l} n_{ik} w_{kl} n_{il} - \\sum_k w_{kk} n_{ik}` (identity weights:
+    :math:`\\sum_k n_{ik}(n_{ik}-1)`), i.e. pairs of values by two different coders.
+    """
+    if weights is None:
+        return np.einsum("ik,ik->i", counts, counts) - per_item
+    return np.einsum("ik,ik->i", counts @ weights.T, counts) - counts @ np.diag(weights)
+
+
+def _observed_columns(
+    data: ReliabilityData, weights: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``(n_items, 2)``: per-item agreement :math:`p_{a,i}` (0 if unpairable) and pairability."""
+    counts = data.item_value_counts
+    per_item = data.values_per_item.astype(np.float64)
+    pairable = data.pairable
+    agree = np.zeros(data.n_items)
+    pairs = per_item[pairable] * (per_item[pairable] - 1)
+    agree[pairable] = _pair_agreement(counts[pairable], per_item[pairable], weights) / pairs
+    return np.column_stack([agree, pairable.astype(np.float64)])
+
+
+def _pooled_columns(data: ReliabilityData) -> NDArray[np.float64]:
+    """``(n_items, V + 1)``: :math:`n_{ik}/r_i` and whether item i has a value at all."""
+    per_item = data.values_per_item.astype(np.float64)
+    rated = per_item > 0
+    shares = np.zeros_like(data.item_value_counts)
+    shares[rated] = data.item_value_counts[rated] / per_item[rated, None]
+    return np.column_stack([shares, rated.astype(np.float64)])
+
+
+def _coder_columns(data: ReliabilityData) -> sparse.csr_matrix:
+    """``(n_items, C·V)`` sparse: column ``g·V + k`` is 1 where coder g gave the item value k."""
+    coder, item = np.nonzero(data.codes != MISSING)
+    column = coder * data.n_values + data.codes[coder, item]
+    shape = (data.n_items, data.n_coders * data.n_values)
+    return sparse.csr_matrix((np.ones(len(item)), (item, column)), shape=shape)
+
+
+# -- chance models on totals (vectorised over leading axes) --------------------------------
+
+
+def _divide(
+    numerator: NDArray[np.float64], denominator: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(
+            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
+        )
+
+
+def _pooled_distribution(totals: NDArray[np.float64], n_values: int) -> NDArray[np.float64]:
+    """:math:`\\pi_k`, shape ``(..., V)``, from the totals of :func:`_pooled_columns`."""
+    shares = totals[..., 2 : 2 + n_values]
+    rated = totals[..., 2 + n_values]
+    return _divide(shares, rated[..., None])
+
+
+def _coder_distributions(
+    totals: NDArray[np.float64], n_coders: int, n_values: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Each coder's :math:`p_{gk}`, ``(..., C, V)`` (zero rows for coders without values),
+    and the number of coders with values, ``(...)``."""
+    counts = totals[..., -n_coders * n_values :].reshape(*totals.shape[:-1], n_coders, n_values)
+    per_coder = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = np.where(per_coder > 0, counts / np.where(per_coder > 0, per_coder, 1), 0.0)
+    return shares, np.count_nonzero(per_coder[..., 0] > 0, axis=-1).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class _Model:
+    """A coefficient as ``(p_a, p_e)`` of column totals; ``finalize`` combines them."""
+
+    name: str
+    n_values: int
+    n_coders: int
+    chance: Chance
+    weights: NDArray[np.float64] | None
+    directed: bool = False
+
+    def _w(self) -> NDArray[np.float64]:
+        return np.eye(self.n_values) if self.weights is None else self.weights
+
+    def parts(self, totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        totals = np.asarray(totals, dtype=np.float64)
+        observed = _divide(totals[..., 0], totals[..., 1])
+        w = self._w()
+        size = self.n_values
+        if self.chance == "none":
+            expected = np.zeros_like(observed)
+        elif self.chance == "uniform":
+            expected = np.full_like(observed, w.sum() / size**2)
+        elif self.chance == "pooled":
+            pooled = _pooled_distribution(totals, size)
+            expected = np.einsum("...k,kl,...l->...", pooled, w, pooled)
+        elif self.chance == "gwet":
+            pooled = _pooled_distribution(totals, size)
+            spread = (pooled * (1 - pooled)).sum(axis=-1)
+            expected = w.sum() / (size * (size - 1)) * spread if size > 1 else spread + 1.0
+        else:
+            shares, n_rated = _coder_distributions(totals, self.n_coders, size)
+            if self.directed:
+                expected = np.einsum("...k,kl,...l->...", shares[..., 0, :], w, shares[..., 1, :])
+            else:
+                pooled = shares.sum(axis=-2)
+                all_pairs = np.einsum("...k,kl,...l->...", pooled, w, pooled)
+                same = np.einsum("...gk,kl,...gl->...", shares, w, shares)
+                expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
+        return observed, expected
+
+    def finalize(self, totals: NDArray[np.float64]) -> NDArray[np.float64]:
+        observed, expected = self.parts(totals)
+        if self.chance == "none":
+            return observed
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = (observed - expected) / (1 - expected)
+        return np.where(np.abs(1 - expected) > _TOLERANCE, value, np.nan)
+
+
+def build_decomposition(
+    data: ReliabilityData,
+    name: str,
+    chance: Chance,
+    weights: NDArray[np.float64] | None = None,
+    *,
+    directed: bool = False,
+) -> tuple[Decomposition, _Model]:
+    """Per-item statistics for a coefficient with the given chance model.
+
+    Columns: ``[p_a,i, pairable_i]``, then for pooled chance ``[n_ik/r_i (V), rated_i]``, or
+    for coder chance the sparse coder × value indicators ``(C·V)``.
+    """
+    model = _Model(name, data.n_values, data.n_coders, chance, weights, directed)
+    if directed:
+        observed = _directed_observed(data, model._w())
+    else:
+        observed = _observed_columns(data, weights)
+    stats: NDArray[np.float64] | sparse.csr_matrix
+    if chance in ("pooled", "gwet"):
+        stats = np.column_stack([observed, _pooled_columns(data)])
+    elif chance == "coder":
+        stats = sparse.hstack([sparse.csr_matrix(observed), _coder_columns(data)], format="csr")
+    else:
+        stats = observed
+    return Decomposition(name, stats, model.finalize), model
+
+
+def _directed_observed(data: ReliabilityData, w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Cohen's (1968) two-coder observed agreement, first coder indexing rows of ``w``."""
+    first, second = data.codes
+    both = (first != MISSING) & (second != MISSING)
+    agree = np.where(both, w[first, second], 0.0)
+    return np.column_stack([agree, both.astype(np.float64)])
+
+
+def evaluate(
+    data: ReliabilityData, decomposition: Decomposition, model: _Model, what: str
+) -> CoefficientResult:
+    """The public result: ``decomposition.evaluate()`` with its parts, or a ``ValueError``."""
+    totals = decomposition.totals()
+    observed, expected = model.parts(totals)
+    value = float(decomposition.evaluate())
+    if data.n_pairable_items == 0:
+        raise ValueError(
+            f"{what} needs at least one item with values from at least two coders; "
+            "no item is pairable."
+        )
+    if np.isnan(value):
+        if model.chance == "coder":
+            raise ValueError(
+                f"{what} is undefined here: it needs at least two coders with values and an "
+                "expected agreement below 1 (more than one category in use)."
+            )
+        raise ValueError(
+            f"{what} is undefined: the expected agreement is 1 (every value falls in one "
+            "category), so agreement cannot be corrected for chance."
+        )
+    return CoefficientResult(
+        name=decomposition.name,
+        value=value,
+        observed=float(observed),
+        expected=float(expected),
+        kind="agreement",
+        n_items=data.n_items,
+        n_pairable_items=data.n_pairable_items,
+        n_coders=data.n_coders,
+    )
+
+
+def require_identified(data: ReliabilityData, what: str) -> None:
+    if not data.coders_identified:
+        raise ValueError(
+            f"{what} needs to know which coder gave which value (a per-coder chance model); "
+            "agreement-table data has anonymous coders. Use S, pi / multi-pi, AC1 or "
+            "Brennan-Prediger instead."
+        )
+
+
+def require_two_coders(data: ReliabilityData, what: str) -> None:
+    if data.n_coders != 2:
+        raise ValueError(
+            f"{what} is defined for exactly two coders; got {data.n_coders}. "
+            "Use the multi-coder generalisation instead."
+        )
+
+
+def require_categories(data: ReliabilityData, what: str) -> None:
+    if data.n_values < 2:
+        raise ValueError(
+            f"{what} needs a value domain of at least two categories; got {data.n_values}."
+        )
+
+
+def _run(
+    data: DataLike,
+    name: str,
+    chance: Chance,
+    what: str,
+    *,
+    distance: DistanceLike | None = None,
+    directed: bool = False,
+) -> tuple[ReliabilityData, Decomposition, _Model]:
+    rd = as_data(data)
+    weights = agreement_weights(rd, distance)
+    decomposition, model = build_decomposition(rd, name, chance, weights, directed=directed)
+    return rd, decomposition, model
+
+
+# -- public coefficients ------------------------------------------------------------------
+
+
+def decompose_observed_agreement(
+    data: DataLike, *, distance: DistanceLike | None = None
+) -> Decomposition:
+    """Per-item decomposition of :func:`observed_agreement` (columns ``[p_a,i, pairable_i]``)."""
+    return _run(data, "observed_agreement", "none", "Observed agreement", distance=distance)[1]
+
+
+def observed_agreement(
+    data: DataLike, *, distance: DistanceLike | None = None
+) -> CoefficientResult:
+    """Observed agreement :math:`A_o` (percent agreement), pairwise for any number of coders.
+
+    .. math::
+
+        A_o = \\frac{1}{|I_2|} \\sum_{i \\in I_2}
+              \\frac{\\sum_k n_{ik}(n_{ik} - 1)}{r_i (r_i - 1)}
+
+    the mean, over the pairable items :math:`I_2` (at least two values), of the proportion of
+    agreeing pairs of values (Artstein & Poesio 2008, §2.5.1; Fleiss 1971). With two coders
+    this is the proportion of items they label alike. With a ``distance`` it is the weighted
+    agreement with weights :math:`1 - d/d_{max}`.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values, ``nan`` for missing. Items with fewer than two values are excluded and counted.
+    distance : Distance or array_like of shape (V, V), optional
+        Disagreement weights over ``data.domain``; nominal when omitted.
+
+    Returns
+    -------
+    CoefficientResult
+        ``value == observed``; ``expected`` is 0 (no chance correction).
+
+    Raises
+    ------
+    ValueError
+        If no item is pairable.
+
+    References
+    ----------
+    Artstein, R. & Poesio, M. (2008). Inter-coder agreement for computational linguistics.
+    Computational Linguistics 34(4), 555–596. https://doi.org/10.1162/coli.07-034-R2
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (coder A: 30 STAT / 70 IREQ; B: 40 / 60):
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(observed_agreement(data).value, 3)
+    0.7
+    """
+    rd, decomposition, model = _run(
+        data, "observed_agreement", "none", "Observed agreement", distance=distance
+    )
+    return evaluate(rd, decomposition, model, "Observed agreement")
+
+
+def decompose_bennett_s(data: DataLike) -> Decomposition:
+    """Per-item decomposition of :func:`bennett_s`."""
+    rd = as_data(data)
+    require_categories(rd, "Bennett's S")
+    return build_decomposition(rd, "bennett_s", "uniform")[0]
+
+
+def bennett_s(data: DataLike) -> CoefficientResult:
+    """Bennett, Alpert & Goldstein's (1954) S: chance is uniform over the declared domain.
+
+    .. math:: S = \\frac{A_o - 1/V}{1 - 1/V}
+
+    with :math:`A_o` as in :func:`observed_agreement` and :math:`V` the size of the declared
+    value domain: categories nobody used still count (Artstein & Poesio 2008, §2.4.1). Also
+    known as C, :math:`\\kappa_n`, G, RE, Randolph's free-marginal kappa and (unweighted)
+    Brennan & Prediger's coefficient; for two categories it is PABAK, :math:`2A_o - 1`.
+    Missing values: Gwet's convention (observed agreement over pairable items).
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values, ``nan`` for missing. Agreement-table data is accepted.
+
+    Returns
+    -------
+    CoefficientResult
+        ``expected`` is :math:`1/V`.
+
+    Raises
+    ------
+    ValueError
+        If the domain has fewer than two values or no item is pairable.
+
+    References
+    ----------
+    Bennett, E. M., Alpert, R. & Goldstein, A. C. (1954). Communications through limited
+    response questioning. Public Opinion Quarterly 18(3), 303–308.
+    https://doi.org/10.1086/266520
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 and §2.4.1 (A_o = 0.7, A_e = 0.5):
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(bennett_s(data).value, 3)
+    0.4
+    """
+    rd = as_data(data)
+    require_categories(rd, "Bennett's S")
+    decomposition, model = build_decomposition(rd, "bennett_s", "uniform")
+    return evaluate(rd, decomposition, model, "Bennett's S")
+
+
+def decompose_fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> Decomposition:
+    """Per-item decomposition of :func:`fleiss_pi`."""
+    return _run(data, "fleiss_pi", "pooled", "Multi-pi", distance=distance)[1]
+
+
+def fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+    """Multi-pi: Fleiss' (1971) kappa, Siegel & Castellan's K, Scott's pi for many coders.
+
+    .. math::
+
+        A_e = \\sum_{k,l} w_{kl} \\pi_k \\pi_l, \\qquad
+        \\pi_k = \\frac{1}{n} \\sum_{i} \\frac{n_{ik}}{r_i}
+
+    over the :math:`n` items with at least one value; :math:`A_o` as in
+    :func:`observed_agreement`. With complete data :math:`\\pi_k = n_k / (i c)`, Artstein &
+    Poesio's (2008, §2.5.1) multi-pi. Missing values: Gwet's (2014) generalisation as in
+    irrCAC's ``CAC.fleiss()`` (observed agreement over pairable items, the distribution from
+    every value). With a ``distance`` this is irrCAC's weighted Fleiss kappa
+    (:math:`w = 1 - d/d_{max}`). Coders may be anonymous (agreement-table data).
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values, ``nan`` for missing.
+    distance : Distance or array_like of shape (V, V), optional
+        Disagreement weights; nominal when omitted.
+
+    Returns
+    -------
+    CoefficientResult
+
+    Raises
+    ------
+    ValueError
+        If no item is pairable or the expected agreement is 1 (one category in use).
+
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
+    Bulletin 76(5), 378–382. https://doi.org/10.1037/h0031619
+
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 4 (recomputed pi 0.7995, spec E5):
+
+    >>> table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]
+    >>> round(fleiss_pi(ReliabilityData.from_contingency(table)).value, 4)
+    0.7995
+    """
+    rd, decomposition, model = _run(data, "fleiss_pi", "pooled", "Multi-pi", distance=distance)
+    return evaluate(rd, decomposition, model, "Multi-pi")
+
+
+def decompose_scott_pi(data: DataLike) -> Decomposition:
+    """Per-item decomposition of :func:`scott_pi`."""
+    rd = as_data(data)
+    require_two_coders(rd, "Scott's pi")
+    return build_decomposition(rd, "scott_pi", "pooled")[0]
+
+
+def scott_pi(data: DataLike) -> CoefficientResult:
+    """Scott's (1955) pi for two coders: chance from one pooled distribution.
+
+    .. math:: A_e = \\sum_k \\hat P(k)^2, \\qquad \\hat P(k) = \\frac{n_k}{2i}
+
+    (Artstein & Poesio 2008, §2.4.2). This is :func:`fleiss_pi` restricted to two coders
+    (multi-pi with :math:`c = 2` is pi); the two differ only in that ``scott_pi`` refuses data
+    with more than two coders (rows). Missing values: Gwet's convention, as in
+    :func:`fleiss_pi`. Also Di Eugenio & Glass's (2004) :math:`\\kappa_{S\\&C}` and Byrt et
+    al.'s (1993) bias-adjusted kappa (BAK).
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (2, n_items)
+        Two coders' values (or a two-slot agreement table), ``nan`` for missing.
+
+    Returns
+    -------
+    CoefficientResult
+
+    Raises
+    ------
+    ValueError
+        If the data does not have exactly two coders, no item is pairable, or the expected
+        agreement is 1.
+
+    References
+    ----------
+    Scott, W. A. (1955). Reliability of content analysis: the case of nominal scale coding.
+    Public Opinion Quarterly 19(3), 321–325. https://doi.org/10.1086/266577
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (A_e = 0.545, pi ≈ 0.341):
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(scott_pi(data).value, 3)
+    0.341
+    """
+    rd = as_data(data)
+    require_two_coders(rd, "Scott's pi")
+    decomposition, model = build_decomposition(rd, "scott_pi", "pooled")
+    return evaluate(rd, decomposition, model, "Scott's pi")
+
+
+def decompose_conger_kappa(
+    data: DataLike, *, distance: DistanceLike | None = None
+) -> Decomposition:
+    """Per-item decomposition of :func:`conger_kappa`."""
+    rd = as_data(data)
+    require_identified(rd, "Multi-kappa")
+    return build_decomposition(rd, "conger_kappa", "coder", agreement_weights(rd, distance))[0]
+
+
+def conger_kappa(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+    """Multi-kappa (Davies & Fleiss 1982; Conger 1980): kappa with per-coder chance.
+
+    .. math::
+
+        A_e = \\frac{1}{c(c-1)} \\sum_{g \\ne h} \\sum_{k,l} w_{kl}\\, p_{gk}\\, p_{hl},
+        \\qquad p_{gk} = \\frac{n_{gk}}{n_g}
+
+    the mean over (ordered) coder pairs of Cohen's expected agreement; :math:`A_o` as in
+    :func:`observed_agreement` (Artstein & Poesio 2008, §2.5.2). Missing values: Gwet's
+    (2014) generalisation as in irrCAC's ``CAC.conger()`` (each coder's distribution from all
+    of that coder's values, observed agreement over pairable items). Coders without any
+    value are left out of the chance model. With a ``distance`` this is Gwet's weighted
+    multi-kappa; asymmetric weights are averaged over both orders of each pair.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values, ``nan`` for missing; coders must be identified.
+    distance : Distance or array_like of shape (V, V), optional
+        Disagreement weights; nominal when omitted.
+
+    Returns
+    -------
+    CoefficientResult
+
+    Raises
+    ------
+    ValueError
+        For agreement-table data, fewer than two coders with values, no pairable item, or an
+        expected agreement of 1.
+
+    References
+    ----------
+    Conger, A. J. (1980). Integration and generalization of kappas for multiple raters.
+    Psychological Bulletin 88(2), 322–328. https://doi.org/10.1037/0033-2909.88.2.322
+
+    Davies, M. & Fleiss, J. L. (1982). Measuring agreement for multinomial data.
+    Biometrics 38(4), 1047–1051. https://doi.org/10.2307/2529886
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 4 (A_e = 0.396; recomputed kappa 0.8013, spec E5):
+
+    >>> table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]
+    >>> round(conger_kappa(ReliabilityData.from_contingency(table)).value, 4)
+    0.8013
+    """
+    rd = as_data(data)
+    require_identified(rd, "Multi-kappa")
+    decomposition, model = build_decomposition(
+        rd, "conger_kappa", "coder", agreement_weights(rd, distance)
+    )
+    return evaluate(rd, decomposition, model, "Multi-kappa")
+
+
+def decompose_cohen_kappa(data: DataLike) -> Decomposition:
+    """Per-item decomposition of :func:`cohen_kappa`."""
+    rd = as_data(data)
+    require_identified(rd, "Cohen's kappa")
+    require_two_coders(rd, "Cohen's kappa")
+    return build_decomposition(rd, "cohen_kappa", "coder")[0]
+
+
+def cohen_kappa(data: DataLike) -> CoefficientResult:
+    """Cohen's (1960) kappa for two coders: chance from each coder's own distribution.
+
+    .. math:: A_e = \\sum_k \\hat P(k|c_1)\\, \\hat P(k|c_2), \\qquad
+              \\hat P(k|c) = \\frac{n_{ck}}{n_c}
+
+    (Artstein & Poesio 2008, §2.4.3); Di Eugenio & Glass's (2004) :math:`\\kappa_{Co}`.
+    Missing values: Gwet's (2014) generalisation, as irrCAC's ``conger()`` on two coders:
+    observed agreement over items both coders labelled, each coder's distribution from all
+    of that coder's values. With complete data this is the textbook kappa (and scikit-learn's
+    ``cohen_kappa_score``).
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (2, n_items)
+        Two identified coders' values, ``nan`` for missing.
+
+    Returns
+    -------
+    CoefficientResult
+
+    Raises
+    ------
+    ValueError
+        For agreement-table data, a number of coders other than two, no item labelled by
+        both, or an expected agreement of 1.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
+    Psychological Measurement 20(1), 37–46. https://doi.org/10.1177/001316446002000104
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (A_e = 0.54, kappa ≈ 0.348):
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(cohen_kappa(data).value, 3)
+    0.348
+    """
+    rd = as_data(data)
+    require_identified(rd, "Cohen's kappa")
+    require_two_coders(rd, "Cohen's kappa")
+    decomposition, model = build_decomposition(rd, "cohen_kappa", "coder")
+    return evaluate(rd, decomposition, model, "Cohen's kappa")
+
+
+# -- Light's kappa --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LightKappaResult(CoefficientResult):
+    """Light's kappa, with the coder pairs it averaged and each pair's Cohen kappa.
+
+    ``observed`` and ``expected`` are the means of the pairs' observed and expected
+    agreements; ``value`` is the mean of the pairs' kappas (not computed from those means).
+    """
+
+    pairs: tuple[tuple[Hashable, Hashable], ...]
+    pair_values: tuple[float, ...]
+    skipped_pairs: tuple[tuple[Hashable, Hashable], ...]
+
+
+def _light_pairs(rd: ReliabilityData) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    present = (rd.codes != MISSING).astype(np.float64)
+    shared = present @ present.T
+    used: list[tuple[int, int]] = []
+    skipped: list[tuple[int, int]] = []
+    for g, h in combinations(range(rd.n_coders), 2):
+        (used if shared[g, h] > 0 else skipped).append((g, h))
+    return used, skipped
+
+
+def _csr_with_coder_columns(block: NDArray[np.bool_], rd: ReliabilityData) -> sparse.csr_matrix:
+    """``[block | coder columns]`` as CSR, built in O(nnz) without sorting.
+
+    ``block`` is a dense ``(n_items, a)`` indicator; the coder columns are those of
+    :func:`_coder_columns`, shifted by ``a``.
+    """
+    n_items, width = block.shape
+    block_rows, block_cols = np.nonzero(block)
+    present = (rd.codes != MISSING).T  # (items, coders), item-major like block
+    coder_rows, coder_of = np.nonzero(present)
+    coder_cols = width + coder_of * rd.n_values + rd.codes[coder_of, coder_rows]
+    per_row_block = np.bincount(block_rows, minlength=n_items)
+    per_row = per_row_block + np.bincount(coder_rows, minlength=n_items)
+    indptr = np.concatenate([[0], np.cumsum(per_row)])
+    index_type = np.int32 if indptr[-1] < np.iinfo(np.int32).max else np.int64
+    indptr = indptr.astype(index_type)
+    indices = np.empty(indptr[-1], dtype=index_type)
+    block_start = np.concatenate([[0], np.cumsum(per_row_block)])[:-1]
+    rank = np.arange(len(block_rows)) - block_start[block_rows]
+    indices[indptr[block_rows] + rank] = block_cols
+    coder_start = np.concatenate([[0], np.cumsum(per_row - per_row_block)])[:-1]
+    rank = np.arange(len(coder_rows)) - coder_start[coder_rows]
+    indices[indptr[coder_rows] + per_row_block[coder_rows] + rank] = coder_cols
+    shape = (n_items, width + rd.n_coders * rd.n_values)
+    return sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
+
+
+def _light_stats(
+    rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
+) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
+    first = np.array([g for g, _ in pairs], dtype=np.intp)
+    second = np.array([h for _, h in pairs], dtype=np.intp)
+    codes = rd.codes
+    both = (codes[first] != MISSING) & (codes[second] != MISSING)  # (pairs, items)
+    columns = np.empty((rd.n_items, len(pairs), 2), dtype=bool)
+    columns[:, :, 0] = (both & (codes[first] == codes[second])).T
+    columns[:, :, 1] = both.T
+    stats = _csr_with_coder_columns(columns.reshape(rd.n_items, -1), rd)
+    n_pairs = len(pairs)
+
+    def parts(totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+        totals = np.asarray(totals, dtype=np.float64)
+        agree = totals[..., 0 : 2 * n_pairs : 2]
+        both = totals[..., 1 : 2 * n_pairs : 2]
+        shares, _ = _coder_distributions(totals, rd.n_coders, rd.n_values)
+        observed = _divide(agree, both)
+        expected = (shares[..., first, :] * shares[..., second, :]).sum(axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappas = np.where(
+                np.abs(1 - expected) > _TOLERANCE, (observed - expected) / (1 - expected), np.nan
+            )
+        return observed, expected, kappas
+
+    return stats, parts
+
+
+def _mean_defined(
+    parts: Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]],
+) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    """``finalize`` for Light's kappa: mean of the defined pairwise kappas (nan if none)."""
+
+    def finalize(totals: NDArray[np.float64]) -> NDArray[np.float64]:
+        kappas = parts(totals)[2]
+        defined = ~np.isnan(kappas)
+        count = defined.sum(axis=-1)
+        total = np.where(defined, kappas, 0.0).sum(axis=-1)
+        return _divide(total, count.astype(np.float64))
+
+    return finalize
+
+
+def decompose_light_kappa(data: DataLike) -> Decomposition:
+    """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
+    rd = as_data(data)
+    require_identified(rd, "Light's kappa")
+    pairs, _ = _light_pairs(rd)
+    stats, parts = _light_stats(rd, pairs)
+    return Decomposition("light_kappa", stats, _mean_defined(parts))
+
+
+def light_kappa(data: DataLike) -> LightKappaResult:
+    """Light's (1971) kappa: the mean of Cohen's kappa over all pairs of coders.
+
+    .. math:: \\kappa_{Light} = \\binom{c}{2}^{-1} \\sum_{g < h} \\kappa_{gh}
+
+    Each pair's :math:`\\kappa_{gh}` is :func:`cohen_kappa` on coders g and h (missing
+    values: Gwet's convention). Pairs of coders who share no item, or whose kappa is
+    undefined (expected agreement 1), are skipped and listed in ``skipped_pairs``.
+    Artstein & Poesio (2008, §2.5) prefer the generalised coefficients
+    (:func:`conger_kappa`) to such averages.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Identified coders' values, ``nan`` for missing.
+
+    Returns
+    -------
+    LightKappaResult
+        With ``pairs`` (coder ids), ``pair_values`` and ``skipped_pairs``.
+
+    Raises
+    ------
+    ValueError
+        For agreement-table data, or when no pair of coders has a defined kappa.
+
+    References
+    ----------
+    Light, R. J. (1971). Measures of response agreement for qualitative data: some
+    generalizations and alternatives. Psychological Bulletin 76(5), 365–377.
+    https://doi.org/10.1037/h0031643
+
+    Examples
+    --------
+    With two coders it is Cohen's kappa (Artstein & Poesio 2008, Table 1):
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(light_kappa(data).value, 3)
+    0.348
+    """
+    rd = as_data(data)
+    require_identified(rd, "Light's kappa")
+    pairs, skipped = _light_pairs(rd)
+    if not pairs:
+        raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
+    stats, parts = _light_stats(rd, pairs)
+    decomposition = Decomposition("light_kappa", stats, _mean_defined(parts))
+    observed, expected, kappas = parts(decomposition.totals())
+    defined = ~np.isnan(kappas)
+    if not defined.any():
+        raise ValueError(
+            "Light's kappa is undefined: Cohen's kappa is undefined for every pair of coders "
+            "(expected agreement 1)."
+        )
+    used = [pair for pair, ok in zip(pairs, defined, strict=True) if ok]
+    skipped = sorted(skipped + [pair for pair, ok in zip(pairs, defined, strict=True) if not ok])
+
+    def ids(pair_list: list[tuple[int, int]]) -> tuple[tuple[Hashable, Hashable], ...]:
+        return tuple((rd.coders[g], rd.coders[h]) for g, h in pair_list)
+
+    return LightKappaResult(
+        name="light_kappa",
+        value=float(decomposition.evaluate()),
+        observed=float(observed[defined].mean()),
+        expected=float(expected[defined].mean()),
+        kind="agreement",
+        n_items=rd.n_items,
+        n_pairable_items=rd.n_pairable_items,
+        n_coders=rd.n_coders,
+        pairs=ids(used),
+        pair_values=tuple(float(k) for k in kappas[defined]),
+        skipped_pairs=ids(skipped),
+    )

@@ -1,0 +1,102 @@
+"""Cohen's (1968) weighted kappa, and Gwet's generalisation to more than two coders."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from metrics._stats import Decomposition
+from metrics.coefficients.agreement import (
+    DataLike,
+    DistanceLike,
+    agreement_weights,
+    as_data,
+    build_decomposition,
+    evaluate,
+    require_identified,
+)
+from metrics.coefficients.agreement import _Model as Model
+from metrics.coefficients.result import CoefficientResult
+from metrics.data import ReliabilityData
+
+__all__ = ["decompose_weighted_kappa", "weighted_kappa"]
+
+
+def _prepare(
+    data: DataLike, distance: DistanceLike
+) -> tuple[ReliabilityData, Decomposition, Model]:
+    rd = as_data(data)
+    require_identified(rd, "Weighted kappa")
+    if rd.n_coders < 2:
+        raise ValueError(f"Weighted kappa needs at least two coders; got {rd.n_coders}.")
+    weights = agreement_weights(rd, distance)
+    assert weights is not None
+    directed = rd.n_coders == 2 and not np.allclose(weights, weights.T)
+    decomposition, model = build_decomposition(
+        rd, "weighted_kappa", "coder", weights, directed=directed
+    )
+    return rd, decomposition, model
+
+
+def decompose_weighted_kappa(data: DataLike, *, distance: DistanceLike) -> Decomposition:
+    """Per-item decomposition of :func:`weighted_kappa`."""
+    return _prepare(data, distance)[1]
+
+
+def weighted_kappa(data: DataLike, *, distance: DistanceLike) -> CoefficientResult:
+    """Cohen's (1968) weighted kappa :math:`\\kappa_w`, normalised by the largest distance.
+
+    .. math::
+
+        \\kappa_w = 1 - \\frac{D_o}{D_e}, \\quad
+        D_o = \\frac{1}{d_{max}} \\frac{1}{i} \\sum_i d_{k(c_1,i)\\,k(c_2,i)}, \\quad
+        D_e = \\frac{1}{d_{max}} \\sum_{j,l} \\hat P(k_j|c_1) \\hat P(k_l|c_2)\\, d_{k_j k_l}
+
+    (Artstein & Poesio 2008, §2.6.2). The result reports agreements
+    :math:`A_o = 1 - D_o` and :math:`A_e = 1 - D_e`, so ``value = (A_o - A_e)/(1 - A_e)``.
+    With two coders the weights may be asymmetric (the first coder indexes rows, as in
+    Cohen 1968) and the diagonal need not be zero. With more than two coders this is
+    Gwet's (2014) weighted multi-kappa (irrCAC's weighted ``conger()``): observed and expected
+    agreement averaged over ordered coder pairs, so asymmetric weights are symmetrised.
+
+    Missing values: Gwet's (2014) convention, as in
+    :func:`~metrics.coefficients.agreement.conger_kappa`: :math:`D_o` over items labelled by
+    at least two coders, each coder's distribution from all of that coder's values.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Identified coders' values, ``nan`` for missing.
+    distance : Distance or array_like of shape (V, V)
+        A :class:`~metrics.distances.base.Distance` or a ``V × V`` matrix of disagreement
+        weights over ``data.domain`` (Cohen's :math:`v`). With nominal weights
+        :math:`\\kappa_w = \\kappa`.
+
+    Returns
+    -------
+    CoefficientResult
+
+    Raises
+    ------
+    ValueError
+        For agreement-table data, fewer than two coders, a distance of the wrong shape or
+        zero everywhere, no pairable item, or :math:`D_e = 0`.
+
+    References
+    ----------
+    Cohen, J. (1968). Weighted kappa: nominal scale agreement with provision for scaled
+    disagreement or partial credit. Psychological Bulletin 70(4), 213–220.
+    https://doi.org/10.1037/h0026256
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 4 with the §2.7.2 weights (0.5 to or from CHCK;
+    D_o = 0.09, D_e = 0.49, kappa_w ≈ 0.8163):
+
+    >>> from metrics.data import ReliabilityData
+    >>> table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]  # rows coder A: STAT, IREQ, CHCK
+    >>> d = [[0, 1, 0.5], [1, 0, 0.5], [0.5, 0.5, 0]]
+    >>> round(weighted_kappa(ReliabilityData.from_contingency(table), distance=d).value, 4)
+    0.8163
+    """
+    rd, decomposition, model = _prepare(data, distance)
+    return evaluate(rd, decomposition, model, "Weighted kappa")

@@ -1,0 +1,389 @@
+"""One call for every coefficient on a data set: the public JSON contract of the library.
+
+:func:`report` computes observed agreement, S, pi, kappa, alpha, weighted kappa, Light's
+kappa, AC1/AC2 and Brennan–Prediger, optionally with bootstrap intervals and analytic
+standard errors, and the true-agreement interval for two coders and two categories. The
+dictionary it returns is what ``python -m metrics report --json`` prints; ``docs/metrics.md``
+documents it field by field.
+
+A coefficient that is undefined on the data (for example pi when every value is the same) or
+whose module is not installed is left out of ``coefficients`` and listed under ``skipped``
+with the reason, so one undefined number never hides the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from metrics.coefficients.alpha import _as_data
+from metrics.coefficients.result import CoefficientResult
+from metrics.data import ReliabilityData
+from metrics.distances import distance_names, get_distance
+from metrics.distances.base import Distance
+
+Level = Literal["nominal", "ordinal", "interval", "ratio", "set", "hierarchy"]
+LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
+#: Distance used at each level when none is given (None: the nominal distance).
+DEFAULT_DISTANCE: dict[str, str | None] = {
+    "nominal": None,
+    "ordinal": "ordinal",
+    "interval": "interval",
+    "ratio": "ratio",
+    "set": "masi",
+    "hierarchy": "tree",
+}
+#: Order of the keys in ``coefficients``.
+COEFFICIENT_KEYS: tuple[str, ...] = (
+    "observed_agreement",
+    "s",
+    "pi",
+    "kappa",
+    "alpha",
+    "kappa_w",
+    "light_kappa",
+    "ac1",
+    "brennan_prediger",
+)
+
+Function = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How to compute, decompose and give the analytic SE of one report entry."""
+
+    key: str
+    module: str
+    function: str
+    decompose: str
+    weighted: bool = False
+    se: tuple[str, str, bool] | None = None  # (function, coefficient argument, weighted)
+
+
+def _specs(n_coders: int, weighted: bool) -> list[_Spec]:
+    two = n_coders == 2
+    agreement = "metrics.coefficients.agreement"
+    analytic_pi = ("linearized_se", "fleiss", False)
+    specs = [
+        _Spec("observed_agreement", agreement, "observed_agreement",
+              "decompose_observed_agreement"),
+        _Spec("s", agreement, "bennett_s", "decompose_bennett_s",
+              se=("linearized_se", "brennan_prediger", False)),
+        _Spec("pi", agreement, "scott_pi" if two else "fleiss_pi",
+              "decompose_scott_pi" if two else "decompose_fleiss_pi", se=analytic_pi),
+        _Spec("kappa", agreement, "cohen_kappa" if two else "conger_kappa",
+              "decompose_cohen_kappa" if two else "decompose_conger_kappa",
+              se=("cohen_kappa_se", "", False) if two else ("linearized_se", "conger", False)),
+        _Spec("alpha", "metrics.coefficients.alpha", "krippendorff_alpha",
+              "decompose_krippendorff_alpha", weighted=True,
+              se=("linearized_se", "alpha", True)),
+    ]  # fmt: skip
+    if two and weighted:
+        specs.append(
+            _Spec("kappa_w", "metrics.coefficients.weighted", "weighted_kappa",
+                  "decompose_weighted_kappa", weighted=True, se=("cohen_kappa_se", "", True))
+        )  # fmt: skip
+    specs += [
+        _Spec("light_kappa", agreement, "light_kappa", "decompose_light_kappa"),
+        _Spec("ac1", "metrics.coefficients.gwet", "gwet_ac1", "decompose_gwet_ac1",
+              weighted=True, se=("linearized_se", "ac1", True)),
+        _Spec("brennan_prediger", "metrics.coefficients.gwet", "brennan_prediger",
+              "decompose_brennan_prediger", weighted=True,
+              se=("linearized_se", "brennan_prediger", True)),
+    ]  # fmt: skip
+    return specs
+
+
+def _load(module: str, name: str) -> Function | None:
+    try:
+        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+    except (ImportError, AttributeError):
+        return None
+
+
+def resolve_distance(
+    level: str, distance: str | Distance | npt.ArrayLike | None, tree: Any = None
+) -> Distance | None:
+    """The distance a report uses: ``distance`` if given, else the level's default.
+
+    Parameters
+    ----------
+    level : {"nominal", "ordinal", "interval", "ratio", "set", "hierarchy"}
+    distance : str, Distance, array_like (V, V) or None
+        A registry name (see :func:`metrics.distances.get_distance`), a distance, or a matrix.
+    tree : optional
+        The hierarchy for ``tree``/``melamed_resnik`` distances (a ``{node: parent}`` mapping).
+
+    Returns
+    -------
+    Distance or None
+        None means the nominal distance (unweighted coefficients).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"Unknown level {level!r}; choose one of {', '.join(LEVELS)}.")
+    chosen = DEFAULT_DISTANCE[level] if distance is None else distance
+    if chosen is None:
+        return None
+    if isinstance(chosen, str):
+        if chosen == "nominal":
+            return None
+        if chosen in ("tree", "melamed_resnik"):
+            if tree is None:
+                raise ValueError(f"The {chosen} distance needs a tree (node, parent).")
+            return get_distance(chosen, tree=tree)
+        return get_distance(chosen)
+    if isinstance(chosen, Distance):
+        return chosen
+    from metrics.distances.scalar import MatrixDistance
+
+    return MatrixDistance(chosen)  # type: ignore[return-value]
+
+
+def _entry(result: CoefficientResult) -> dict[str, Any]:
+    return {
+        "value": float(result.value),
+        "observed": float(result.observed),
+        "expected": float(result.expected),
+        "kind": result.kind,
+    }
+
+
+def _analytic_se(
+    spec: _Spec, data: ReliabilityData, distance: Distance | None, value: float, level: float
+) -> float | None:
+    """The analytic SE when the analytic module computes the same estimate, else None."""
+    if spec.se is None:
+        return None
+    function_name, coefficient, weighted = spec.se
+    function = _load("metrics.uncertainty.analytic", function_name)
+    if function is None:
+        return None
+    options: dict[str, Any] = {"level": level}
+    if coefficient:
+        options["coefficient"] = coefficient
+    if weighted and distance is not None:
+        options["distance"] = distance
+    try:
+        result = function(data, **options)
+    except (ValueError, ZeroDivisionError, FloatingPointError):
+        return None
+    se = float(result.se)
+    if not np.isfinite(se) or abs(float(result.estimate) - value) > 1e-9:
+        return None
+    return se
+
+
+def _interval(
+    decompose: Function,
+    options: Mapping[str, Any],
+    data: ReliabilityData,
+    *,
+    replicates: int,
+    seed: int,
+    level: float,
+    method: str,
+) -> dict[str, Any]:
+    bootstrap = _load("metrics.uncertainty.bootstrap", "bootstrap")
+    if bootstrap is None:
+        raise ImportError("metrics.uncertainty.bootstrap is not available")
+    decomposition = decompose(data, **options)
+    result = bootstrap(decomposition, replicates=replicates, seed=seed, level=level, method=method)
+    return {
+        "low": float(result.low),
+        "high": float(result.high),
+        "level": float(result.level),
+        "method": str(result.method),
+        "replicates": int(result.replicates),
+    }
+
+
+def _true_agreement(
+    data: ReliabilityData, level: float, model: str
+) -> tuple[dict[str, Any] | None, str | None]:
+    if data.n_coders != 2:
+        return None, None
+    if data.n_values != 2:
+        return None, "the true-agreement interval needs two categories (a 2 × 2 table)"
+    function = _load("metrics.uncertainty.true_agreement", "true_agreement_interval")
+    if function is None:
+        return None, "metrics.uncertainty.true_agreement is not available"
+    both = (data.codes >= 0).all(axis=0)
+    first, second = data.codes[0, both], data.codes[1, both]
+    table = np.bincount(first * 2 + second, minlength=4).reshape(2, 2)
+    try:
+        interval = function(table, model=model, level=level)
+    except ValueError as error:
+        return None, str(error)
+    return {
+        "low": interval.low,
+        "high": interval.high,
+        "level": float(interval.level),
+        "model": str(interval.model),
+    }, None
+
+
+@dataclass(frozen=True)
+class _Settings:
+    replicates: int
+    seed: int
+    level: float
+    method: str
+
+
+def _compute(
+    spec: _Spec,
+    data: ReliabilityData,
+    distance: Distance | None,
+    settings: _Settings,
+    skipped: dict[str, str],
+) -> dict[str, Any] | None:
+    """One coefficient's entry, or None (and the reason in ``skipped``)."""
+    function = _load(spec.module, spec.function)
+    if function is None:
+        skipped[spec.key] = f"{spec.module}.{spec.function} is not available"
+        return None
+    options: dict[str, Any] = {}
+    if spec.weighted and distance is not None:
+        options["distance"] = distance
+    try:
+        result = function(data, **options)
+    except ValueError as error:
+        skipped[spec.key] = str(error)
+        return None
+    entry = _entry(result)
+    if not settings.replicates:
+        return entry
+    decompose = _load(spec.module, spec.decompose)
+    try:
+        if decompose is None:
+            raise ImportError(f"{spec.module}.{spec.decompose} is not available")
+        entry["ci"] = _interval(
+            decompose, options, data,
+            replicates=settings.replicates, seed=settings.seed, level=settings.level,
+            method=settings.method,
+        )  # fmt: skip
+    except (ValueError, ImportError) as error:
+        skipped[f"{spec.key}.ci"] = str(error)
+    se = _analytic_se(spec, data, distance, entry["value"], settings.level)
+    if se is not None:
+        entry["se"] = se
+    return entry
+
+
+def report(
+    data: ReliabilityData | npt.ArrayLike,
+    *,
+    level: Level | str = "nominal",
+    distance: str | Distance | npt.ArrayLike | None = None,
+    tree: Any = None,
+    bootstrap: int = 0,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: Literal["bca", "percentile"] = "bca",
+    true_agreement_model: Literal["conservative", "homogeneity"] = "conservative",
+) -> dict[str, Any]:
+    """Every applicable coefficient of ``data`` as a JSON-ready dictionary.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values with ``nan``/None for missing.
+    level : {"nominal", "ordinal", "interval", "ratio", "set", "hierarchy"}, default "nominal"
+        Sets the default distance: none (nominal), ordinal (Krippendorff's), interval, ratio,
+        ``masi`` for sets, ``tree`` for hierarchies.
+    distance : str, Distance or array_like (V, V), optional
+        Overrides the level's distance. It weights alpha, kappa_w, AC1 (then AC2) and
+        Brennan–Prediger; observed agreement, S, pi, kappa and Light's kappa stay unweighted.
+    tree : optional
+        ``{node: parent}`` for the hierarchy distances.
+    bootstrap : int, default 0
+        Number of bootstrap replicates (items resampled); 0 for none. With replicates, each
+        coefficient gets ``ci`` and, where an analytic formula exists, ``se``.
+    seed : int, default 0
+        Bootstrap seed; every coefficient resamples the same items.
+    confidence : float, default 0.95
+        Level of the bootstrap and true-agreement intervals.
+    method : {"bca", "percentile"}, default "bca"
+    true_agreement_model : {"conservative", "homogeneity"}, default "conservative"
+
+    Returns
+    -------
+    dict
+        ``n_items``, ``n_coders``, ``n_annotations``, ``n_pairable_items``, ``level``,
+        ``distance``, ``coefficients`` (key → ``{"value", "observed", "expected", "kind"}``
+        plus ``ci``/``se``), ``true_agreement`` (two coders, two categories) and ``skipped``
+        (key → reason). See ``docs/metrics.md``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown level or distance, a bad ``confidence`` or ``bootstrap``.
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (A_o 0.7, S 0.4, π ≈ 0.341, κ ≈ 0.348):
+
+    >>> pairs = [("S", "S")] * 20 + [("I", "S")] * 20 + [("S", "I")] * 10 + [("I", "I")] * 50
+    >>> result = report(np.array(pairs, dtype=object).T)
+    >>> [round(result["coefficients"][key]["value"], 3) for key in ("observed_agreement", "s")]
+    [0.7, 0.4]
+    >>> [round(result["coefficients"][key]["value"], 3) for key in ("pi", "kappa")]
+    [0.341, 0.348]
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
+    if bootstrap < 0 or int(bootstrap) != bootstrap:
+        raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
+    rd = _as_data(data, None)
+    coefficients: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    default = DEFAULT_DISTANCE.get(level) if distance is None else None
+    if default is not None and default not in distance_names():
+        # The level's own distance lives in a module that is not installed: report the
+        # unweighted coefficients and say so, rather than fail.
+        skipped["distance"] = (
+            f"the {default} distance is not available; coefficients are unweighted"
+        )
+        resolved = None
+    else:
+        resolved = resolve_distance(level, distance, tree)
+    settings = _Settings(int(bootstrap), seed, confidence, method)
+    for spec in _specs(rd.n_coders, resolved is not None):
+        entry = _compute(spec, rd, resolved, settings, skipped)
+        if entry is not None:
+            coefficients[spec.key] = entry
+    output: dict[str, Any] = {
+        "n_items": rd.n_items,
+        "n_coders": rd.n_coders,
+        "n_annotations": rd.n_annotations,
+        "n_pairable_items": rd.n_pairable_items,
+        "level": level,
+        "distance": _distance_name(resolved),
+        "coefficients": coefficients,
+    }
+    true_agreement, reason = _true_agreement(rd, confidence, true_agreement_model)
+    if true_agreement is not None:
+        output["true_agreement"] = true_agreement
+    if reason is not None:
+        skipped["true_agreement"] = reason
+    output["skipped"] = skipped
+    return output
+
+
+def _distance_name(distance: Distance | None) -> str:
+    return "nominal" if distance is None else str(distance.name)
+
+
+__all__ = [
+    "COEFFICIENT_KEYS",
+    "DEFAULT_DISTANCE",
+    "LEVELS",
+    "report",
+    "resolve_distance",
+]
