@@ -98,7 +98,7 @@ class EngineDouble:
             "point_report",
             "diagnostics",
             "decompositions",
-            "bootstrap_chunk",
+            "bootstrap_chunks",
             "bootstrap_combine",
             "add_analytic_se",
             "metrics_version",
@@ -150,6 +150,12 @@ class EngineDouble:
 
     def decompositions(self, data: Any, params: Any, *, parents: Any) -> dict:
         return {"alpha": data}
+
+    def bootstrap_chunks(self, decompositions: Any, *, seed: int, start: int, stop: int) -> dict:
+        return {
+            name: self.bootstrap_chunk(data, seed=seed, start=start, stop=stop)
+            for name, data in decompositions.items()
+        }
 
     def bootstrap_chunk(self, data: Any, *, seed: int, start: int, stop: int) -> list:
         shares = self._per_item(data)

@@ -299,6 +299,79 @@ def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> 
     return [None if math.isnan(v) else float(v) for v in values.tolist()]
 
 
+def bootstrap_chunks(
+    decompositions: Mapping[str, Any], *, seed: int, start: int, stop: int
+) -> dict[str, list[float | None]]:
+    """Replicates ``start``..``stop - 1`` of several coefficients of the same items at once.
+
+    Every coefficient resamples the same items per replicate (``[seed, r]``), so drawing
+    the resampling counts once and multiplying them with all coefficients' statistics gives
+    each coefficient's replicate values as its own ``bootstrap_chunk`` would, for the cost of
+    one draw instead of one per coefficient (the draw dominates on large data).
+    """
+    names = list(decompositions)
+    if len(names) <= 1:
+        return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
+                for n in names}  # fmt: skip
+    chunk = _attr("metrics.uncertainty.bootstrap", "bootstrap_chunk")
+    stacked = _Stacked.of([decompositions[n] for n in names])
+    first = chunk(stacked.decomposition, seed=seed, start=start, stop=stop)
+    out = {names[0]: first}
+    for index, name in enumerate(names[1:], start=1):
+        out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
+    return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
+
+
+class _Stacked:
+    """One decomposition whose statistics are every coefficient's, side by side.
+
+    Its ``finalize`` returns the first coefficient and records the others' values, block
+    by block, in the order the bootstrap evaluates them.
+    """
+
+    def __init__(self, parts: Sequence[Any], decomposition_class: type) -> None:
+        self.parts = list(parts)
+        self.widths = [int(p.item_stats.shape[1]) for p in self.parts]
+        self.values: list[list[np.ndarray]] = [[] for _ in self.parts]
+        self.decomposition = decomposition_class(
+            "stacked", _StackedStats(self.parts), self.finalize
+        )
+
+    @classmethod
+    def of(cls, parts: Sequence[Any]) -> _Stacked:
+        return cls(parts, _attr("metrics._stats", "Decomposition"))
+
+    def finalize(self, totals: np.ndarray) -> np.ndarray:
+        offsets = np.cumsum([0, *self.widths])
+        result = None
+        for index, part in enumerate(self.parts):
+            piece = totals[..., offsets[index] : offsets[index + 1]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.asarray(part.finalize(piece), dtype=np.float64)
+            if index == 0:
+                result = values
+            else:
+                values = values.reshape(-1)
+                self.values[index].append(np.where(np.isfinite(values), values, np.nan))
+        return result  # type: ignore[return-value]
+
+
+class _StackedStats:
+    """``W @ [S_1 | S_2 | ...]`` computed part by part (dense with BLAS, sparse with scipy)."""
+
+    __array_ufunc__ = None  # ``ndarray @ self`` defers to ``__rmatmul__``
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = parts
+        self.shape = (int(parts[0].item_stats.shape[0]), sum(p.item_stats.shape[1] for p in parts))
+
+    def __rmatmul__(self, weights: np.ndarray) -> np.ndarray:
+        return np.hstack([np.asarray(weights @ p.item_stats) for p in self.parts])
+
+    def sum(self, axis: int = 0) -> np.ndarray:
+        return np.hstack([np.asarray(p.item_stats.sum(axis=axis)).ravel() for p in self.parts])
+
+
 def bootstrap_combine(
     decomposition: Any,
     chunks: Sequence[Sequence[float | None]],

@@ -22,15 +22,17 @@ import hashlib
 import json
 import logging
 import math
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -65,7 +67,13 @@ _NOT_HASHED = frozenset({"chunk_size"})
 
 
 def heartbeat_timeout() -> timedelta:
+    """How long a running computation may stay silent before the sweep requeues it."""
     return timedelta(seconds=getattr(settings, "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300))
+
+
+def heartbeat_interval() -> float:
+    """How often a working task refreshes its heartbeat (well under the timeout)."""
+    return heartbeat_timeout().total_seconds() / 5
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -86,7 +94,8 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     params["coefficients"] = list(dict.fromkeys(coefficients))
     if params["level"] not in LEVELS:
         errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
-    if params["distance"] not in engine.distance_names():
+    known = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
+    if params["distance"] not in known:
         errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
     if not (isinstance(params["bootstrap"], int) and 0 <= params["bootstrap"] <= MAX_BOOTSTRAP):
         errors["bootstrap"] = f"The bootstrap size is a whole number from 0 to {MAX_BOOTSTRAP}."
@@ -319,6 +328,33 @@ def _names(loaded: _Loaded, computation: Computation) -> tuple[dict, dict]:
     return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
 
 
+@contextmanager
+def _heartbeat(computation_id: int) -> Iterator[None]:
+    """Beat from a side thread while a long step computes, so the sweep knows it is alive.
+
+    A SIGKILLed worker takes the thread with it: the beats stop and the sweep requeues.
+    """
+    stop = threading.Event()
+
+    def beat() -> None:
+        beaten = False
+        try:
+            while not stop.wait(heartbeat_interval()):
+                _beat(computation_id)
+                beaten = True
+        finally:
+            if beaten:
+                connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{computation_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> None:
     """Run one step of a running computation; any failure marks it failed with the reason."""
     computation = Computation.objects.select_related("question").filter(pk=computation_id).first()
@@ -326,7 +362,8 @@ def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> No
         logger.info("computation step skipped id=%s (not running)", computation_id)
         return
     try:
-        step(computation)
+        with _heartbeat(computation_id):
+            step(computation)
     except (engine.EngineUnavailableError, ValueError) as error:
         computation_fail(computation_id=computation_id, error=str(error))
     except Exception as error:
@@ -341,29 +378,35 @@ def computation_run(*, computation_id: int) -> None:
 
 def _run_step(computation: Computation) -> None:
     params = computation.parameters
-    started = time.monotonic()
+    clock = time.monotonic()
+    seconds: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+
     loaded = _load(computation)
+    lap("read")
     _beat(computation.pk, 0.1)
     item_names, coder_names = _names(loaded, computation)
     replicates = int(params["bootstrap"])
     fan_out = replicates > int(params["chunk_size"])
-    results = engine.point_report(
-        loaded.data,
-        params,
-        parents=loaded.scope.parents,
-        bootstrap=0 if fan_out else replicates,
-    )
+    results = engine.point_report(loaded.data, params, parents=loaded.scope.parents, bootstrap=0)
+    lap("report")
     _beat(computation.pk, 0.25)
     results["diagnostics"] = engine.diagnostics(
         loaded.data, coder_names=coder_names, item_names=item_names
     )
+    lap("diagnostics")
     results["bootstrap"] = {
         "replicates": replicates,
         "seed": params["seed"],
         "confidence": params["confidence"],
         "chunks": 0,
     }
-    results["seconds"] = {"run": round(time.monotonic() - started, 3)}
+    results["seconds"] = seconds
     common = {
         "fingerprint": loaded.scope.fingerprint,
         "n_annotations": loaded.scope.n_annotations,
@@ -371,31 +414,73 @@ def _run_step(computation: Computation) -> None:
         "results": results,
         "heartbeat_at": timezone.now(),
     }
-    if not fan_out:
-        Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
-            status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
+    if replicates:
+        try:
+            engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
+        except engine.EngineUnavailableError as error:
+            results.setdefault("skipped", {})["se"] = str(error)
+        decompositions = _decompositions_of(loaded, params, results)
+        if fan_out:
+            _fan_out(computation, loaded, decompositions, common, replicates)
+            return
+        values = engine.bootstrap_chunks(
+            decompositions, seed=int(params["seed"]), start=0, stop=replicates
         )
-        logger.info("computation done id=%s", computation.pk)
-        return
-    try:
-        engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
-    except engine.EngineUnavailableError as error:
-        results.setdefault("skipped", {})["se"] = str(error)
-    _fan_out(computation, loaded, common, replicates, int(params["chunk_size"]))
+        _apply_intervals(results, decompositions, [values], params)
+        lap("bootstrap")
+    Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
+        status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
+    )
+    logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _decompositions_of(
+    loaded: _Loaded, params: Mapping[str, Any], results: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Decompositions of the reported coefficients (those the data leaves undefined are not)."""
+    reported = [name for name in params["coefficients"] if name in results["coefficients"]]
+    return engine.decompositions(
+        loaded.data, {**params, "coefficients": reported}, parents=loaded.scope.parents
+    )
+
+
+def _apply_intervals(
+    results: dict[str, Any],
+    decompositions: Mapping[str, Any],
+    chunks: Sequence[Mapping[str, Sequence[float | None]]],
+    params: Mapping[str, Any],
+) -> None:
+    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE)."""
+    coefficients = results.get("coefficients", {})
+    skipped = results.setdefault("skipped", {})
+    for name, decomposition in decompositions.items():
+        entry = coefficients.get(name)
+        if entry is None:
+            continue
+        try:
+            interval = engine.bootstrap_combine(
+                decomposition,
+                [chunk[name] for chunk in chunks],
+                seed=int(params["seed"]),
+                replicates=int(params["bootstrap"]),
+                confidence=float(params["confidence"]),
+            )
+        except ValueError as error:  # e.g. fewer than two valid replicates
+            skipped[f"{name}.ci"] = str(error)
+            continue
+        entry["ci"] = interval["ci"]
+        entry["bootstrap_se"] = interval.get("se")
 
 
 def _fan_out(
     computation: Computation,
     loaded: _Loaded,
+    decompositions: dict[str, Any],
     common: dict[str, Any],
     replicates: int,
-    chunk_size: int,
 ) -> None:
-    # Fail now, not in every chunk, when the coefficients have no decomposition; keep them
-    # for the chunks this process will run.
-    decompositions = engine.decompositions(
-        loaded.data, computation.parameters, parents=loaded.scope.parents
-    )
+    # Kept for the chunks this process will run: they need not read the annotations again.
+    chunk_size = int(computation.parameters["chunk_size"])
     _DECOMPOSITION_CACHE.clear()
     _DECOMPOSITION_CACHE[computation.pk] = (loaded.scope.fingerprint, decompositions)
     total = math.ceil(replicates / chunk_size)
@@ -445,9 +530,7 @@ def _decompositions_for(computation: Computation) -> dict[str, Any]:
         raise ValueError(
             "The annotations changed while the bootstrap ran; request the computation again."
         )
-    decompositions = engine.decompositions(
-        loaded.data, computation.parameters, parents=loaded.scope.parents
-    )
+    decompositions = _decompositions_of(loaded, computation.parameters, computation.results or {})
     _DECOMPOSITION_CACHE.clear()
     _DECOMPOSITION_CACHE[computation.pk] = (computation.fingerprint, decompositions)
     return decompositions
@@ -465,10 +548,9 @@ def computation_chunk_run(*, chunk_id: int) -> None:
         _beat(computation.pk)
         decompositions = _decompositions_for(computation)
         seed = int(computation.parameters["seed"])
-        values = {
-            name: engine.bootstrap_chunk(dec, seed=seed, start=chunk.start, stop=chunk.stop)
-            for name, dec in decompositions.items()
-        }
+        values = engine.bootstrap_chunks(
+            decompositions, seed=seed, start=chunk.start, stop=chunk.stop
+        )
         with transaction.atomic():
             wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
                 done=True, values=values, finished_at=timezone.now()
@@ -500,24 +582,11 @@ def _combine_step(computation: Computation) -> None:
         # A chunk was lost: go back to the chunk phase; the sweep or the chunks finish it.
         Computation.objects.filter(pk=computation.pk).update(phase="chunks")
         return
-    params = computation.parameters
     decompositions = _decompositions_for(computation)
     results = dict(computation.results or {})
-    coefficients = results.get("coefficients", {})
-    for name, decomposition in decompositions.items():
-        interval = engine.bootstrap_combine(
-            decomposition,
-            [(chunk.values or {})[name] for chunk in chunks],
-            seed=int(params["seed"]),
-            replicates=int(params["bootstrap"]),
-            confidence=float(params["confidence"]),
-        )
-        entry = coefficients.get(name)
-        if entry is None:
-            continue
-        entry["ci"] = interval["ci"]
-        entry["bootstrap_se"] = interval.get("se")
-    results["coefficients"] = coefficients
+    _apply_intervals(
+        results, decompositions, [chunk.values or {} for chunk in chunks], computation.parameters
+    )
     Computation.objects.filter(
         pk=computation.pk, status=ComputationStatus.RUNNING, phase="combining"
     ).update(

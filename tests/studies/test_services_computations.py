@@ -367,7 +367,7 @@ def test_a_redelivered_chunk_or_combine_message_changes_nothing(
     chunk = ComputationChunk.objects.filter(computation=computation).first()
     computation_chunk_task(chunk.pk)
     computation_combine_task(computation.pk)
-    assert engine_double.calls["bootstrap_chunk"] == 3
+    assert engine_double.calls["bootstrap_chunks"] == 3
     assert engine_double.calls["bootstrap_combine"] == 1
 
 
@@ -391,7 +391,7 @@ def test_chunks_of_a_requeued_computation_are_not_computed_again(
         assert computations_sweep(timeout=timedelta(minutes=5)) == [computation.pk]
     computation.refresh_from_db()
     assert computation.status == ComputationStatus.DONE
-    assert engine_double.calls["bootstrap_chunk"] == 3  # 1 before, 2 after: none twice
+    assert engine_double.calls["bootstrap_chunks"] == 3  # 1 before, 2 after: none twice
 
 
 # -- sweep --------------------------------------------------------------------------------------

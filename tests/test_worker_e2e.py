@@ -1,0 +1,189 @@
+"""Computations end to end: PostgreSQL, Redis and real Celery worker processes.
+
+Run with ``-p tests.plugins.services`` and ``AGREEMENT_SERVICES=1``, ``DATABASE_URL=postgres://…``
+and ``CELERY_BROKER_URL=redis://…``. The API request, polling, the result, the history,
+staleness, idempotency, a worker SIGKILLed in the middle of a computation, and a bootstrap
+fanned out over two workers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from studies.models import (
+    Annotation,
+    Computation,
+    ComputationChunk,
+    ComputationScope,
+    ComputationStatus,
+    Role,
+)
+from studies.services.computations import computation_request, computations_sweep
+from studies.tasks import computation_run_task
+from tests.computation_helpers import label_round, nominal_question, random_table, requires_metrics
+from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
+from tests.plugins.services import WorkerProcess
+
+pytestmark = [
+    pytest.mark.services,
+    requires_metrics,
+    pytest.mark.urls("tests.api.computation_urlconf"),
+]
+
+
+def wait_until(
+    condition: Callable[[], bool], worker: WorkerProcess | None, timeout: float = 120.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    log = worker.log()[-4000:] if worker is not None else ""
+    raise AssertionError(f"Timed out after {timeout:.0f} s.\n{log}")
+
+
+def status_of(pk: int) -> str:
+    return Computation.objects.values_list("status", flat=True).get(pk=pk)
+
+
+def finished(pk: int) -> Callable[[], bool]:
+    return lambda: status_of(pk) in (ComputationStatus.DONE, ComputationStatus.FAILED)
+
+
+def scope(n_coders: int, n_items: int, *, seed: int = 1) -> tuple[Any, Any, Any, Any]:
+    study = StudyFactory()
+    user = UserFactory()
+    MembershipFactory(study=study, user=user, role=Role.MANAGER)
+    question = nominal_question(study)
+    round_ = RoundFactory(study=study, name="Round 1", position=1)
+    label_round(round_, question, random_table(n_coders, n_items, "abc", agree=0.75, seed=seed))
+    return study, user, question, round_
+
+
+def test_request_poll_result_history_staleness_and_idempotency_over_the_api(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    study, user, question, round_ = scope(3, 300)
+    client = APIClient()
+    client.force_authenticate(user=user)
+    base = f"/api/v1/studies/{study.pk}/computations/"
+    body = {"question": question.pk, "round": round_.pk, "bootstrap": 200, "seed": 3}
+
+    response = client.post(base, body, format="json")
+    assert response.status_code == 202, response.json()
+    location = response["Location"]
+    polled: dict[str, Any] = {}
+
+    def done() -> bool:
+        polled.update(client.get(location).json())
+        return polled["status"] in ("done", "failed")
+
+    wait_until(done, celery_worker_process)
+    assert polled["status"] == "done", polled["error"]
+    assert polled["progress"] == 1.0
+    assert len(polled["fingerprint"]) == 64
+    assert polled["n_annotations"] == 900
+    alpha = polled["results"]["coefficients"]["alpha"]
+    assert alpha["ci"]["low"] <= alpha["value"] <= alpha["ci"]["high"]
+
+    history = client.get(f"/api/v1/studies/{study.pk}/history/").json()
+    (entry,) = history["questions"]
+    assert entry["rounds"][0]["computation"] == polled["id"]
+    assert entry["rounds"][0]["coefficients"]["alpha"]["value"] == alpha["value"]
+
+    again = client.post(base, body, format="json")
+    assert again.status_code == 200
+    assert again.json()["id"] == polled["id"]
+
+    # Delivered twice more: nothing runs again.
+    computation_run_task.delay(polled["id"])
+    computation_run_task.delay(polled["id"])
+    time.sleep(2)
+    computation = Computation.objects.get(pk=polled["id"])
+    assert computation.attempts == 1
+    assert Computation.objects.filter(question=question).count() == 1
+
+    Annotation.objects.filter(round=round_).first().delete()
+    assert client.get(location).json()["stale"] is True
+    fresh = client.post(base, body, format="json")
+    assert fresh.status_code == 202
+    wait_until(finished(fresh.json()["id"]), celery_worker_process)
+    assert status_of(fresh.json()["id"]) == ComputationStatus.DONE
+
+
+def test_a_worker_killed_mid_computation_loses_nothing(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    study, _, question, round_ = scope(4, 10_000, seed=5)
+    computation = computation_request(
+        study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+        parameters={"bootstrap": 5000, "chunk_size": 10_000, "seed": 1},
+    ).computation  # fmt: skip
+    wait_until(lambda: status_of(computation.pk) == "running", celery_worker_process)
+    time.sleep(1.0)  # well into the computation
+    assert status_of(computation.pk) == ComputationStatus.RUNNING
+    celery_worker_process.kill()
+    assert status_of(computation.pk) == ComputationStatus.RUNNING  # stuck: its worker is gone
+
+    celery_worker_process.start()
+    time.sleep(1.5)  # longer than the sweep's timeout below: the heartbeat has stopped
+    requeued = computations_sweep(timeout=timedelta(seconds=1))
+    assert computation.pk in requeued
+    wait_until(finished(computation.pk), celery_worker_process, timeout=300)
+    computation.refresh_from_db()
+    assert computation.status == ComputationStatus.DONE, computation.error
+    assert computation.attempts >= 2
+    assert computation.results["coefficients"]["alpha"]["ci"]["low"] is not None
+    assert Computation.objects.filter(question=question).count() == 1
+
+
+def chaining_worker(fixture_worker: WorkerProcess, name: str) -> WorkerProcess:
+    """A worker on the fixture's queue whose own follow-up tasks stay on that queue."""
+    env = dict(fixture_worker.env)
+    env.update(
+        DJANGO_SETTINGS_MODULE="tests.e2e_worker_settings",
+        AGREEMENT_TEST_QUEUE=fixture_worker.queue,
+    )
+    worker = WorkerProcess(
+        env=env,
+        queue=fixture_worker.queue,
+        log_path=fixture_worker.log_path.with_name(f"{name}.log"),
+    )
+    worker.hostname = f"{fixture_worker.queue}-{name}@%h"
+    return worker
+
+
+def test_a_large_bootstrap_fans_out_over_two_workers(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    # The fixture's worker would send chunks to the default queue: replace it by two
+    # workers that keep them on the test's queue.
+    celery_worker_process.stop()
+    first, second = (chaining_worker(celery_worker_process, n) for n in ("first", "second"))
+    first.start()
+    second.start()
+    try:
+        study, _, question, round_ = scope(3, 3000, seed=7)
+        computation = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters={"coefficients": ["alpha", "kappa"], "bootstrap": 4000,
+                        "chunk_size": 500},
+        ).computation  # fmt: skip
+        wait_until(finished(computation.pk), first, timeout=300)
+        computation.refresh_from_db()
+        assert computation.status == ComputationStatus.DONE, computation.error
+        assert computation.chunks_total == 8
+        assert ComputationChunk.objects.filter(computation=computation, done=True).count() == 8
+        assert computation.results["coefficients"]["alpha"]["ci"]["replicates"] == 4000
+        logs = (first.log(), second.log())
+        assert all("studies.computation_chunk" in log for log in logs), "one worker took no chunk"
+    finally:
+        first.stop()
+        second.stop()
