@@ -11,6 +11,8 @@ from tests.celery_probe import study_create_probe
 from tests.plugins.services import WorkerProcess
 
 pytestmark = pytest.mark.services
+# Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
+pytest_plugins = ["tests.plugins.services"]
 
 
 def wait_for_study(name: str, timeout: float = 30.0) -> bool:
