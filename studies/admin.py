@@ -36,6 +36,7 @@ from studies.models import (
 )
 from studies.services import admin_actions
 from studies.services.rounds import round_close, round_reopen
+from studies.services.study import study_delete
 from studies.services.tokens import personal_token_create, study_token_create, token_revoke
 
 
@@ -74,6 +75,21 @@ class StudyAdmin(admin.ModelAdmin):
     readonly_fields = ("created_at", "updated_at")
     inlines = (QuestionInline, MembershipInline)
     actions = (compute_agreement_for_studies,)
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # Deleting a study deletes all it holds through its service, which clears the
+        # protected references (labels, category parents) first; labels and their log are
+        # read-only here, which must not block it either (the study's own delete
+        # permission is what is checked).
+        deleted, counts, _perms_needed, _protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), []
+
+    def delete_model(self, request: HttpRequest, obj: Study) -> None:
+        study_delete(study=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Study]) -> None:
+        for study in queryset:
+            study_delete(study=study)
 
 
 class CategoryInline(admin.TabularInline):

@@ -20,6 +20,7 @@ from studies.models import (
     Role,
     Round,
     RoundStatus,
+    Study,
 )
 from tests.factories import (
     AnnotationFactory,
@@ -385,3 +386,28 @@ def test_the_annotation_list_does_not_query_once_per_row(
     for model in ("annotationchange", "question", "category", "coder", "round"):
         with django_assert_max_num_queries(15):
             assert admin_client.get(reverse(f"admin:studies_{model}_changelist")).status_code == 200
+
+
+def test_a_study_with_labels_and_a_category_tree_is_deleted_from_admin(
+    admin_client: Client, populated: dict[str, Any]
+) -> None:
+    study = populated["study"]
+    url = reverse("admin:studies_study_delete", args=[study.pk])
+    confirm = admin_client.get(url)
+    assert "Are you sure" in confirm.content.decode()
+    response = admin_client.post(url, {"post": "yes"})
+    assert response.status_code == 302
+    assert not Study.objects.filter(pk=study.pk).exists()
+    assert not Category.objects.filter(question__study_id=study.pk).exists()
+
+
+def test_studies_are_deleted_in_bulk_from_the_list(
+    admin_client: Client, populated: dict[str, Any]
+) -> None:
+    other = StudyFactory()
+    admin_client.post(
+        reverse("admin:studies_study_changelist"),
+        {"action": "delete_selected", "_selected_action": [populated["study"].pk, other.pk],
+         "post": "yes"},
+    )  # fmt: skip
+    assert not Study.objects.exists()
