@@ -104,3 +104,11 @@ def study_token(study: Study) -> Callable[[Role], tuple[ApiToken, str]]:
         return ApiTokenFactory.create_with_secret(study=study, user=None, role=role)
 
     return make
+
+
+@pytest.fixture
+def world(db: None) -> Any:
+    """Study A fully populated (see ``tests/api/world.py``)."""
+    from tests.api.world import build_world
+
+    return build_world()

@@ -20,14 +20,14 @@ class ErrorResponse409Serializer(serializers.Serializer):
     """The request conflicts with the current state (e.g. a category annotations use)."""
 
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
-    errors = _ErrorItemSerializer(many=True)
+    errors = _ErrorItemSerializer(many=True)  # type: ignore[assignment]
 
 
 class ErrorResponse413Serializer(serializers.Serializer):
     """The request carries more than the endpoint accepts."""
 
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
-    errors = _ErrorItemSerializer(many=True)
+    errors = _ErrorItemSerializer(many=True)  # type: ignore[assignment]
 
 
 class AutoSchema(StandardizedErrorsAutoSchema):

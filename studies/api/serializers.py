@@ -77,7 +77,7 @@ class StudyTokenOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ApiToken
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "name",
             "prefix",
@@ -109,7 +109,15 @@ class StudyTokenInputSerializer(serializers.Serializer):
 class PersonalTokenOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = ApiToken
-        fields = ("id", "name", "prefix", "created_at", "last_used_at", "revoked_at", "is_active")
+        fields: tuple[str, ...] = (
+            "id",
+            "name",
+            "prefix",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+            "is_active",
+        )
         read_only_fields = fields
 
 
@@ -131,7 +139,9 @@ class PersonalTokenInputSerializer(serializers.Serializer):
 
 
 class CategoryOutputSerializer(serializers.ModelSerializer):
-    parent = serializers.SlugRelatedField(slug_field="code", read_only=True, allow_null=True)
+    parent = serializers.SlugRelatedField[Category](  # type: ignore[assignment]
+        slug_field="code", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Category
@@ -152,8 +162,12 @@ class CategorySpecSerializer(serializers.Serializer):
     """A category declared inline with its question; ``parent`` is another one's code."""
 
     code = serializers.CharField(max_length=100)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    parent = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+    label = serializers.CharField(  # type: ignore[assignment]
+        max_length=200, required=False, allow_blank=True, default=""
+    )
+    parent = serializers.CharField(  # type: ignore[assignment]
+        max_length=100, required=False, allow_null=True, default=None
+    )
 
 
 class QuestionCreateInputSerializer(serializers.Serializer):
@@ -165,7 +179,7 @@ class QuestionCreateInputSerializer(serializers.Serializer):
     position = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=0, max_value=MAX_POSITION
     )
-    categories = CategorySpecSerializer(
+    categories = CategorySpecSerializer(  # type: ignore[call-arg]
         many=True,
         required=False,
         default=list,
@@ -186,8 +200,12 @@ class QuestionUpdateInputSerializer(serializers.Serializer):
 
 class CategoryCreateInputSerializer(serializers.Serializer):
     code = serializers.CharField(max_length=100)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    parent = serializers.CharField(max_length=100, required=False, allow_null=True, default=None)
+    label = serializers.CharField(  # type: ignore[assignment]
+        max_length=200, required=False, allow_blank=True, default=""
+    )
+    parent = serializers.CharField(  # type: ignore[assignment]
+        max_length=100, required=False, allow_null=True, default=None
+    )
     position = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -200,8 +218,12 @@ class CategoryCreateInputSerializer(serializers.Serializer):
 
 class CategoryUpdateInputSerializer(serializers.Serializer):
     code = serializers.CharField(max_length=100, required=False)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    parent = serializers.CharField(max_length=100, required=False, allow_null=True)
+    label = serializers.CharField(  # type: ignore[assignment]
+        max_length=200, required=False, allow_blank=True
+    )
+    parent = serializers.CharField(  # type: ignore[assignment]
+        max_length=100, required=False, allow_null=True
+    )
     position = serializers.IntegerField(
         required=False, min_value=0, max_value=MAX_POSITION, help_text="New index in the order."
     )

@@ -14,6 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -47,6 +48,8 @@ QUESTION_PK = OpenApiParameter(
 # Ids stay within a 64-bit integer: longer numbers do not match any route (404).
 ID_REGEX = r"[0-9]{1,18}"
 WRITE_METHODS = ["get", "post", "patch", "delete", "head", "options"]
+# Bodies are JSON: labeling tools send JSON, and one parser keeps one set of rules.
+PARSERS = [JSONParser]
 
 
 def _fake(view: Any) -> bool:
@@ -54,11 +57,12 @@ def _fake(view: Any) -> bool:
     return bool(getattr(view, "swagger_fake_view", False))
 
 
-class StudyScopedViewSet(StudyScopedMixin, viewsets.GenericViewSet):
+class StudyScopedViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[misc]
     """A resource under ``/studies/{study_pk}/``; ``model`` gives the schema's types."""
 
     model: ClassVar[type[Model]]
     lookup_value_regex = ID_REGEX
+    parser_classes = PARSERS
     http_method_names = WRITE_METHODS
 
     def get_queryset(self) -> QuerySet[Any]:
@@ -91,6 +95,7 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     serializer_class = s.StudyOutputSerializer
     lookup_value_regex = ID_REGEX
+    parser_classes = PARSERS
     http_method_names = WRITE_METHODS
 
     def get_queryset(self) -> QuerySet[Study]:
@@ -151,7 +156,7 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         ],
     ),
 )
-class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """The study's members and their roles; managers add, change and remove them. The last
     manager cannot be removed or demoted."""
 
@@ -204,7 +209,7 @@ class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScope
     list=extend_schema(summary="List the study's tokens (never their secrets)"),
     retrieve=extend_schema(summary="Get a study token (never its secret)"),
 )
-class StudyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class StudyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Study tokens for labeling tools: each acts in this study with its role. Managers
     only; the secret is returned once, by the create call, and stored hashed."""
 
@@ -251,6 +256,7 @@ class PersonalTokenViewSet(
     serializer_class = s.PersonalTokenOutputSerializer
     filterset_class = filters.TokenFilter
     lookup_value_regex = ID_REGEX
+    parser_classes = PARSERS
     http_method_names = ["get", "post", "head", "options"]
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
@@ -296,7 +302,7 @@ class PersonalTokenViewSet(
     list=extend_schema(summary="List the study's questions with their categories"),
     retrieve=extend_schema(summary="Get a question with its categories"),
 )
-class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """The label scheme: questions asked of every item, each with its kind and declared
     categories. Managers declare a question and its categories (a tree: parents by code)
     in one request."""
@@ -342,7 +348,7 @@ class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     list=extend_schema(summary="List a question's categories in order"),
     retrieve=extend_schema(summary="Get a category"),
 )
-class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """A question's declared categories: add, rename, move in the order or the tree, and
     delete those no annotation uses."""
 
@@ -409,7 +415,7 @@ class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     list=extend_schema(summary="List the study's coders"),
     retrieve=extend_schema(summary="Get a coder"),
 )
-class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Coders (people or models who label), by the labeling tool's key; annotators and
     managers register them, one by one or in bulk."""
 
@@ -439,7 +445,7 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
     )
     @action(detail=False, methods=["post"], pagination_class=None, filterset_class=None)
     def bulk(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.CoderInputSerializer(data=request.data, many=True, max_length=s.MAX_BULK)
+        serializer = s.CoderInputSerializer(data=request.data, many=True, max_length=s.MAX_BULK)  # type: ignore[call-arg]
         serializer.is_valid(raise_exception=True)
         coders = roster.coders_create_bulk(study=self.study, coders=serializer.validated_data)
         return Response(
@@ -466,7 +472,7 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
     list=extend_schema(summary="List the study's items"),
     retrieve=extend_schema(summary="Get an item"),
 )
-class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Items to label, by the labeling tool's external id, with optional text and
     metadata; annotators and managers register them, one by one or in bulk."""
 
@@ -496,7 +502,7 @@ class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedV
     )
     @action(detail=False, methods=["post"], pagination_class=None, filterset_class=None)
     def bulk(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        serializer = s.ItemInputSerializer(data=request.data, many=True, max_length=s.MAX_BULK)
+        serializer = s.ItemInputSerializer(data=request.data, many=True, max_length=s.MAX_BULK)  # type: ignore[call-arg]
         serializer.is_valid(raise_exception=True)
         items = roster.items_create_bulk(study=self.study, items=serializer.validated_data)
         return Response(
@@ -526,7 +532,7 @@ class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedV
     list=extend_schema(summary="List the study's rounds in order"),
     retrieve=extend_schema(summary="Get a round"),
 )
-class RoundViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):
+class RoundViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Annotation rounds, in order. A new round is open; managers close and reopen it."""
 
     model = Round

@@ -24,7 +24,9 @@ class RoundErrorCode:
 
 
 def _check_unique(*, study_id: int, name: str, position: int, exclude_pk: int | None) -> None:
-    others = Round.objects.filter(study_id=study_id).exclude(pk=exclude_pk)
+    others = Round.objects.filter(study_id=study_id)
+    if exclude_pk is not None:
+        others = others.exclude(pk=exclude_pk)
     errors = {}
     if others.filter(name=name).exists():
         errors["name"] = ValidationError(

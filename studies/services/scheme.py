@@ -65,7 +65,9 @@ def _check_range(kind: str, min_value: float | None, max_value: float | None) ->
 
 
 def _check_key_free(*, study: Study, key: str, exclude_pk: int | None = None) -> None:
-    taken = Question.objects.filter(study=study, key=key).exclude(pk=exclude_pk)
+    taken = Question.objects.filter(study=study, key=key)
+    if exclude_pk is not None:
+        taken = taken.exclude(pk=exclude_pk)
     if taken.exists():
         raise ValidationError(
             {"key": _error("This study already has a question with this key.", "duplicate_key")}
@@ -98,7 +100,9 @@ def _validate_category_specs(
             )
         else:
             first_index[code] = index
-    parents = {spec["code"]: spec.get("parent") for spec in specs}
+    parents: dict[str, str | None] = {}
+    for spec in specs:  # the first declaration of a code counts; later ones are duplicates
+        parents.setdefault(spec["code"], spec.get("parent"))
     for index, spec in enumerate(specs):
         parent = spec.get("parent")
         if parent in (None, ""):
@@ -287,7 +291,10 @@ def _check_code(question: Question, code: str, *, exclude_pk: int | None = None)
     problem = _code_problem(code)
     if problem:
         raise ValidationError({"code": _error(problem, SchemeErrorCode.INVALID_CODE)})
-    if question.categories.filter(code=code).exclude(pk=exclude_pk).exists():
+    same = question.categories.filter(code=code)
+    if exclude_pk is not None:
+        same = same.exclude(pk=exclude_pk)
+    if same.exists():
         raise ValidationError(
             {
                 "code": _error(
