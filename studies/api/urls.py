@@ -1,7 +1,9 @@
 """Routes of ``/api/v1/``: studies and everything nested under ``studies/{study_pk}/``.
 
-The annotation endpoints live in ``annotation_urls.ROUTES`` and the computations in
-``computation_urls.ROUTES`` (owned by their modules); they are registered here with the rest.
+Other parts of the API (annotations, imports/exports, computations/history, webhooks)
+declare their routes in ``studies/api/<part>_urls.py`` as ``ROUTES``, a list of
+``(regex prefix, viewset, basename)`` owned by that module; they are registered here
+with the rest. A module listed in ``ROUTE_MODULES`` that does not exist yet is skipped.
 """
 
 from __future__ import annotations
@@ -12,9 +14,14 @@ from importlib.util import find_spec
 from rest_framework.routers import DefaultRouter
 
 from studies.api import views
-from studies.api.annotation_urls import ROUTES as ANNOTATION_ROUTES
 
 STUDY = r"studies/(?P<study_pk>[0-9]{1,18})"
+ROUTE_MODULES = (
+    "studies.api.annotation_urls",
+    "studies.api.import_urls",
+    "studies.api.computation_urls",
+    "studies.api.webhook_urls",
+)
 
 router = DefaultRouter()
 router.register(r"studies", views.StudyViewSet, basename="study")
@@ -30,12 +37,11 @@ router.register(rf"{STUDY}/coders", views.CoderViewSet, basename="coder")
 router.register(rf"{STUDY}/items", views.ItemViewSet, basename="item")
 router.register(rf"{STUDY}/rounds", views.RoundViewSet, basename="round")
 router.register(r"tokens", views.PersonalTokenViewSet, basename="personal-token")
-for prefix, viewset, basename in ANNOTATION_ROUTES:
-    router.register(prefix, viewset, basename=basename)
 
-# Computations and history register the same way once their module exists.
-if find_spec("studies.api.computation_urls") is not None:
-    for prefix, viewset, basename in import_module("studies.api.computation_urls").ROUTES:
+for module_name in ROUTE_MODULES:
+    if find_spec(module_name) is None:
+        continue
+    for prefix, viewset, basename in import_module(module_name).ROUTES:
         router.register(prefix, viewset, basename=basename)
 
 urlpatterns = router.urls
