@@ -8,11 +8,14 @@ instead of stopping at 404; bodies and query strings are generated from the sche
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
@@ -23,6 +26,21 @@ pytestmark = pytest.mark.django_db
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "10"))
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+# The coverage phase (every boundary of every parameter, not bounded by max_examples)
+# multiplies the run time; CI runs the fuzzing and examples phases. Set
+# SCHEMATHESIS_COVERAGE=1 for a long, thorough run.
+schema.config.phases.coverage.enabled = os.environ.get("SCHEMATHESIS_COVERAGE") == "1"
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection() -> Iterator[None]:
+    """The WSGI handler closes "old" connections around each request, which would close
+    the test's transaction on PostgreSQL; Django's test client does the same as this."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 def _point_at_real_objects(case: Any, world: World) -> None:
