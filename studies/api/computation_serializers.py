@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from studies.models import Computation, ComputationScope, Question, Round
+from studies.models import Computation, ComputationScope, ComputationStatus, Question, Round
 from studies.selectors_computations import scope_data_revision
 from studies.services import agreement_engine as engine
 from studies.services.computations import LEVELS, MAX_BOOTSTRAP
@@ -133,25 +133,30 @@ class ComputationListOutputSerializer(ComputationOutputSerializer):
         read_only_fields = fields
 
 
+MAX_ID = 2**63 - 1  # the largest id the database stores
+
+
+def _id_field(**kwargs: object) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)  # type: ignore[arg-type]
+
+
 class ComputationFilterSerializer(serializers.Serializer):
-    question = serializers.IntegerField(required=False)
-    round = serializers.IntegerField(required=False)
-    status = serializers.ChoiceField(
-        choices=["queued", "running", "done", "failed"], required=False
-    )
+    question = _id_field(required=False)
+    round = _id_field(required=False)
+    status = serializers.ChoiceField(choices=ComputationStatus.choices, required=False)
 
 
 class HistoryQuerySerializer(serializers.Serializer):
-    question = serializers.IntegerField(required=False, help_text="Only this question.")
+    question = _id_field(required=False, help_text="Only this question.")
 
 
 class CompareQuerySerializer(serializers.Serializer):
-    question = serializers.IntegerField()
-    first = serializers.IntegerField(help_text="Round id (the later round, usually).")
-    second = serializers.IntegerField(help_text="Round id to compare with.")
+    question = _id_field()
+    first = _id_field(help_text="Round id (the later round, usually).")
+    second = _id_field(help_text="Round id to compare with.")
     coefficient = serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS, required=False)
     bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
-    seed = serializers.IntegerField(required=False, min_value=0)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
     confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)
 
 

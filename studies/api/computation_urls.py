@@ -6,6 +6,6 @@ from __future__ import annotations
 from studies.api.computation_views import ComputationViewSet, HistoryViewSet
 
 ROUTES: list[tuple[str, type, str]] = [
-    (r"studies/(?P<study_pk>\d+)/computations", ComputationViewSet, "computation"),
-    (r"studies/(?P<study_pk>\d+)/history", HistoryViewSet, "history"),
+    (r"studies/(?P<study_pk>[0-9]{1,18})/computations", ComputationViewSet, "computation"),
+    (r"studies/(?P<study_pk>[0-9]{1,18})/history", HistoryViewSet, "history"),
 ]

@@ -65,6 +65,7 @@ class ComputationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows requ
 
     write_role = Role.ANNOTATOR
     queryset = Computation.objects.none()
+    lookup_value_regex = r"[0-9]{1,18}"
 
     def get_queryset(self) -> Any:
         queryset = computations_of_study(study_id=self.study.pk)
@@ -134,6 +135,7 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
     write_role = Role.VIEWER
     pagination_class = None
     serializer_class = HistoryOutputSerializer
+    queryset = Computation.objects.none()  # the history reads finished computations
 
     def _question(self, question_id: int) -> Question:
         question = Question.objects.filter(study=self.study, pk=question_id).first()

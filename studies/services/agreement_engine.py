@@ -166,7 +166,7 @@ def point_report(
 
 
 def diagnostics(
-    data: Any, *, coder_names: Mapping[Any, str], item_names: Mapping[Any, str]
+    data: Any, *, coder_names: Mapping[Any, str], item_names: Callable[[list[Any]], dict[Any, str]]
 ) -> dict[str, Any]:
     """Per category, per coder pair, per coder, and the most disputed items.
 
@@ -219,7 +219,9 @@ def _per_coder(pairwise: Any, data: Any, coder_names: Mapping[Any, str]) -> dict
     return out
 
 
-def _most_disputed(disputed: Any, data: Any, item_names: Mapping[Any, str]) -> list[dict]:
+def _most_disputed(
+    disputed: Any, data: Any, item_names: Callable[[list[Any]], dict[Any, str]]
+) -> list[dict]:
     values = getattr(disputed, "disagreement", None)
     if values is None:
         values = getattr(disputed, "values", disputed)
@@ -231,10 +233,11 @@ def _most_disputed(disputed: Any, data: Any, item_names: Mapping[Any, str]) -> l
     if array.ndim != 1 or len(array) != len(items):
         return _jsonable(disputed)  # type: ignore[no-any-return]
     order = np.argsort(-np.nan_to_num(array, nan=-np.inf), kind="stable")[:MOST_DISPUTED]
+    shown = [int(i) for i in order if not math.isnan(array[i])]
+    names = item_names([items[i] for i in shown])  # only the items shown are looked up
     return [
-        {"item": item_names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
-        for i in order
-        if not math.isnan(array[i])
+        {"item": names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
+        for i in shown
     ]
 
 

@@ -313,17 +313,25 @@ def _load(computation: Computation) -> _Loaded:
     return _Loaded(scope, data, {}, {})
 
 
-def _names(loaded: _Loaded, computation: Computation) -> tuple[dict, dict]:
-    units = [int(u) for u in loaded.data.items]
-    items = item_external_ids(unit_label(u)[1] for u in units)
-    rounds = dict(
-        Round.objects.filter(pk__in=computation_round_ids(computation)).values_list("id", "name")
-    )
-    item_names = {}
-    for unit in units:
-        round_id, item_id = unit_label(unit)
-        name = items.get(item_id, str(item_id))
-        item_names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
+def _names(
+    loaded: _Loaded, computation: Computation
+) -> tuple[Callable[[list[Any]], dict[Any, str]], dict[int, str]]:
+    """Coder keys, and a lookup of item names for the few items a result shows."""
+
+    def item_names(units: list[Any]) -> dict[Any, str]:
+        items = item_external_ids(unit_label(int(u))[1] for u in units)
+        rounds = dict(
+            Round.objects.filter(pk__in=computation_round_ids(computation)).values_list(
+                "id", "name"
+            )
+        )
+        names = {}
+        for unit in units:
+            round_id, item_id = unit_label(int(unit))
+            name = items.get(item_id, str(item_id))
+            names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
+        return names
+
     coders = coder_keys(int(c) for c in loaded.data.coders)
     return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
 
