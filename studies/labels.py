@@ -64,6 +64,7 @@ class CategoryRow:
 
 def format_number(number: float) -> str:
     """Canonical text of a number: integers without a decimal point, others as ``repr``."""
+    number = float(number)
     if number.is_integer() and abs(number) < 1e15:
         return str(int(number))
     return repr(number)
@@ -86,10 +87,10 @@ class LabelScheme:
         self.code_by_id: dict[int, str] = {row.id: row.code for row in rows}
         # Declared order, for the canonical text of sets.
         self.rank_by_id: dict[int, int] = {row.id: rank for rank, row in enumerate(rows)}
-        self.min_value = min_value
+        self.min_value = None if min_value is None else float(min_value)
         if self.kind == LabelKind.RATIO and (min_value is None or min_value < 0):
             self.min_value = 0.0
-        self.max_value = max_value
+        self.max_value = None if max_value is None else float(max_value)
         self.path_by_id: dict[int, str] = {}
         self.id_by_path: dict[str, int] = {}
         if self.kind == LabelKind.HIERARCHY:

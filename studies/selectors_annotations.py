@@ -23,9 +23,9 @@ def annotation_list(
     """The study's annotations, filtered; keys come along in the same query."""
     annotations = (
         Annotation.objects.filter(round__study=study)
-        # The output names round, question, item, coder and category: one JOIN each
+        # The output names round, question, item and coder: one JOIN each
         # instead of one query per row and relation.
-        .select_related("round", "question", "item", "coder", "category")
+        .select_related("round", "question", "item", "coder")
         .order_by("round__position", "question__position", "question_id", "item_id", "coder__key")
     )
     if round_id is not None:
@@ -43,12 +43,10 @@ def annotation_list(
 
 def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelScheme]:
     """Label schemes of the questions of these annotations (one query for all categories),
-    to show set members' codes and hierarchy paths without a query per row."""
+    to show codes, set members and hierarchy paths without a query per row."""
     questions: dict[int, Question] = {a.question_id: a.question for a in annotations}
     rows_by_question: dict[int, list[CategoryRow]] = {pk: [] for pk in questions}
-    needs_categories = [
-        pk for pk, q in questions.items() if q.kind in (LabelKind.SET, LabelKind.HIERARCHY)
-    ]
+    needs_categories = [pk for pk, q in questions.items() if q.kind in LabelKind.categorical()]
     if needs_categories:
         for pk, question_id, code, parent_id, position in Category.objects.filter(
             question_id__in=needs_categories

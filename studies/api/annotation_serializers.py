@@ -16,6 +16,8 @@ from studies.models import AnnotationChange
 from studies.selectors_annotations import annotation_label
 from studies.services.annotations import MAX_BULK_ROWS
 
+MAX_ID = 2**63 - 1  # the largest id the database stores
+
 LABEL_SCHEMA = {
     "description": (
         "A category code (nominal, ordinal); a node's code or path `root/child/leaf` "
@@ -106,7 +108,9 @@ class AnnotationBulkOutputSerializer(serializers.Serializer):
 
 
 class AnnotationFilterSerializer(serializers.Serializer):
-    round = serializers.IntegerField(required=False, help_text="A round's id.")
+    round = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
+    )
     question = serializers.CharField(required=False, help_text="A question's key.")
     item = serializers.CharField(required=False, help_text="An item's external id.")
     coder = serializers.CharField(required=False, help_text="A coder's key.")
@@ -116,7 +120,9 @@ class AnnotationFilterSerializer(serializers.Serializer):
 
 
 class AnnotationChangeFilterSerializer(serializers.Serializer):
-    round = serializers.IntegerField(required=False, help_text="A round's id.")
+    round = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
+    )
     question = serializers.CharField(required=False, help_text="A question's key.")
     item = serializers.CharField(required=False, help_text="An item's external id.")
     coder = serializers.CharField(required=False, help_text="A coder's key.")

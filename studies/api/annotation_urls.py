@@ -6,6 +6,10 @@ from __future__ import annotations
 from studies.api.annotation_views import AnnotationChangeViewSet, AnnotationViewSet
 
 ROUTES: list[tuple[str, type, str]] = [
-    (r"studies/(?P<study_pk>\d+)/annotations", AnnotationViewSet, "annotation"),
-    (r"studies/(?P<study_pk>\d+)/annotation-changes", AnnotationChangeViewSet, "annotation-change"),
+    (r"studies/(?P<study_pk>[0-9]{1,18})/annotations", AnnotationViewSet, "annotation"),
+    (
+        r"studies/(?P<study_pk>[0-9]{1,18})/annotation-changes",
+        AnnotationChangeViewSet,
+        "annotation-change",
+    ),
 ]

@@ -15,6 +15,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -99,7 +100,7 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
 
     queryset = Annotation.objects.none()
     serializer_class = AnnotationOutputSerializer
-    lookup_value_regex = r"\d+"
+    lookup_value_regex = r"[0-9]{1,18}"
 
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
@@ -178,7 +179,11 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             query = AnnotationBulkQuerySerializer(data=request.query_params)
             query.is_valid(raise_exception=True)
             envelope = dict(query.validated_data)
-            envelope["annotations"] = dict(request.data)["annotations"]
+            parsed = request.data if isinstance(request.data, dict) else {}
+            if "annotations" not in parsed:
+                # DRF skips the parser for an empty body.
+                raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
+            envelope["annotations"] = parsed["annotations"]
         else:
             body = AnnotationBulkInputSerializer(data=request.data)
             body.is_valid(raise_exception=True)

@@ -51,6 +51,7 @@ class AnnotationErrorCode:
     REQUIRED = "required"
     INVALID_TYPE = "invalid_type"
     MAX_LENGTH = "max_length"
+    NULL_CHARACTERS = "null_characters_not_allowed"
 
 
 class PayloadTooLargeError(ApplicationError):
@@ -114,7 +115,7 @@ def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round 
         rounds = rounds.select_for_update()
     text = str(ref).strip()
     found = rounds.filter(name=text).first()
-    if found is None and text.isdigit():
+    if found is None and text.isascii() and text.isdigit() and len(text) <= 18:
         found = rounds.filter(pk=int(text)).first()
     return found
 
@@ -213,7 +214,8 @@ def _create_keys(
 def _key_text(raw: Any) -> str | None:
     """An item or coder key as text: strings are stripped, integers accepted."""
     if type(raw) is str:
-        return raw.strip()
+        # PostgreSQL text cannot hold NUL: such a key could not exist, nor be looked up.
+        return raw.strip() if "\x00" not in raw else None
     if isinstance(raw, int) and not isinstance(raw, bool):
         return str(raw)
     return None
@@ -227,6 +229,8 @@ def _check_key(
     if key is None:
         if raw is None:
             errors.add(attr, AnnotationErrorCode.REQUIRED, f"The {name} is required.")
+        elif isinstance(raw, str):
+            errors.add(attr, AnnotationErrorCode.NULL_CHARACTERS, "NUL characters are not allowed.")
         else:
             errors.add(attr, AnnotationErrorCode.INVALID_TYPE, f"The {name} must be text.")
         return None, False

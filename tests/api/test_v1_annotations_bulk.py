@@ -12,7 +12,7 @@ from studies.models import Annotation, AnnotationChange, Coder, Item, Role, Stud
 from studies.services import annotations as annotation_services
 from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api.annotation_urlconf")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
