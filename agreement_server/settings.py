@@ -150,6 +150,7 @@ SPECTACULAR_SETTINGS = {
         "ErrorCode500Enum": "drf_standardized_errors.openapi_serializers.ErrorCode500Enum.choices",
         # Choice sets that share a field name across components ("status", "type").
         "RoundStatusEnum": "studies.models.RoundStatus",
+        "ComputationStatusEnum": "studies.models.ComputationStatus",
         "ClientErrorTypeEnum": ["client_error"],
     },
     "POSTPROCESSING_HOOKS": [
