@@ -49,7 +49,9 @@ def _operations() -> list[tuple[str, str, str]]:
 
 OPERATIONS = _operations()
 
-# The role each resource needs to write (reads need viewer, unless READ_ROLE says more).
+# The role each known resource needs to write (reads need viewer, unless READ_ROLE says
+# more). Resources not listed here are asked what they require (their view's
+# ``required_role()``), so new routes are walked at once.
 WRITE_ROLE = {
     "studies": Role.MANAGER,
     "members": Role.MANAGER,
@@ -174,9 +176,9 @@ def _url(world: World, operation_id: str, path: str) -> tuple[str, str, bool]:
 
 
 def _needed_role(method: str, segment: str, url: str) -> Role:
-    if method == "GET":
-        return READ_ROLE.get(segment, Role.VIEWER)
     if segment in WRITE_ROLE:
+        if method == "GET":
+            return READ_ROLE.get(segment, Role.VIEWER)
         return WRITE_ROLE[segment]
     # A resource this table does not know yet: ask its view what it requires.
     match = resolve(url)
