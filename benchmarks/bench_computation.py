@@ -218,6 +218,8 @@ def main() -> None:
         parameters: dict[str, Any] = {
             "bootstrap": args.bootstrap,
             "chunk_size": max(args.bootstrap, 1000),
+            # A fresh seed: an identical earlier request would be answered without computing.
+            "seed": int(time.time()),
         }
         if args.coefficients:
             parameters["coefficients"] = args.coefficients.split(",")

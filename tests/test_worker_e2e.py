@@ -30,6 +30,9 @@ from tests.computation_helpers import label_round, nominal_question, random_tabl
 from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
 from tests.plugins.services import WorkerProcess
 
+# Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
+pytest_plugins = ["tests.plugins.services"]
+
 pytestmark = [
     pytest.mark.services,
     requires_metrics,
@@ -124,7 +127,8 @@ def test_a_worker_killed_mid_computation_loses_nothing(
     study, _, question, round_ = scope(4, 10_000, seed=5)
     computation = computation_request(
         study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
-        parameters={"bootstrap": 5000, "chunk_size": 10_000, "seed": 1},
+        parameters={"coefficients": ["alpha", "kappa", "pi"], "bootstrap": 6000,
+                    "chunk_size": 10_000, "seed": 1},
     ).computation  # fmt: skip
     wait_until(lambda: status_of(computation.pk) == "running", celery_worker_process)
     time.sleep(1.0)  # well into the computation
