@@ -496,3 +496,6 @@ class ComputationChunk(models.Model):
         return (
             f"Chunk {self.index} [{self.start}, {self.stop}) of computation {self.computation_id}"
         )
+
+
+from studies.models_webhooks import *  # noqa: E402, F403
