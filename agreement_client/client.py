@@ -332,6 +332,27 @@ class AgreementClient:
     def list_webhooks(self, study_id: int) -> Iterator[dict]:
         return self.iterate(f"studies/{int(study_id)}/webhooks/")
 
+    def register_webhook(
+        self,
+        study_id: int,
+        url: str,
+        events: Iterable[str] = ("computation.finished",),
+        **fields: Any,
+    ) -> dict:
+        """Register a webhook endpoint (managers). The answer's ``secret`` signs every
+        request and is shown this once; ``fields``: ``threshold``, ``coefficient``,
+        ``description``, ``is_active``."""
+        body = {"url": url, "events": list(events), **fields}
+        return self.request("POST", f"studies/{int(study_id)}/webhooks/", json_body=body)
+
+    def ping_webhook(self, study_id: int, webhook_id: int) -> dict:
+        """Send a ``ping`` to the endpoint now; returns the queued delivery."""
+        return self.post(f"studies/{int(study_id)}/webhooks/{int(webhook_id)}/ping/")
+
+    def list_webhook_deliveries(self, study_id: int, webhook_id: int) -> Iterator[dict]:
+        """The endpoint's delivery log, newest first, each with its ``attempt_log``."""
+        return self.iterate(f"studies/{int(study_id)}/webhooks/{int(webhook_id)}/deliveries/")
+
     def question_id(self, study_id: int, question: int | str) -> int:
         """A question's id from its id or its key."""
         if isinstance(question, int):

@@ -192,3 +192,31 @@ def test_an_unreachable_server_raises_connection_failed(setup: dict[str, Any]) -
     client = AgreementClient(f"http://127.0.0.1:{port}", "token", timeout=5)
     with pytest.raises(ConnectionFailedError):
         client.study(1)
+
+
+def test_a_tool_registers_a_webhook_and_its_ping_arrives_signed(
+    setup: dict[str, Any], settings: Any
+) -> None:
+    from agreement_client import verify_webhook_signature
+    from tests.webhooks.receiver import running_receiver
+
+    settings.AGREEMENT_WEBHOOKS_ALLOW_PRIVATE = True
+    client, study = setup["client"], setup["study"]
+    with running_receiver(script=[503]) as receiver:
+        endpoint = client.register_webhook(study.pk, receiver.url, threshold=None)
+        assert endpoint["secret"].startswith("whsec_")
+        delivery = client.ping_webhook(study.pk, endpoint["id"])
+        assert delivery["event"] == "ping"
+    assert len(receiver.requests) == 2  # 503, then 200
+    last = receiver.requests[-1]
+    assert verify_webhook_signature(
+        secret=endpoint["secret"],
+        body=last.body,
+        timestamp=last.headers["X-Agreement-Timestamp"],
+        signature=last.headers["X-Agreement-Signature"],
+    )
+    (logged,) = client.list_webhook_deliveries(study.pk, endpoint["id"])
+    assert logged["status"] == "succeeded"
+    assert [a["status_code"] for a in logged["attempt_log"]] == [503, 200]
+    assert [w["id"] for w in client.list_webhooks(study.pk)] == [endpoint["id"]]
+    assert "secret" not in next(iter(client.list_webhooks(study.pk)))
