@@ -20,6 +20,7 @@ from studies.admin_computations import (  # registers ComputationAdmin
     compute_agreement_for_rounds,
     compute_agreement_for_studies,
 )
+from studies.admin_webhooks import WebhookDeliveryAdmin, WebhookEndpointAdmin
 from studies.exceptions import ApplicationError
 from studies.models import (
     Annotation,
@@ -427,3 +428,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
             token_revoke(token=token)
             count += 1
         self.message_user(request, f"{count} token(s) revoked.", messages.SUCCESS)
+
+
+# Registered by their own modules (imported above); named here so the imports are used.
+__all__ = ["StudyAdmin", "WebhookDeliveryAdmin", "WebhookEndpointAdmin"]
