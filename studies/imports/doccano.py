@@ -38,6 +38,7 @@ from studies.imports.base import (
 ANNOTATOR_FIELDS = ("annotator", "user", "username")
 ITEM_FIELDS = ("id", "example_id")
 MAX_ZIP_MEMBERS = 1_000
+MAX_UNZIPPED_BYTES = 256 * 2**20  # a zip bomb stops here, not in memory
 
 
 def text_key(text: str) -> str:
@@ -70,6 +71,10 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
                 raise MalformedFileError("The zip archive holds no .jsonl file.")
             if len(members) > MAX_ZIP_MEMBERS:
                 raise MalformedFileError(f"The zip archive holds over {MAX_ZIP_MEMBERS} files.")
+            if sum(info.file_size for info in members) > MAX_UNZIPPED_BYTES:
+                raise MalformedFileError(
+                    f"The zip archive unpacks to over {MAX_UNZIPPED_BYTES // 2**20} MB."
+                )
             for info in members:
                 _parse_text(
                     parsed,
