@@ -7,4 +7,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/<str:version>/", include("studies.api.urls")),
+    path("accounts/", include("studies.account_urls")),
+    path("", include("studies.urls")),
 ]
