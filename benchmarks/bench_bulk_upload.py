@@ -8,7 +8,10 @@ deleted afterwards)::
 Prints, for a JSON and a CSV upload, seconds and rows per second end to end (request
 built by Django's test client, parsed, validated, written, answered): first upload
 (every row created, items and coders too), the same upload again (every row unchanged),
-and an upload changing every label (every row updated and logged).
+and an upload changing every label (every row updated and logged). Also prints the CPU
+seconds spent by this process (client and server Python) and by the PostgreSQL backend
+(read from /proc when the server is local): on a machine busy with other work, their sum
+is what the upload costs, while the wall time also counts waiting for a CPU.
 """
 
 from __future__ import annotations
@@ -66,13 +69,36 @@ def as_csv(rows: list[dict[str, str]]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def timed_post(client: Client, url: str, *, body: bytes, content_type: str) -> tuple[float, Any]:
+def backend_cpu_seconds() -> float | None:
+    """CPU time used so far by this connection's PostgreSQL backend (local server only)."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_post(
+    client: Client, url: str, *, body: bytes, content_type: str
+) -> tuple[float, float, float | None, Any]:
+    """(wall seconds, CPU seconds of this process, CPU seconds of the database backend,
+    response body)."""
+    db_before = backend_cpu_seconds()
+    cpu_before = time.process_time()
     start = time.perf_counter()
     response = client.post(url, data=body, content_type=content_type)
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_before
+    db_after = backend_cpu_seconds()
+    db_cpu = db_after - db_before if db_before is not None and db_after is not None else None
     if response.status_code != 200:
         raise SystemExit(f"upload failed: {response.status_code} {response.content[:2000]!r}")
-    return elapsed, response.json()
+    return elapsed, cpu, db_cpu, response.json()
 
 
 def drop_study(study: Study) -> None:
@@ -122,10 +148,14 @@ def run(fmt: str, n_rows: int, n_coders: int) -> None:
                 body = as_csv(rows)
                 url = f"{base}?round={round_.pk}&question=q&create_missing=true"
                 content_type = "text/csv"
-            elapsed, result = timed_post(client, url, body=body, content_type=content_type)
+            elapsed, cpu, db_cpu, result = timed_post(
+                client, url, body=body, content_type=content_type
+            )
+            db_text = "   n/a" if db_cpu is None else f"{db_cpu:6.2f}"
             print(
                 f"{fmt:4} {step:9} {n_rows:>7} rows {elapsed:6.2f} s "
-                f"{n_rows / elapsed:>9,.0f} rows/s  {result}",
+                f"{n_rows / elapsed:>9,.0f} rows/s | CPU: Python {cpu:5.2f} s, "
+                f"database {db_text} s | {result}",
                 flush=True,
             )
         assert Annotation.objects.filter(round=round_).count() == n_rows

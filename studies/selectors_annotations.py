@@ -26,7 +26,8 @@ def annotation_list(
         # The output names round, question, item and coder: one JOIN each
         # instead of one query per row and relation.
         .select_related("round", "question", "item", "coder")
-        .order_by("round__position", "question__position", "question_id", "item_id", "coder__key")
+        # The unique constraint's column order: pages are read off its index, no sort.
+        .order_by("round_id", "question_id", "item_id", "coder_id")
     )
     if round_id is not None:
         annotations = annotations.filter(round_id=round_id)

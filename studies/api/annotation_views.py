@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_view,
 )
+from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializer
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
@@ -47,7 +48,19 @@ from studies.services.annotations import (
     annotations_bulk_upsert,
 )
 
-_CSV_EXAMPLE = "item,coder,label\ndoc-1,alice,pos\ndoc-1,bob,neg|neutral\ndoc-2,alice,animal/dog\n"
+_CSV_EXAMPLE = (
+    "item,coder,label\ndoc-1,alice,sports|politics\ndoc-1,bob,culture\ndoc-2,alice,sports\n"
+)
+_JSON_EXAMPLE = {
+    "round": "Round 1",
+    "question": "taxon",
+    "create_missing": True,
+    "annotations": [
+        {"item": "doc-1", "coder": "alice", "label": "animal/dog"},
+        {"item": "doc-1", "coder": "bob", "label": "dog"},
+        {"item": "doc-2", "coder": "alice", "label": "plant/tree"},
+    ],
+}
 
 _BULK_DESCRIPTION = f"""Create or update up to {MAX_BULK_ROWS:,} annotations of one round and
 question in one request, all or none.
@@ -86,7 +99,11 @@ class _AnnotationScopedMixin(StudyScopedMixin):
     ),
     destroy=extend_schema(
         summary="Delete one annotation (logged)",
-        responses={204: None, 409: AnnotationConflictErrorResponseSerializer},
+        responses={
+            204: None,
+            403: ErrorResponse403Serializer,
+            409: AnnotationConflictErrorResponseSerializer,
+        },
     ),
 )
 class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
@@ -147,7 +164,10 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
         description=_BULK_DESCRIPTION,
         parameters=[AnnotationBulkQuerySerializer],
         request={
-            "application/json": AnnotationBulkInputSerializer,
+            "application/json": OpenApiRequest(
+                AnnotationBulkInputSerializer,
+                examples=[OpenApiExample("JSON upload (hierarchy paths)", value=_JSON_EXAMPLE)],
+            ),
             "text/csv": OpenApiRequest(
                 OpenApiTypes.STR,
                 examples=[OpenApiExample("CSV upload", value=_CSV_EXAMPLE)],
@@ -159,6 +179,7 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
                 AnnotationUploadErrorResponseSerializer,
                 description="Every bad row and field, or a malformed body.",
             ),
+            403: ErrorResponse403Serializer,
             409: OpenApiResponse(
                 AnnotationConflictErrorResponseSerializer, description="The round is closed."
             ),
