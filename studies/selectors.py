@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Subquery, Value
 
 from studies.access import Actor, studies_visible_to
 from studies.models import (
@@ -20,8 +20,13 @@ from studies.models import (
 
 
 def study_list(*, actor: Actor) -> QuerySet[Study]:
-    """The studies the actor is a member of, by name."""
-    return studies_visible_to(actor).order_by("name", "id").distinct()
+    """The studies the actor is a member of, by name, each with ``actor_role``: the
+    actor's role in it (one subquery, not one query per study)."""
+    studies = studies_visible_to(actor).order_by("name", "id").distinct()
+    if actor.study_token is not None:
+        return studies.annotate(actor_role=Value(actor.study_token.role, CharField()))
+    role = Membership.objects.filter(study=OuterRef("pk"), user=actor.user).values("role")[:1]
+    return studies.annotate(actor_role=Subquery(role))
 
 
 def question_list(*, study: Study) -> QuerySet[Question]:

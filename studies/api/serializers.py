@@ -38,9 +38,16 @@ def _no_nul_in_json(value: Any) -> Any:
 
 
 class StudyOutputSerializer(serializers.ModelSerializer):
+    role = serializers.ChoiceField(
+        source="actor_role",
+        choices=Role.choices,
+        read_only=True,
+        help_text="Your role in this study (a study token: the token's role).",
+    )
+
     class Meta:
         model = Study
-        fields = ("id", "name", "description", "created_at", "updated_at")
+        fields = ("id", "name", "description", "role", "created_at", "updated_at")
         read_only_fields = fields
 
 

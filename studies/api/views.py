@@ -116,7 +116,9 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._validated(s.StudyInputSerializer)
-        study = study_services.study_create(actor=actor_from_request(request), **data)
+        actor = actor_from_request(request)
+        study = study_services.study_create(actor=actor, **data)
+        study = selectors.study_list(actor=actor).get(pk=study.pk)
         return Response(s.StudyOutputSerializer(study).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -128,6 +130,7 @@ class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         study = self._managed_study()
         data = self._validated(s.StudyInputSerializer, partial=True)
         study = study_services.study_update(study=study, **data)
+        study = self.get_queryset().get(pk=study.pk)
         return Response(s.StudyOutputSerializer(study).data)
 
     @extend_schema(summary="Delete a study and everything in it", responses={204: None})

@@ -353,3 +353,16 @@ def test_categories_of_another_studys_question_are_not_found(
     response = manager_client.get(url(study, foreign.pk, "categories"))
     assert response.status_code == 404
     assert "secret" not in response.content.decode()
+
+
+def test_listing_questions_does_not_query_once_per_question_or_category(
+    viewer_client: APIClient, study: Study, django_assert_max_num_queries: Any
+) -> None:
+    for i in range(10):
+        question = QuestionFactory(study=study, kind=LabelKind.HIERARCHY)
+        root = CategoryFactory(question=question, code=f"root{i}")
+        CategoryFactory(question=question, code=f"leaf{i}", parent=root)
+    with django_assert_max_num_queries(6):
+        body = viewer_client.get(url(study)).json()
+    assert body["count"] == 10
+    assert body["results"][0]["categories"][1]["parent"].startswith("root")

@@ -22,6 +22,7 @@ def test_a_user_creates_a_study_and_becomes_its_manager(client_for: Any) -> None
     body = response.json()
     assert body["name"] == "Sentiment"
     assert body["description"] == "tweets"
+    assert body["role"] == "manager"
     study = Study.objects.get(pk=body["id"])
     assert Membership.objects.get(study=study, user=user).role == Role.MANAGER
 
@@ -61,16 +62,16 @@ def test_a_study_token_lists_only_its_study(client_for: Any, study_token: Any) -
     StudyFactory(name="Other")
     _, secret = study_token(Role.VIEWER)
     body = client_for(token_secret=secret).get("/api/v1/studies/").json()
-    assert [s["name"] for s in body["results"]] == ["Study A"]
+    assert [(s["name"], s["role"]) for s in body["results"]] == [("Study A", "viewer")]
 
 
-def test_the_list_is_paginated_and_ordered_by_name(client_for: Any) -> None:
+def test_the_list_is_paginated_ordered_by_name_and_shows_each_role(client_for: Any) -> None:
     user = UserFactory()
-    for name in ["b", "a", "c"]:
-        MembershipFactory(user=user, study=StudyFactory(name=name))
+    for name, role in [("b", Role.VIEWER), ("a", Role.MANAGER), ("c", Role.ANNOTATOR)]:
+        MembershipFactory(user=user, study=StudyFactory(name=name), role=role)
     body = client_for(user).get("/api/v1/studies/?page_size=2").json()
     assert body["count"] == 3
-    assert [s["name"] for s in body["results"]] == ["a", "b"]
+    assert [(s["name"], s["role"]) for s in body["results"]] == [("a", "manager"), ("b", "viewer")]
     assert body["next"] is not None
     body = client_for(user).get("/api/v1/studies/?page_size=2&page=2").json()
     assert [s["name"] for s in body["results"]] == ["c"]
@@ -85,9 +86,7 @@ def test_a_manager_renames_the_study(manager_client: APIClient, study: Study) ->
 
 
 def test_an_annotator_cannot_change_the_study(annotator_client: APIClient, study: Study) -> None:
-    response = annotator_client.patch(
-        f"/api/v1/studies/{study.pk}/", {"name": "B"}, format="json"
-    )
+    response = annotator_client.patch(f"/api/v1/studies/{study.pk}/", {"name": "B"}, format="json")
     assert response.status_code == 403
     assert response.json()["type"] == "client_error"
     study.refresh_from_db()
@@ -123,3 +122,15 @@ def test_a_study_without_a_name_is_rejected_with_the_field_named(
     assert body["errors"] == [
         {"code": "required", "detail": "This field is required.", "attr": "name"}
     ]
+
+
+def test_listing_studies_does_not_query_once_per_study(
+    client_for: Any, django_assert_max_num_queries: Any
+) -> None:
+    user = UserFactory()
+    for i in range(20):
+        MembershipFactory(user=user, study=StudyFactory(name=f"s{i}"), role=Role.VIEWER)
+    client = client_for(user)
+    with django_assert_max_num_queries(4):
+        body = client.get("/api/v1/studies/").json()
+    assert body["count"] == 20
