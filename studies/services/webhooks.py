@@ -371,19 +371,23 @@ def webhooks_on_computation_finished(*, computation_id: int) -> list[int]:
             and computation.scope == ComputationScope.ROUND
             and rounds
         ):
-            for name, value in _below_threshold(endpoint, data["coefficients"]):
-                event_id = f"agreement.below_threshold:{computation.pk}:{name}"
+            found = _below_threshold(endpoint, data["coefficients"])
+            if found:
+                # One event per computation and endpoint, listing every coefficient below.
+                event_id = f"agreement.below_threshold:{computation.pk}"
                 below = {
                     "round": data["rounds"][0],
                     "question": data["question"],
-                    "coefficient": name,
-                    "value": value,
                     "threshold": endpoint.threshold,
-                    "ci": data["coefficients"][name].get("ci"),
-                    "computation": {
-                        "id": computation.pk,
-                        "url": data["computation"]["url"],
-                    },
+                    "below": [
+                        {
+                            "coefficient": name,
+                            "value": value,
+                            "ci": data["coefficients"][name].get("ci"),
+                        }
+                        for name, value in sorted(found)
+                    ],
+                    "computation": {"id": computation.pk, "url": data["computation"]["url"]},
                 }
                 specs.append(
                     (

@@ -313,7 +313,7 @@ def test_a_failed_computation_is_posted_with_its_error(
 # -- agreement.below_threshold --------------------------------------------------------------
 
 
-def test_a_coefficient_below_the_threshold_fires_one_event_per_coefficient(
+def test_coefficients_below_the_threshold_fire_one_event_that_lists_them(
     study: Any, receiver: Receiver, django_capture_on_commit_callbacks: Any
 ) -> None:
     endpoint = endpoint_for(
@@ -322,21 +322,21 @@ def test_a_coefficient_below_the_threshold_fires_one_event_per_coefficient(
     computation = finished_computation(study, django_capture_on_commit_callbacks)
     fire(computation, django_capture_on_commit_callbacks)
 
-    events = sorted(
-        (json.loads(r.body) for r in receiver.requests), key=lambda p: p["data"]["coefficient"]
-    )
-    assert [p["data"]["coefficient"] for p in events] == ["alpha", "kappa"]
-    alpha = events[0]
-    assert alpha["event"] == "agreement.below_threshold"
-    assert receiver.requests[0].headers["X-Agreement-Event"] == "agreement.below_threshold"
-    assert alpha["data"]["threshold"] == 0.99
-    assert alpha["data"]["value"] == pytest.approx(
+    (request,) = receiver.requests
+    assert verified(endpoint.secret, request)
+    assert request.headers["X-Agreement-Event"] == "agreement.below_threshold"
+    payload = json.loads(request.body)
+    assert payload["event"] == "agreement.below_threshold"
+    assert payload["id"] == f"agreement.below_threshold:{computation.pk}"
+    data = payload["data"]
+    assert data["threshold"] == 0.99
+    assert [b["coefficient"] for b in data["below"]] == ["alpha", "kappa"]
+    assert data["below"][0]["value"] == pytest.approx(
         computation.results["coefficients"]["alpha"]["value"]
     )
-    assert alpha["data"]["round"]["name"] == "Round 1"
-    assert alpha["data"]["question"]["key"] == "sentiment"
-    assert alpha["data"]["computation"]["id"] == computation.pk
-    assert all(verified(endpoint.secret, r) for r in receiver.requests)
+    assert data["round"]["name"] == "Round 1"
+    assert data["question"]["key"] == "sentiment"
+    assert data["computation"]["id"] == computation.pk
 
 
 def test_the_threshold_can_watch_one_coefficient_only(
@@ -352,8 +352,10 @@ def test_the_threshold_can_watch_one_coefficient_only(
     computation = finished_computation(study, django_capture_on_commit_callbacks)
     fire(computation, django_capture_on_commit_callbacks)
     events = sorted(json.loads(r.body)["id"] for r in receiver.requests)
+    below = next(json.loads(r.body) for r in receiver.requests if "below" in r.body.decode())
+    assert [b["coefficient"] for b in below["data"]["below"]] == ["alpha"]
     assert events == [
-        f"agreement.below_threshold:{computation.pk}:alpha",
+        f"agreement.below_threshold:{computation.pk}",
         f"computation.finished:{computation.pk}:1",
     ]
 
