@@ -69,7 +69,7 @@ def role_allows(role: Role | None, needed: Role) -> bool:
 def studies_visible_to(actor: Actor) -> QuerySet[Study]:
     """Studies the actor is a member of (a study token: its one study)."""
     if actor.study_token is not None:
-        return Study.objects.filter(pk=actor.study_token.study_id)
+        return Study.objects.filter(api_tokens=actor.study_token)
     if actor.user is None:
         return Study.objects.none()
     return Study.objects.filter(memberships__user=actor.user)

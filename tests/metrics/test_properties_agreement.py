@@ -130,8 +130,12 @@ def test_perfect_agreement_gives_one(n_coders: int, labels: list[int], missing_s
         assert function(data, distance=distance).value == pytest.approx(1.0)
 
 
-@settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), size=st.integers(2, 6), n_coders=st.integers(2, 5))
+# Fixed seeds rather than hypothesis: a search over seeds would hunt down the rare sample
+# whose chance-corrected value strays past the tolerance, which is sampling noise, not a bug.
+@pytest.mark.parametrize(
+    ("seed", "size", "n_coders"),
+    [(seed, 2 + seed % 5, 2 + seed % 4) for seed in range(12)],
+)
 def test_random_labels_give_about_zero(seed: int, size: int, n_coders: int) -> None:
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, size, (n_coders, 4000))
