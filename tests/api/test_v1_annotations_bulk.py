@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from studies.api import parsers as csv_parsers
 from studies.models import Annotation, AnnotationChange, Coder, Item, Role, Study
 from studies.services import annotations as annotation_services
 from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
@@ -547,3 +548,62 @@ def test_study_tokens_upload_by_their_role(
     )
 
     assert response.status_code == expected
+
+
+def test_a_csv_body_that_is_not_utf8_is_a_parse_error(
+    annotator_client: APIClient, scheme: Scheme
+) -> None:
+    response = annotator_client.post(
+        f"{bulk_url(scheme.study)}?round=Round%201&question=sentiment",
+        data="item,coder,label\ndoc-1,alice,pos\u00e9\n".encode("latin-1"),
+        content_type="text/csv",
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "parse_error"
+
+
+def test_an_empty_csv_body_is_a_parse_error(annotator_client: APIClient, scheme: Scheme) -> None:
+    response = post_csv(annotator_client, scheme, "", round="Round 1", question="sentiment")
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "parse_error"
+
+
+def test_a_csv_upload_with_too_many_rows_is_refused_as_too_large(
+    annotator_client: APIClient, scheme: Scheme, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(annotation_services, "MAX_BULK_ROWS", 2)
+    monkeypatch.setattr(csv_parsers, "MAX_BULK_ROWS", 2)
+    text = "item,coder,label\n" + "".join(f"row-{n},alice,pos\n" for n in range(5))
+
+    response = post_csv(
+        annotator_client,
+        scheme,
+        text,
+        round="Round 1",
+        question="sentiment",
+        create_missing="true",
+    )
+
+    assert response.status_code == 413
+    assert response.json()["errors"][0]["code"] == "too_many_rows"
+    assert not Item.objects.filter(external_id__startswith="row-").exists()
+
+
+def test_a_csv_upload_can_create_missing_items_and_coders(
+    annotator_client: APIClient, scheme: Scheme
+) -> None:
+    response = post_csv(
+        annotator_client,
+        scheme,
+        "item,coder,label,comment\ndoc-9,zoe,neg,ignored\n",
+        round="Round 1",
+        question="sentiment",
+        create_missing="true",
+    )
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["items_created"] == 1
+    assert response.json()["coders_created"] == 1
+    assert stored(scheme, "sentiment") == {("doc-9", "zoe"): "neg"}
