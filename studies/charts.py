@@ -60,7 +60,9 @@ def _segments(points: Sequence[tuple[float, float] | None]) -> list[list[tuple[f
     return [run for run in runs if run]
 
 
-def history_chart(history: CoefficientHistory, *, chart_id: str) -> SafeString:
+def history_chart(
+    history: CoefficientHistory, *, chart_id: str, desc: str | None = None
+) -> SafeString:
     """One coefficient across the study's rounds: a line and a confidence band per question,
     with Krippendorff's 0.667 and 0.8 reference lines."""
     rounds = history.rounds
@@ -76,7 +78,7 @@ def history_chart(history: CoefficientHistory, *, chart_id: str) -> SafeString:
         return TOP + plot_h * (high - value) / (high - low)
 
     title = f"{history.name} by round"
-    desc = (
+    desc = desc or (
         f"{history.name} in each of {len(rounds)} rounds, one line per question "
         f"({', '.join(s.question_key for s in history.series) or 'no values yet'}), shaded "
         "bands are confidence intervals; dashed lines mark 0.667 and 0.8. The table beside "

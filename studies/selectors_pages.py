@@ -566,6 +566,23 @@ def _distribution(
     return rows, divergence
 
 
+def coder_history(entry: CoderQuestion, coder: Coder) -> CoefficientHistory:
+    """The coder's series first, then every other coder's, for a chart across rounds."""
+    series = [
+        Series(
+            key,
+            [
+                Point(name, value, None, None)
+                for name, value in zip(entry.rounds, values, strict=True)
+            ],
+        )
+        for key, values in [(coder.key, entry.own), *entry.others.items()]
+    ]
+    return CoefficientHistory(
+        "per-coder", "Mean agreement with the other coders", entry.rounds, series
+    )
+
+
 def coder_report(*, study: Study, coder: Coder) -> list[CoderQuestion]:
     """Per question: the coder's mean agreement with the others over rounds, and their label
     distribution against the pooled one in the latest round with a computation."""

@@ -34,6 +34,7 @@ from studies.models import (
 from studies.selectors import question_list, round_list
 from studies.selectors_exports import annotation_table, computation_for_export
 from studies.selectors_pages import (
+    coder_history,
     coder_report,
     history_by_coefficient,
     question_headlines,
@@ -174,7 +175,19 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
         "study": study,
         "role": role,
         "coder": coder,
-        "questions": coder_report(study=study, coder=coder),
+        "questions": [
+            (
+                entry,
+                charts.history_chart(
+                    coder_history(entry, coder),
+                    chart_id=f"coder-q{entry.question.pk}",
+                    desc=f"Each coder's mean agreement with the other coders on question "
+                    f"{entry.question.key}, round after round, {coder.key} first; the table "
+                    "beside the chart lists the same numbers.",
+                ),
+            )
+            for entry in coder_report(study=study, coder=coder)
+        ],
     }
     return render(request, "studies/coder_detail.html", context)
 

@@ -167,3 +167,18 @@ def test_coder_page_shows_their_agreement_per_round_and_label_distribution(
     index = [str(c) for c in table["coders"]].index(str(coder.pk))
     share = table["proportions"][index][0]
     assert f'<td class="num share">{100 * share:.1f} %</td>' in html
+
+
+def test_coder_page_charts_every_coders_agreement_across_rounds(
+    pages_world: PagesWorld, viewer: Any, site_client: Any
+) -> None:
+    coder = pages_world.coders[0]
+    url = reverse("pages:coder-detail", args=[pages_world.study.pk, coder.pk])
+    html = _text(site_client(viewer).get(url))
+    chart = re.search(r'<svg[^>]*id="coder-q\d+".*?</svg>', html, re.S).group(0)
+    assert 'data-rounds="2"' in chart
+    assert chart.count('<g class="series"') == len(pages_world.coders)
+    own = re.search(rf'<g class="series" data-question="{coder.key}">.*?</g>', chart, re.S).group(0)
+    values = [float(v) for v in re.findall(r'data-value="([^"]+)"', own)]
+    expected = [c.results["diagnostics"]["per_coder"][coder.key] for c in pages_world.computations]
+    assert values == pytest.approx(expected)
