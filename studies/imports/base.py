@@ -72,6 +72,12 @@ class ParsedFile:
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     records: int = 0
+    # item -> its text (the task's text, the span's covered text), kept for new items
+    item_texts: dict[str, str] = field(default_factory=dict)
+
+    def text_of(self, item: str, text: object) -> None:
+        if isinstance(text, str) and text and item not in self.item_texts:
+            self.item_texts[item] = text
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1

@@ -146,4 +146,5 @@ def _record(
             "Span labels (sequence labeling) are not imported; only text classification.",
         )
         return
+    parsed.text_of(item, record.get("text"))
     parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=one_or_set(labels)))

@@ -71,6 +71,7 @@ def _span(parsed: ParsedFile, source: str, record: dict[str, Any]) -> None:
         return
     assert doc is not None
     assert user is not None
+    parsed.text_of(f"{doc}:{begin}-{end}", record.get("text"))
     parsed.rows.append(
         ParsedRow(source=source, item=f"{doc}:{begin}-{end}", coder=user, label=label)
     )

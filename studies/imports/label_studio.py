@@ -101,6 +101,9 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
                 "annotations must be a list.",
             )
             continue
+        task_data = task.get("data")
+        if isinstance(task_data, dict):
+            parsed.text_of(task_id, task_data.get("text"))
         for annotation_index, annotation in enumerate(annotations):
             _annotation(parsed, task_id, task_source, annotation_index, annotation)
     return parsed
@@ -189,6 +192,7 @@ def _result(
             )
             return
         item = f"{task_id}:{start}-{end}"
+        parsed.text_of(item, value.get("text"))
     parsed.rows.append(
         ParsedRow(source=result_source, item=item, coder=coder, label=label, field=from_name)
     )

@@ -68,6 +68,7 @@ def _record(
             source, "_input_hash", ImportErrorCode.REQUIRED, "_input_hash (the item) is missing."
         )
         return
+    parsed.text_of(item, record.get("text"))
     coder = key_text(record.get("_annotator_id")) or key_text(record.get("_session_id"))
     coder = coder or default_coder
     if coder is None:

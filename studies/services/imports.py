@@ -26,7 +26,7 @@ from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.imports import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
 from studies.imports.base import ImportErrorCode, Rejection
-from studies.models import Question, Study
+from studies.models import Item, Question, Study
 from studies.services.annotations import (
     AnnotationErrorCode,
     annotations_bulk_upsert,
@@ -39,6 +39,7 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_REPORTED_REJECTIONS = 1_000
 _SERVICE_ATTR = re.compile(r"^annotations\.(\d+)(?:\.(\w+))?$")
 _MAX_PARTIAL_PASSES = 5
+_IN_BATCH = 900  # under SQLite's historical 999 variables per statement
 
 
 class ImportFileTooLargeError(ApplicationError):
@@ -270,6 +271,35 @@ def _write_question(
     report.questions.append(QuestionReport(question_key, len(rows)))
 
 
+# Texts of the items an import creates ----------------------------------------------------
+
+
+def _missing_items(*, study: Study, keys: set[str]) -> set[str]:
+    ordered = sorted(keys)
+    existing: set[str] = set()
+    for start in range(0, len(ordered), _IN_BATCH):
+        existing.update(
+            Item.objects.filter(
+                study=study, external_id__in=ordered[start : start + _IN_BATCH]
+            ).values_list("external_id", flat=True)
+        )
+    return keys - existing
+
+
+def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str]) -> None:
+    """Give the items this import created the text the file carries (task text, span)."""
+    ordered = sorted(keys & texts.keys())
+    for start in range(0, len(ordered), _IN_BATCH):
+        items = list(
+            Item.objects.filter(
+                study=study, external_id__in=ordered[start : start + _IN_BATCH], text=""
+            )
+        )
+        for item in items:
+            item.text = texts[item.external_id]
+        Item.objects.bulk_update(items, ["text"])
+
+
 # The service ---------------------------------------------------------------------------
 
 
@@ -343,6 +373,12 @@ def annotations_import(
         report.reject(
             Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
         )
+    new_items: set[str] = set()
+    if create_missing and parsed.item_texts:
+        new_items = _missing_items(
+            study=study,
+            keys={row.item for rows in groups.values() for row in rows} & parsed.item_texts.keys(),
+        )
     try:
         with transaction.atomic():
             for key in sorted(groups):
@@ -356,6 +392,8 @@ def annotations_import(
                     actor=actor,
                     report=report,
                 )
+            if new_items:
+                _set_new_item_texts(study=study, texts=parsed.item_texts, keys=new_items)
             report.committed = not dry_run and (partial or not report.rejected_count)
             if not report.committed:
                 raise _Rollback

@@ -502,3 +502,76 @@ def test_a_file_with_no_label_is_rejected(target: ImportStudy, actor: Actor) -> 
     report = run(target, actor, "long_csv", b"item,coder,label\n", question_key="sentiment")
     assert rejected(report) == [("file", "file", "no_rows")]
     assert not report.committed
+
+
+VALID_SAMPLES = [
+    ("label_studio", "label_studio.json", {}),
+    ("label_studio", "label_studio_spans.json", {"question_map": {"ner": "entity"}}),
+    ("doccano", "doccano_alice.jsonl", {"question_key": "sentiment", "coder": "alice"}),
+    ("doccano", "doccano_annotator_field.jsonl", {"question_key": "topics"}),
+    ("prodigy", "prodigy.jsonl", {"question_key": "sentiment"}),
+    ("prodigy", "prodigy_binary.jsonl", {"question_map": {"SPORTS": "sports"}}),
+    ("inception", "inception_spans.json", {"question_key": "entity"}),
+    ("inception", "inception_spans.csv", {"question_key": "entity"}),
+    ("inception_diagnosis", "inception_diagnosis.csv", {"question_map": {"value": "entity"}}),
+    ("long_csv", "long.csv", {"question_key": "sentiment"}),
+    ("long_csv", "long_questions.csv", {}),
+    ("wide_csv", "wide.csv", {"question_key": "sentiment"}),
+    ("agreement_table", "agreement_table.csv", {"question_key": "sentiment"}),
+]
+
+
+@pytest.mark.parametrize(("fmt", "name", "options"), VALID_SAMPLES)
+def test_every_valid_sample_dry_runs_imports_and_reimports_unchanged(
+    target: ImportStudy, actor: Actor, fmt: str, name: str, options: dict[str, Any]
+) -> None:
+    before = db_state(target.study)
+    dry = run(target, actor, fmt, sample(name), dry_run=True, **options)
+    assert dry.rejected == []
+    assert db_state(target.study) == before
+    first = run(target, actor, fmt, sample(name), **options)
+    assert first.committed
+    assert first.rejected == []
+    assert (first.created, first.items_created, first.coders_created) == (
+        dry.created,
+        dry.items_created,
+        dry.coders_created,
+    )
+    assert first.created > 0
+    after = db_state(target.study)
+    again = run(target, actor, fmt, sample(name), **options)
+    assert (again.created, again.updated, again.unchanged) == (0, 0, first.created)
+    assert db_state(target.study) == after
+
+
+def test_an_import_logs_each_change_with_the_importing_user(
+    target: ImportStudy, actor: Actor
+) -> None:
+    from studies.models import AnnotationChange
+
+    run(target, actor, "long_csv", sample("long.csv"), question_key="sentiment")
+    changes = AnnotationChange.objects.filter(study=target.study)
+    assert changes.count() == 5
+    assert {change.changed_by_id for change in changes} == {actor.user.pk}
+
+
+def test_a_changed_label_is_reported_updated(target: ImportStudy, actor: Actor) -> None:
+    run(target, actor, "long_csv", sample("long.csv"), question_key="sentiment")
+    changed = sample("long.csv").replace(b"doc-1,bob,neg", b"doc-1,bob,pos")
+    report = run(target, actor, "long_csv", changed, question_key="sentiment")
+    assert (report.created, report.updated, report.unchanged) == (0, 1, 4)
+    assert stored(target.round, "sentiment")[("doc-1", "bob")] == "pos"
+
+
+def test_new_items_get_the_text_the_file_carries_and_existing_items_keep_theirs(
+    target: ImportStudy, actor: Actor
+) -> None:
+    from studies.models import Item
+
+    Item.objects.create(study=target.study, external_id="102", text="kept as it was")
+    run(target, actor, "label_studio", sample("label_studio.json"))
+    texts = dict(Item.objects.filter(study=target.study).values_list("external_id", "text"))
+    assert texts["101"] == "The match ended in a draw after extra time."
+    assert texts["102"] == "kept as it was"
+    run(target, actor, "inception", sample("inception_spans.csv"), question_key="entity")
+    assert Item.objects.get(study=target.study, external_id="news-002.txt:5-11").text == "Munich"
