@@ -1,16 +1,15 @@
 """The study admin's history: the agreement chart, the latest results and computations.
 
-``StudyHistoryAdminMixin`` goes first in ``StudyAdmin``'s bases (``studies/admin.py``);
-its change form (``templates/admin/studies/study/change_form.html``) shows, below the
-fields, the same charts and tables as the site's study page, read through the same
-selectors (nothing is recomputed).
+Django's admin renders ``templates/admin/studies/study/change_form.html`` for the study
+change page by name, so no change to ``StudyAdmin`` is needed: the template calls the
+``admin_study_history`` inclusion tag (``studies_extras``), which reads through
+``study_history_context`` the same charts and tables as the site's study page (nothing is
+recomputed).
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from django.http import HttpRequest, HttpResponse
 
 from studies import charts
 from studies.models import Study
@@ -24,6 +23,7 @@ def study_history_context(study: Study) -> dict[str, Any]:
     """The charts (with their tables), each question's latest result and recent computations."""
     history = study_history(study=study)
     return {
+        "study": study,
         "history_charts": [
             (item, charts.history_chart(item, chart_id=f"admin-history-{item.coefficient}"))
             for item in history_by_coefficient(history)
@@ -34,19 +34,10 @@ def study_history_context(study: Study) -> dict[str, Any]:
 
 
 class StudyHistoryAdminMixin:
-    """Adds the history chart and the latest results to a study's change page."""
+    """Names the study change form that shows the history (``StudyAdmin``'s first base).
+
+    The history block itself comes from the template's ``admin_study_history`` tag, so the
+    page shows it with or without this mixin.
+    """
 
     change_form_template = "admin/studies/study/change_form.html"
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        context = dict(extra_context or {})
-        study = Study.objects.filter(pk=object_id).first() if str(object_id).isdigit() else None
-        if study is not None:
-            context.update(study_history_context(study))
-        return super().change_view(request, object_id, form_url, context)  # type: ignore[misc]

@@ -513,6 +513,11 @@ def round_report(
         report.disputed_coders = coders
     report.extras = _round_extras(computation, question)
     if compare and report.previous_round is not None:
+        if (computation.n_annotations or 0) > EXTRAS_MAX_ANNOTATIONS:
+            report.comparison_error = (
+                "the round is too large to bootstrap on page load; use the API's compare."
+            )
+            return report
         try:
             report.comparison = rounds_compare(
                 study=study,

@@ -80,3 +80,11 @@ def signed(value: float | None, digits: int = 3) -> str:
     if value is None:
         return "—"
     return f"{float(value):+.{int(digits)}f}"
+
+
+@register.inclusion_tag("admin/studies/study/history.html")
+def admin_study_history(study: Any) -> dict[str, Any]:
+    """The study admin's history block (chart, latest results, computations)."""
+    from studies.admin_history import study_history_context
+
+    return study_history_context(study)

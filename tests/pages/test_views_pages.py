@@ -182,3 +182,11 @@ def test_coder_page_charts_every_coders_agreement_across_rounds(
     values = [float(v) for v in re.findall(r'data-value="([^"]+)"', own)]
     expected = [c.results["diagnostics"]["per_coder"][coder.key] for c in pages_world.computations]
     assert values == pytest.approx(expected)
+
+
+def test_pages_of_an_empty_study_render(study: Any, manager: Any, site_client: Any) -> None:
+    client = site_client(manager)
+    assert "No questions yet." in _text(client.get(reverse("pages:study-list")))
+    html = _text(client.get(reverse("pages:study-detail", args=[study.pk])))
+    assert "No computation has finished yet" in html
+    assert "The study needs a question and a round first." in html
