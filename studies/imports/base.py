@@ -140,6 +140,8 @@ def load_json(text: str) -> Any:
             f"The file is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno}).",
             source=f"line {error.lineno}",
         ) from None
+    except RecursionError:
+        raise MalformedFileError("The file's JSON is nested too deeply.") from None
 
 
 def json_lines(text: str, *, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -149,12 +151,15 @@ def json_lines(text: str, *, prefix: str = "") -> Iterator[tuple[str, Any]]:
             continue
         source = f"{prefix}line {number}"
         try:
-            yield source, json.loads(line)
+            record = json.loads(line)
+        except RecursionError:
+            raise MalformedFileError(f"{source} is nested too deeply.", source=source) from None
         except json.JSONDecodeError as error:
             raise MalformedFileError(
                 f"{source} is not valid JSON: {error.msg} (column {error.colno}).",
                 source=source,
             ) from None
+        yield source, record
 
 
 def csv_rows(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:

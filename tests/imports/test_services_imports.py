@@ -575,3 +575,15 @@ def test_new_items_get_the_text_the_file_carries_and_existing_items_keep_theirs(
     assert texts["102"] == "kept as it was"
     run(target, actor, "inception", sample("inception_spans.csv"), question_key="entity")
     assert Item.objects.get(study=target.study, external_id="news-002.txt:5-11").text == "Munich"
+
+
+@pytest.mark.parametrize(("fmt", "data"), [
+    ("label_studio", b"[" * 100_000),
+    ("prodigy", b'{"a": ' * 100_000 + b"\n"),
+])  # fmt: skip
+def test_deeply_nested_json_is_a_malformed_file(
+    target: ImportStudy, actor: Actor, fmt: str, data: bytes
+) -> None:
+    with pytest.raises(ValidationError) as error:
+        run(target, actor, fmt, data, question_key="sentiment")
+    assert error.value.error_dict["file"][0].code == "malformed_file"
