@@ -190,7 +190,9 @@ class Item(models.Model):
     class Meta:
         ordering: ClassVar = ["study", "id"]
         constraints: ClassVar = [
-            models.UniqueConstraint(fields=["study", "external_id"], name="item_unique_external_id"),
+            models.UniqueConstraint(
+                fields=["study", "external_id"], name="item_unique_external_id"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -294,8 +296,9 @@ class AnnotationChange(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
     coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="+")
     action = models.CharField(max_length=10, choices=Action.choices)
-    old_value = models.TextField(null=True, blank=True)
-    new_value = models.TextField(null=True, blank=True)
+    # None, not "", means "no annotation" (before a creation, after a deletion): "" is no label.
+    old_value = models.TextField(null=True, blank=True)  # noqa: DJ001
+    new_value = models.TextField(null=True, blank=True)  # noqa: DJ001
     changed_at = models.DateTimeField(default=timezone.now, db_index=True)
     changed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
