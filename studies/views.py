@@ -48,6 +48,7 @@ from studies.services.history import study_history
 
 LOGIN_URL = reverse_lazy("login")
 CSV = "text/csv; charset=utf-8"
+MAX_ID_DIGITS = 18
 site_login_required = login_required(login_url=LOGIN_URL)
 
 
@@ -74,10 +75,10 @@ def _round_of(study: Study, round_pk: int) -> Round:
 def _question_of(study: Study, question_pk: int | str | None) -> Question:
     questions = Question.objects.filter(study=study).order_by("position", "id")
     if question_pk not in (None, ""):
-        try:
-            questions = questions.filter(pk=int(str(question_pk)))
-        except ValueError:
-            raise Http404("No such question in this study.") from None
+        text = str(question_pk)
+        if not (text.isdigit() and len(text) <= MAX_ID_DIGITS):
+            raise Http404("No such question in this study.")
+        questions = questions.filter(pk=int(text))
     question = questions.first()
     if question is None:
         raise Http404("No such question in this study.")

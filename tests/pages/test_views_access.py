@@ -153,3 +153,13 @@ def test_the_login_form_signs_in_with_csrf_and_lands_on_the_study_list(
     assert response.status_code == 302
     assert response["Location"] == reverse("pages:study-list")
     assert pages_world.study.name in client.get(reverse("pages:study-list")).content.decode()
+
+
+def test_a_huge_id_is_a_404_not_a_database_error(
+    pages_world: PagesWorld, viewer: Any, site_client: Any
+) -> None:
+    client = site_client(viewer)
+    assert client.get(f"/studies/{10**30}/").status_code == 404
+    report = reverse("pages:round-report", args=[pages_world.study.pk, pages_world.rounds[0].pk])
+    assert client.get(report, {"question": str(10**30)}).status_code == 404
+    assert client.get(report, {"question": "x"}).status_code == 404
