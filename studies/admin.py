@@ -20,6 +20,7 @@ from studies.admin_computations import (  # registers ComputationAdmin
     compute_agreement_for_rounds,
     compute_agreement_for_studies,
 )
+from studies.admin_imports import StudyImportAdminMixin
 from studies.admin_webhooks import WebhookDeliveryAdmin, WebhookEndpointAdmin
 from studies.exceptions import ApplicationError
 from studies.models import (
@@ -69,7 +70,7 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(StudyImportAdminMixin, admin.ModelAdmin):
     list_display = ("name", "created_at", "updated_at")
     search_fields = ("name", "description")
     date_hierarchy = "created_at"

@@ -31,13 +31,3 @@ def study_history_context(study: Study) -> dict[str, Any]:
         "history_headlines": question_headlines(history),
         "history_computations": study_computations(study=study, limit=ADMIN_COMPUTATIONS),
     }
-
-
-class StudyHistoryAdminMixin:
-    """Names the study change form that shows the history (``StudyAdmin``'s first base).
-
-    The history block itself comes from the template's ``admin_study_history`` tag, so the
-    page shows it with or without this mixin.
-    """
-
-    change_form_template = "admin/studies/study/change_form.html"

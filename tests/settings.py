@@ -9,5 +9,9 @@ os.environ.setdefault("AGREEMENT_VAR_DIR", tempfile.mkdtemp(prefix="agreement-te
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 
 from agreement_server.settings import *  # noqa: F403
+from agreement_server.settings import STATIC_ROOT
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# whitenoise serves STATIC_ROOT; let it exist (empty) so every request does not warn.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)

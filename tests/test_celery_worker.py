@@ -12,7 +12,6 @@ from tests.plugins.services import WorkerProcess
 
 pytestmark = pytest.mark.services
 # Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
-pytest_plugins = ["tests.plugins.services"]
 
 
 def wait_for_study(name: str, timeout: float = 30.0) -> bool:

@@ -28,7 +28,6 @@ from tests.services import database_url
 
 ROOT = Path(__file__).resolve().parent.parent
 # Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
-pytest_plugins = ["tests.plugins.services"]
 APP_SERVICES = ("migrate", "web", "worker")
 LONG_RUNNING = ("db", "redis", "web", "worker")
 INTERPOLATION = re.compile(r"\$\{(?P<name>\w+)(?:(?P<op>:?[-?])(?P<arg>[^}]*))?\}")

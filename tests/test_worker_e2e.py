@@ -31,7 +31,6 @@ from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserF
 from tests.plugins.services import WorkerProcess
 
 # Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
-pytest_plugins = ["tests.plugins.services"]
 
 pytestmark = [
     pytest.mark.services,
@@ -127,11 +126,12 @@ def test_a_worker_killed_mid_computation_loses_nothing(
     study, _, question, round_ = scope(4, 10_000, seed=5)
     computation = computation_request(
         study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
-        parameters={"coefficients": ["alpha", "kappa", "pi"], "bootstrap": 6000,
-                    "chunk_size": 10_000, "seed": 1},
+        # Enough replicates (in one chunk) that the run lasts seconds even on an idle machine.
+        parameters={"coefficients": ["alpha", "kappa", "pi"], "bootstrap": 40_000,
+                    "chunk_size": 40_000, "seed": 1},
     ).computation  # fmt: skip
     wait_until(lambda: status_of(computation.pk) == "running", celery_worker_process)
-    time.sleep(1.0)  # well into the computation
+    time.sleep(0.3)  # into the computation
     assert status_of(computation.pk) == ComputationStatus.RUNNING
     celery_worker_process.kill()
     assert status_of(computation.pk) == ComputationStatus.RUNNING  # stuck: its worker is gone
@@ -150,13 +150,8 @@ def test_a_worker_killed_mid_computation_loses_nothing(
 
 def chaining_worker(fixture_worker: WorkerProcess, name: str) -> WorkerProcess:
     """A worker on the fixture's queue whose own follow-up tasks stay on that queue."""
-    env = dict(fixture_worker.env)
-    env.update(
-        DJANGO_SETTINGS_MODULE="tests.e2e_worker_settings",
-        AGREEMENT_TEST_QUEUE=fixture_worker.queue,
-    )
     worker = WorkerProcess(
-        env=env,
+        env=fixture_worker.env,
         queue=fixture_worker.queue,
         log_path=fixture_worker.log_path.with_name(f"{name}.log"),
     )

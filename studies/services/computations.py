@@ -56,6 +56,7 @@ from studies.selectors_computations import (
     unit_label,
 )
 from studies.services import agreement_engine as engine
+from studies.services import webhooks
 
 logger = logging.getLogger(__name__)
 
@@ -377,6 +378,8 @@ def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> No
     except Exception as error:
         logger.exception("computation crashed id=%s", computation_id)
         computation_fail(computation_id=computation_id, error=f"{type(error).__name__}: {error}")
+    # Tells the study's webhooks once the computation is done or failed (a no-op otherwise).
+    webhooks.webhooks_on_computation_finished(computation_id=computation_id)
 
 
 def computation_run(*, computation_id: int) -> None:

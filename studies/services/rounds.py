@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from studies.exceptions import ConflictError
 from studies.models import Annotation, Round, RoundStatus, Study
+from studies.services.computations import computations_request_for_closed_round
 
 
 class RoundErrorCode:
@@ -113,6 +114,8 @@ def round_close(*, round: Round, closed_at: datetime | None = None) -> Round:
     _check_dates(round)
     round.full_clean()
     round.save(update_fields=["status", "closed_at"])
+    # A closed round's agreement is computed at once, on the workers, after the commit.
+    computations_request_for_closed_round(round=round)
     return round
 
 

@@ -80,7 +80,8 @@ class WorkerProcess:
     """A real Celery worker in a subprocess (its own process group), consuming ``queue``."""
 
     def __init__(self, *, env: dict[str, str], queue: str, log_path: Path) -> None:
-        self.env = env
+        # The worker's own follow-up tasks (bootstrap chunks, combine) stay on its queue too.
+        self.env = {**env, "AGREEMENT_TEST_QUEUE": queue}
         self.queue = queue
         self.log_path = log_path
         self.hostname = f"{queue}@%h"

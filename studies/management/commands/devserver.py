@@ -116,6 +116,10 @@ class Command(BaseCommand):
                                 "worker",
                                 "--loglevel=INFO",
                                 "--concurrency=1",
+                                # The periodic sweep that requeues computations a dead
+                                # worker left running.
+                                "--beat",
+                                f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}",
                             ],
                         ),
                     )
