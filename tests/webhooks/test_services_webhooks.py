@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import json
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -42,10 +43,14 @@ def endpoint_for(study: Any, url: str, **kwargs: Any) -> Any:
 
 
 def finished_computation(study: Any, capture: Any) -> Computation:
+    """A done computation whose automatic webhook call was held back, for ``fire`` to make."""
     question = nominal_question(study, key="sentiment")
     round_ = RoundFactory(study=study, name="Round 1")
     label_round(round_, question, TABLE)
-    with capture(execute=True):
+    with (
+        mock.patch("studies.services.computations.webhooks.webhooks_on_computation_finished"),
+        capture(execute=True),
+    ):
         result = computation_request(
             study=study,
             question=question,
@@ -135,6 +140,25 @@ def test_backoff_doubles_after_each_failed_attempt_up_to_the_cap(settings: Any) 
 
 
 # -- delivery to a local receiver -----------------------------------------------------------
+
+
+def test_a_computation_finishing_posts_to_the_registered_receiver_by_itself(
+    study: Any, receiver: Receiver, django_capture_on_commit_callbacks: Any
+) -> None:
+    endpoint_for(study, receiver.url)
+    question = nominal_question(study, key="sentiment")
+    round_ = RoundFactory(study=study, name="Round 1")
+    label_round(round_, question, TABLE)
+    with django_capture_on_commit_callbacks(execute=True):
+        computation_request(
+            study=study,
+            question=question,
+            scope=ComputationScope.ROUND,
+            rounds=[round_],
+            parameters={"bootstrap": 0, "coefficients": ["alpha", "kappa"]},
+        )
+    events = [request.headers["X-Agreement-Event"] for request in receiver.requests]
+    assert events == ["computation.finished"]
 
 
 def test_a_finished_computation_is_posted_signed_to_the_receiver(
