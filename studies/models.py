@@ -242,7 +242,11 @@ class Annotation(models.Model):
     ``category_set`` (set-valued: a sorted list of category ids, never empty).
     """
 
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="annotations")
+    # Reading a round's labels for one question (the computations' hot path) uses the unique
+    # constraint's index, which starts with (round, question); no index of their own needed.
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="annotations", db_index=False
+    )
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="annotations")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
     coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="annotations")
@@ -268,10 +272,6 @@ class Annotation(models.Model):
                 name="annotation_exactly_one_value",
             ),
         ]
-        indexes: ClassVar = [
-            # Reading a whole round's labels for one question, the computations' hot path.
-            models.Index(fields=["round", "question"], name="annotation_round_question"),
-        ]
 
     def __str__(self) -> str:
         return f"{self.coder} on {self.item} ({self.question.key})"
@@ -290,11 +290,26 @@ class AnnotationChange(models.Model):
         UPDATED = "updated", "Updated"
         DELETED = "deleted", "Deleted"
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="annotation_changes")
-    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
-    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="+")
+    # The log is written in bulk beside every upload: checking its five references in the
+    # database doubled an upload's cost, so Django's cascades alone keep them consistent.
+    study = models.ForeignKey(
+        Study, on_delete=models.CASCADE, related_name="annotation_changes", db_constraint=False
+    )
+    round = models.ForeignKey(
+        # Indexed by change_annotation_key, whose first column it is.
+        Round,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
+    )
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    coder = models.ForeignKey(
+        Coder, on_delete=models.CASCADE, related_name="+", db_constraint=False
+    )
     action = models.CharField(max_length=10, choices=Action.choices)
     # None, not "", means "no annotation" (before a creation, after a deletion): "" is no label.
     old_value = models.TextField(null=True, blank=True)  # noqa: DJ001
