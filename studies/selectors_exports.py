@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core.exceptions import ValidationError
-
 from studies.labels import Label, LabelScheme, label_of
 from studies.models import (
     Annotation,
@@ -17,7 +15,6 @@ from studies.models import (
     Round,
     Study,
 )
-from studies.services.annotations import AnnotationErrorCode, round_resolve
 
 _STREAM_CHUNK = 20_000
 
@@ -33,42 +30,6 @@ class AnnotationTable:
     items: list[str]
     coders: list[str]
     labels: dict[tuple[str, str], Label]
-
-
-def export_target(
-    *, study: Study, round_ref: int | str | None, question_key: str | None
-) -> tuple[Round, Question]:
-    """The round (id or name) and question (key) to export; ``ValidationError`` otherwise."""
-    errors: dict[str, list[ValidationError]] = {}
-    round_ = None
-    if round_ref is None or str(round_ref).strip() == "":
-        errors["round"] = [ValidationError("A round is required.", code="required")]
-    else:
-        round_ = round_resolve(study=study, ref=round_ref)
-        if round_ is None:
-            errors["round"] = [
-                ValidationError(
-                    f"No round {round_ref!r} in this study.",
-                    code=AnnotationErrorCode.UNKNOWN_ROUND,
-                )
-            ]
-    question = None
-    if not question_key:
-        errors["question"] = [ValidationError("A question is required.", code="required")]
-    else:
-        question = Question.objects.filter(study=study, key=question_key).first()
-        if question is None:
-            errors["question"] = [
-                ValidationError(
-                    f"No question {question_key!r} in this study.",
-                    code=AnnotationErrorCode.UNKNOWN_QUESTION,
-                )
-            ]
-    if errors:
-        raise ValidationError(errors)
-    assert round_ is not None
-    assert question is not None
-    return round_, question
 
 
 def annotation_table(*, round_: Round, question: Question) -> AnnotationTable:

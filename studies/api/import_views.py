@@ -39,8 +39,9 @@ from studies.api.import_serializers import (
 from studies.api.permissions import StudyScopedMixin
 from studies.imports import FORMATS
 from studies.models import Role, Study
-from studies.selectors_exports import annotation_table, computation_for_export, export_target
+from studies.selectors_exports import annotation_table, computation_for_export
 from studies.services import exports
+from studies.services.annotations import target_resolve
 from studies.services.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
 
 _IMPORT_DESCRIPTION = f"""Import a labeling tool's export file into one round, all or none.
@@ -232,7 +233,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     def annotations(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         query = AnnotationExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        round_, question = export_target(
+        round_, question = target_resolve(
             study=self.study,
             round_ref=query.validated_data["round"],
             question_key=query.validated_data["question"],
@@ -273,7 +274,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         query = ExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        round_, question = export_target(
+        round_, question = target_resolve(
             study=self.study,
             round_ref=query.validated_data["round"],
             question_key=query.validated_data["question"],
@@ -309,7 +310,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         query = ResultExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        round_, question = export_target(
+        round_, question = target_resolve(
             study=self.study,
             round_ref=query.validated_data["round"],
             question_key=query.validated_data["question"],

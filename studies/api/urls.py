@@ -3,13 +3,12 @@
 Other parts of the API (annotations, imports/exports, computations/history, webhooks)
 declare their routes in ``studies/api/<part>_urls.py`` as ``ROUTES``, a list of
 ``(regex prefix, viewset, basename)`` owned by that module; they are registered here
-with the rest. A module listed in ``ROUTE_MODULES`` that does not exist yet is skipped.
+with the rest.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.util import find_spec
 
 from rest_framework.routers import DefaultRouter
 
@@ -39,8 +38,6 @@ router.register(rf"{STUDY}/rounds", views.RoundViewSet, basename="round")
 router.register(r"tokens", views.PersonalTokenViewSet, basename="personal-token")
 
 for module_name in ROUTE_MODULES:
-    if find_spec(module_name) is None:
-        continue
     for prefix, viewset, basename in import_module(module_name).ROUTES:
         router.register(prefix, viewset, basename=basename)
 

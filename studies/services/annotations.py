@@ -120,15 +120,17 @@ def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round 
     return found
 
 
-def _resolve_target(
-    *, study: Study, round_ref: int | str | None, question_key: str | None
+def target_resolve(
+    *, study: Study, round_ref: int | str | None, question_key: str | None, lock: bool = False
 ) -> tuple[Round, Question]:
+    """The round (id or name) and question (key) named by a request; ``ValidationError``
+    naming each that is missing or unknown. ``lock`` takes the round's row lock."""
     errors: dict[str, list[ValidationError]] = {}
     round_ = None
     if round_ref is None or str(round_ref).strip() == "":
         errors["round"] = [ValidationError("A round is required.", code="required")]
     else:
-        round_ = round_resolve(study=study, ref=round_ref, lock=True)
+        round_ = round_resolve(study=study, ref=round_ref, lock=lock)
         if round_ is None:
             errors["round"] = [
                 ValidationError(
@@ -526,7 +528,9 @@ def annotations_bulk_upsert(
             f"An upload carries at most {MAX_BULK_ROWS} annotations; this one has more. "
             "Split it into several requests."
         )
-    round_, question = _resolve_target(study=study, round_ref=round_ref, question_key=question_key)
+    round_, question = target_resolve(
+        study=study, round_ref=round_ref, question_key=question_key, lock=True
+    )
     _ensure_open(round_)
     scheme = LabelScheme.for_question(question)
     item_keys: set[str] = set()
