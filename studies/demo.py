@@ -21,6 +21,8 @@ from studies.models import (
     AnnotationChange,
     Category,
     Coder,
+    ComputationScope,
+    ComputationTrigger,
     Item,
     LabelKind,
     Membership,
@@ -30,6 +32,7 @@ from studies.models import (
     RoundStatus,
     Study,
 )
+from studies.services.computations import computation_request
 
 DEMO_STUDY_NAME = "Demo: forum posts"
 DEMO_SEED = 20240611
@@ -86,6 +89,7 @@ def demo_study_ensure(*, manager: Any | None = None, seed: int = DEMO_SEED) -> D
     created = study is None
     if study is None:
         study = demo_study_create(seed=seed)
+        _demo_history_request(study)
     if manager is not None:
         Membership.objects.update_or_create(
             study=study, user=manager, defaults={"role": Role.MANAGER}
@@ -107,6 +111,19 @@ def _noisy_set(rng: random.Random, truth: frozenset[str], accuracy: float) -> fr
     if not labels:  # A set label is never empty: the coder keeps one true topic.
         labels = {sorted(truth)[0]}
     return frozenset(labels)
+
+
+def _demo_history_request(study: Study) -> None:
+    """Queue every round's agreement, so the demo opens with a history to chart."""
+    for round_ in study.rounds.all():
+        for question in study.questions.all():
+            computation_request(
+                study=study,
+                question=question,
+                scope=ComputationScope.ROUND,
+                rounds=[round_],
+                trigger=ComputationTrigger.COMMAND,
+            )
 
 
 @transaction.atomic
