@@ -61,3 +61,25 @@ class Decomposition:
 
     def evaluate(self, weights: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
         return np.asarray(self.finalize(self.totals(weights)), dtype=np.float64)
+
+    def on_items(self, kept: NDArray[np.bool_]) -> Decomposition:
+        """This decomposition's rows belong to the items where ``kept`` is True: spread them
+        over every item, the others getting zero rows.
+
+        Items a coefficient leaves out (unpairable, or not labelled by both coders) add
+        nothing to its sums, but coefficients bootstrapped together must all have one row
+        per item of the data, so that a resample draws the same items for each of them.
+        """
+        rows = np.flatnonzero(kept)
+        if rows.size != self.n_items:
+            raise ValueError(f"{rows.size} kept items for a decomposition of {self.n_items}.")
+        stats = self.item_stats
+        if sparse.issparse(stats):
+            coo = sparse.coo_matrix(stats)
+            spread: ItemStats = sparse.csr_matrix(
+                (coo.data, (rows[coo.row], coo.col)), shape=(kept.size, stats.shape[1])
+            )
+        else:
+            spread = np.zeros((kept.size, stats.shape[1]))
+            spread[rows] = stats
+        return Decomposition(self.name, spread, self.finalize)

@@ -526,12 +526,13 @@ def decompose_krippendorff_alpha(
 ) -> Decomposition:
     """Alpha as ``finalize(sum of per-item statistics)``, for bootstrap and jackknife.
 
-    One row per pairable item. Columns: for interval alpha ``[D_o contribution, m_u, Σ x,
-    Σ x²]`` (values centred); for ordinal alpha the item's coincidences ``o_u`` flattened to
-    ``V²`` columns (sparse), since the ordinal metric is recomputed from the resampled
-    marginals; for every other distance ``[D_o contribution, n_u1, ..., n_uV]`` (sparse when
-    ``V`` is large). ``finalize`` maps totals ``(..., k)`` to alpha ``(...)``, ``nan`` where
-    the expected disagreement is 0.
+    One row per item of ``data``, all zeros for an unpairable item (so that every
+    coefficient of the same data resamples the same items). Columns: for interval alpha
+    ``[D_o contribution, m_u, Σ x, Σ x²]`` (values centred); for ordinal alpha the item's
+    coincidences ``o_u`` flattened to ``V²`` columns (sparse), since the ordinal metric is
+    recomputed from the resampled marginals; for every other distance
+    ``[D_o contribution, n_u1, ..., n_uV]`` (sparse when ``V`` is large). ``finalize`` maps
+    totals ``(..., k)`` to alpha ``(...)``, ``nan`` where the expected disagreement is 0.
 
     Parameters
     ----------
@@ -561,6 +562,11 @@ def decompose_krippendorff_alpha(
     0.815
     """
     reliability = _as_data(data, domain)
+    return _decompose_pairable(reliability, distance).on_items(reliability.pairable)
+
+
+def _decompose_pairable(reliability: ReliabilityData, distance: DistanceLike) -> Decomposition:
+    """Alpha's decomposition with one row per pairable item."""
     pairs = _pairable(reliability)
     _require_pairable(pairs)
     resolved = _resolve_distance(distance)
@@ -752,7 +758,8 @@ def decompose_alpha_individual(
 ) -> Decomposition:
     """The kappa-like alpha as ``finalize(sum of per-item statistics)``, for the bootstrap.
 
-    One row per pairable item: ``[D_o contribution, n_{u,c,k} for every coder c and value k]``
+    One row per item (zeros when unpairable): ``[D_o contribution, n_{u,c,k} for every coder
+    c and value k]``
     (sparse, ``1 + n_coders · V`` columns); ``finalize`` rebuilds each coder's distribution
     from the totals. The ordinal metric, which would have to be recomputed from resampled
     marginals inside each coder's sums, is not supported here.
@@ -816,4 +823,4 @@ def decompose_alpha_individual(
         undefined = ~(denominator > 0) | ~(expected > 1e-12 * np.maximum(totals[..., 0] / n, 1.0))
         return np.asarray(np.where(undefined, np.nan, value), dtype=np.float64)
 
-    return Decomposition("alpha_individual", stats, finalize)
+    return Decomposition("alpha_individual", stats, finalize).on_items(reliability.pairable)

@@ -53,13 +53,17 @@ __all__ = [
 ]
 
 
+def _labelled_by_both(data: ReliabilityData) -> NDArray[np.bool_]:
+    return np.all(data.codes != MISSING, axis=0)
+
+
 def _complete_pairs(data: DataLike, what: str) -> ReliabilityData:
     """Two identified coders' data restricted to the items both labelled."""
     rd = as_data(data)
     require_identified(rd, what)
     require_two_coders(rd, what)
     require_categories(rd, what)
-    both = np.all(rd.codes != MISSING, axis=0)
+    both = _labelled_by_both(rd)
     if not both.any():
         raise ValueError(f"{what} needs at least one item labelled by both coders.")
     return rd if both.all() else rd.restricted_to_items(both)
@@ -168,8 +172,10 @@ def bias_index(data: DataLike) -> float:
 
 def decompose_pabak(data: DataLike) -> Decomposition:
     """Per-item decomposition of :func:`pabak` (over items both coders labelled)."""
-    rd = _complete_pairs(data, "PABAK")
-    return build_decomposition(rd, "pabak", "uniform")[0]
+    complete = _complete_pairs(data, "PABAK")
+    return build_decomposition(complete, "pabak", "uniform")[0].on_items(
+        _labelled_by_both(as_data(data))
+    )
 
 
 def pabak(data: DataLike) -> CoefficientResult:
@@ -238,7 +244,8 @@ def _kappa_max_decomposition(rd: ReliabilityData) -> Decomposition:
 
 def decompose_kappa_max(data: DataLike) -> Decomposition:
     """Per-item decomposition of :func:`kappa_max`."""
-    return _kappa_max_decomposition(_complete_pairs(data, "Maximum kappa"))
+    complete = _complete_pairs(data, "Maximum kappa")
+    return _kappa_max_decomposition(complete).on_items(_labelled_by_both(as_data(data)))
 
 
 def kappa_max(data: DataLike) -> CoefficientResult:

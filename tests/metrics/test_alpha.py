@@ -404,7 +404,7 @@ class TestDecomposition:
     def test_decomposition_totals_give_alpha(self, distance: str) -> None:
         decomposition = decompose_krippendorff_alpha(from_units(K2011), distance=distance)
         expected = krippendorff_alpha(from_units(K2011), distance=distance).value
-        assert decomposition.n_items == 11
+        assert decomposition.n_items == 12  # every item; the unpairable one's row is zero
         assert float(decomposition.evaluate()) == pytest.approx(expected, abs=1e-12)
 
     @pytest.mark.parametrize("distance", ["nominal", "ordinal", "interval", "ratio"])
@@ -413,14 +413,13 @@ class TestDecomposition:
         values = rng.integers(1, 6, size=(4, 30)).astype(float)
         values[rng.random(values.shape) < 0.25] = nan
         decomposition = decompose_krippendorff_alpha(values, distance=distance)
-        pairable = np.flatnonzero(np.count_nonzero(~np.isnan(values), axis=0) >= 2)
-        weights = np.zeros((3, pairable.size))
+        items = values.shape[1]
+        weights = np.zeros((3, items))
         for row in range(3):
-            chosen = rng.integers(0, pairable.size, size=pairable.size)
-            np.add.at(weights[row], chosen, 1.0)
+            np.add.at(weights[row], rng.integers(0, items, size=items), 1.0)
         replicates = decomposition.evaluate(weights)
         for row in range(3):
-            resampled = values[:, np.repeat(pairable, weights[row].astype(int))]
+            resampled = values[:, np.repeat(np.arange(items), weights[row].astype(int))]
             direct = krippendorff_alpha(resampled, distance=distance).value
             assert replicates[row] == pytest.approx(direct, abs=1e-10)
 
@@ -552,13 +551,13 @@ class TestKappaLikeDecomposition:
         assert float(decomposition.evaluate()) == pytest.approx(
             alpha_individual(values, distance=distance).value, abs=1e-12
         )
-        pairable = np.flatnonzero(np.count_nonzero(~np.isnan(values), axis=0) >= 2)
-        weights = np.zeros((3, pairable.size))
+        items = values.shape[1]
+        weights = np.zeros((3, items))
         for row in range(3):
-            np.add.at(weights[row], rng.integers(0, pairable.size, size=pairable.size), 1.0)
+            np.add.at(weights[row], rng.integers(0, items, size=items), 1.0)
         replicates = decomposition.evaluate(weights)
         for row in range(3):
-            resampled = values[:, np.repeat(pairable, weights[row].astype(int))]
+            resampled = values[:, np.repeat(np.arange(items), weights[row].astype(int))]
             direct = alpha_individual(resampled, distance=distance).value
             assert replicates[row] == pytest.approx(direct, abs=1e-10)
 

@@ -416,42 +416,36 @@ def _two_coders(data: ReliabilityData) -> ReliabilityData:
 
 
 REAL_DECOMPOSITIONS = {
-    # name: (decompose, compute, data transform, rows are pairable items only)
+    # name: (decompose, compute, data transform)
     "alpha nominal": (
         lambda d: alpha_module.decompose_krippendorff_alpha(d),
         lambda d: alpha_module.krippendorff_alpha(d).value,
         lambda d: d,
-        True,
     ),
     "alpha interval": (
         lambda d: alpha_module.decompose_krippendorff_alpha(d, distance="interval"),
         lambda d: alpha_module.krippendorff_alpha(d, distance="interval").value,
         lambda d: d,
-        True,
     ),
     "alpha ordinal": (
         lambda d: alpha_module.decompose_krippendorff_alpha(d, distance="ordinal"),
         lambda d: alpha_module.krippendorff_alpha(d, distance="ordinal").value,
         lambda d: d,
-        True,
     ),
     "fleiss pi": (
         lambda d: agreement_module.decompose_fleiss_pi(d),
         lambda d: agreement_module.fleiss_pi(d).value,
         lambda d: d,
-        False,
     ),
     "cohen kappa": (
         lambda d: agreement_module.decompose_cohen_kappa(d),
         lambda d: agreement_module.cohen_kappa(d).value,
         _two_coders,
-        False,
     ),
     "gwet ac1": (
         lambda d: gwet_module.decompose_gwet_ac1(d),
         lambda d: gwet_module.gwet_ac1(d).value,
         lambda d: d,
-        False,
     ),
 }
 
@@ -464,11 +458,12 @@ gwet_module = pytest.importorskip("metrics.coefficients.gwet")
 def test_replicates_of_real_coefficients_equal_recomputing_on_resampled_items(
     name: str,
 ) -> None:
-    decompose, compute, transform, pairable_only = REAL_DECOMPOSITIONS[name]
+    decompose, compute, transform = REAL_DECOMPOSITIONS[name]
     data = transform(_study(5, missing=0.15))
     decomposition = decompose(data)
     assert float(decomposition.evaluate()) == pytest.approx(compute(data), abs=1e-12)
-    rows = np.flatnonzero(data.pairable) if pairable_only else np.arange(data.n_items)
+    # One row per item for every coefficient, so they all resample the same items.
+    rows = np.arange(data.n_items)
     assert decomposition.n_items == rows.size
     n = rows.size
     values = bootstrap_chunk(decomposition, seed=13, start=0, stop=4)
