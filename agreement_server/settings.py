@@ -196,6 +196,25 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 
+# Computations: a running step refreshes its heartbeat; the sweep requeues a computation
+# whose heartbeat is older than this. Bootstraps larger than a chunk fan out over workers.
+AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS = env_int(
+    "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300, minimum=5
+)
+AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
+
+# Webhooks. Private and loopback addresses are refused unless allowed (an SSRF guard).
+AGREEMENT_PUBLIC_URL = env_str("AGREEMENT_PUBLIC_URL", "")
+AGREEMENT_WEBHOOKS_ALLOW_PRIVATE = env_bool("AGREEMENT_WEBHOOKS_ALLOW_PRIVATE", False)
+AGREEMENT_WEBHOOK_MAX_ATTEMPTS = env_int("AGREEMENT_WEBHOOK_MAX_ATTEMPTS", 8, minimum=1)
+AGREEMENT_WEBHOOK_TIMEOUT_SECONDS = env_int("AGREEMENT_WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS = env_int(
+    "AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS", 30, minimum=1
+)
+AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS = env_int(
+    "AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600, minimum=1
+)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -61,7 +61,6 @@ from studies.services import webhooks
 logger = logging.getLogger(__name__)
 
 MAX_BOOTSTRAP = 200_000
-DEFAULT_CHUNK_SIZE = 1000
 LEVELS = engine.LEVELS
 # Parameters that change how the work is split, not its result: left out of the hash.
 _NOT_HASHED = frozenset({"chunk_size"})
@@ -69,7 +68,7 @@ _NOT_HASHED = frozenset({"chunk_size"})
 
 def heartbeat_timeout() -> timedelta:
     """How long a running computation may stay silent before the sweep requeues it."""
-    return timedelta(seconds=getattr(settings, "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300))
+    return timedelta(seconds=settings.AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS)
 
 
 def heartbeat_interval() -> float:
@@ -83,7 +82,7 @@ def heartbeat_interval() -> float:
 def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
     """The question kind's defaults, overridden by what was given, checked."""
     params = engine.default_parameters(question.kind)
-    params["chunk_size"] = getattr(settings, "AGREEMENT_COMPUTATION_CHUNK_SIZE", DEFAULT_CHUNK_SIZE)
+    params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
     unknown = sorted(set(given) - set(params))
     if unknown:
         raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})

@@ -85,22 +85,22 @@ class WebhookErrorCode:
 
 
 def max_attempts() -> int:
-    return int(getattr(settings, "AGREEMENT_WEBHOOK_MAX_ATTEMPTS", 8))
+    return settings.AGREEMENT_WEBHOOK_MAX_ATTEMPTS
 
 
 def request_timeout() -> float:
-    return float(getattr(settings, "AGREEMENT_WEBHOOK_TIMEOUT_SECONDS", 10))
+    return float(settings.AGREEMENT_WEBHOOK_TIMEOUT_SECONDS)
 
 
 def backoff_seconds(attempt: int) -> int:
     """Seconds to wait after failed attempt number ``attempt`` (1, 2, …): doubling each time."""
-    base = int(getattr(settings, "AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS", 30))
-    cap = int(getattr(settings, "AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600))
+    base = settings.AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS
+    cap = settings.AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS
     return int(min(base * 2 ** max(attempt - 1, 0), cap))
 
 
 def _allow_private() -> bool:
-    return bool(getattr(settings, "AGREEMENT_WEBHOOKS_ALLOW_PRIVATE", False))
+    return bool(settings.AGREEMENT_WEBHOOKS_ALLOW_PRIVATE)
 
 
 # -- signing -------------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def webhook_endpoint_delete(*, endpoint: WebhookEndpoint) -> None:
 
 def _api_url(name: str, **kwargs: Any) -> str:
     path = reverse(name, kwargs={"version": "v1", **kwargs})
-    base = str(getattr(settings, "AGREEMENT_PUBLIC_URL", "") or "").rstrip("/")
+    base = settings.AGREEMENT_PUBLIC_URL.rstrip("/")
     return f"{base}{path}"
 
 
