@@ -13,10 +13,8 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
-import numpy as np
 from django.db.models import Count, QuerySet
 
 from metrics.uncertainty.interpretation import interpret_interval, interpret_value
@@ -30,7 +28,6 @@ from studies.models import (
     ComputationScope,
     ComputationStatus,
     Item,
-    LabelKind,
     Question,
     Round,
     RoundStatus,
@@ -41,7 +38,6 @@ from studies.selectors_computations import (
     coder_keys,
     computation_is_stale,
     done_computations_for_history,
-    scope_annotations,
 )
 from studies.services import agreement_engine as engine
 from studies.services.history import coder_drift, rounds_compare, study_history
@@ -52,11 +48,9 @@ HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
 REFERENCE_LINES = (0.667, 0.8)
 #: A difference smaller than this is shown as "no change".
 TREND_TOLERANCE = 0.005
-#: Scopes larger than this are not re-read for the extra diagnostics on page load.
-EXTRAS_MAX_ANNOTATIONS = 500_000
+#: Rounds larger than this are not bootstrapped against the previous one on page load.
+COMPARE_MAX_ANNOTATIONS = 500_000
 COMPARE_REPLICATES = 500
-#: Di Eugenio & Glass's table is per pair of coders; beyond this many coders it is left out.
-MAX_PAIRWISE_CODERS = 8
 
 COEFFICIENT_NAMES = {
     "observed_agreement": "Observed agreement",
@@ -343,7 +337,7 @@ class DisputedItem:
 
 @dataclass
 class RoundExtras:
-    """What the computation does not store, computed from the same annotations."""
+    """The diagnostics shown beside the coefficients, as the worker stored them."""
 
     kappa_comparisons: list[dict[str, Any]] = field(default_factory=list)
     annotator_bias: dict[str, Any] | None = None
@@ -414,61 +408,22 @@ def _labels_by_item(
     return dict(labels), sorted(coders)
 
 
-def _round_extras(computation: Computation, question: Question) -> RoundExtras:
-    from metrics.coefficients.alpha import coincidence_matrix
-    from metrics.coefficients.prevalence import annotator_bias, kappa_comparison
-
-    extras = RoundExtras()
-    if (computation.n_annotations or 0) > EXTRAS_MAX_ANNOTATIONS:
-        extras.skipped["all"] = "The round is too large to recompute diagnostics on page load."
-        return extras
-    scope = scope_annotations(question=question, round_ids=[r.pk for r in computation.rounds.all()])
-    if not scope.n_annotations:
-        return extras
-    data = engine.reliability_data(
-        scope.item_ids, scope.coder_ids, scope.labels, domain=scope.domain
+def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
+    """The two-coder reports, annotator bias and coincidences the worker stored."""
+    extras = RoundExtras(
+        kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
+        annotator_bias=diagnostics.get("annotator_bias"),
+        skipped={
+            key: reason
+            for key, reason in (diagnostics.get("skipped") or {}).items()
+            if key in ("kappa_comparisons", "annotator_bias", "coincidence")
+        },
     )
-    categorical = question.kind in (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY)
-    if categorical:
-        extras.kappa_comparisons = _pairwise_kappa_comparisons(scope, kappa_comparison, extras)
-        try:
-            extras.annotator_bias = engine._jsonable(annotator_bias(data))
-        except ValueError as error:
-            extras.skipped["annotator_bias"] = str(error)
-        try:
-            matrix = coincidence_matrix(data)
-            codes = [str(v) for v in (scope.domain or data.values)]
-            extras.coincidence = Matrix(codes, codes, engine._jsonable(matrix))
-        except ValueError as error:
-            extras.skipped["coincidence"] = str(error)
+    coincidence = diagnostics.get("coincidence")
+    if coincidence:
+        labels = coincidence["labels"]
+        extras.coincidence = Matrix(labels, labels, coincidence["matrix"])
     return extras
-
-
-def _pairwise_kappa_comparisons(
-    scope: Any, kappa_comparison: Any, extras: RoundExtras
-) -> list[dict[str, Any]]:
-    """Di Eugenio & Glass's two-coder report for every pair of coders (the only pair when
-    there are two), on the items both labelled."""
-    coder_ids = [int(c) for c in np.unique(scope.coder_ids)][: MAX_PAIRWISE_CODERS + 1]
-    if len(coder_ids) > MAX_PAIRWISE_CODERS:
-        extras.skipped["kappa_comparison"] = (
-            f"More than {MAX_PAIRWISE_CODERS} coders: the pairwise table is left out."
-        )
-        return []
-    names = coder_keys(coder_ids)
-    labels = np.asarray(scope.labels, dtype=object)
-    out = []
-    for a, b in combinations(coder_ids, 2):
-        mask = np.isin(scope.coder_ids, [a, b])
-        pair = engine.reliability_data(
-            scope.item_ids[mask], scope.coder_ids[mask], labels[mask], domain=scope.domain
-        )
-        try:
-            row = engine._jsonable(kappa_comparison(pair))
-        except ValueError as error:
-            row = {"error": str(error)}
-        out.append({"first": names.get(a, str(a)), "second": names.get(b, str(b)), **row})
-    return out
 
 
 def previous_round(round_: Round) -> Round | None:
@@ -511,9 +466,9 @@ def round_report(
             for d in disputed
         ]
         report.disputed_coders = coders
-    report.extras = _round_extras(computation, question)
+    report.extras = _round_extras(diagnostics)
     if compare and report.previous_round is not None:
-        if (computation.n_annotations or 0) > EXTRAS_MAX_ANNOTATIONS:
+        if (computation.n_annotations or 0) > COMPARE_MAX_ANNOTATIONS:
             report.comparison_error = (
                 "the round is too large to bootstrap on page load; use the API's compare."
             )

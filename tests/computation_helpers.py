@@ -2,12 +2,11 @@
 deterministic stand-in for the metrics engine so the plumbing is tested on its own.
 
 The stand-in (``EngineDouble``) is for tests of queueing, claiming, chunking and combining
-only; tests of numbers use the real ``metrics`` library (and skip until it is merged).
+only; tests of numbers use the real ``metrics`` library.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,11 +16,6 @@ import pytest
 from studies.models import Annotation, Category, Coder, Item, LabelKind, Question, Round, Study
 from studies.services import agreement_engine as engine
 from tests.factories import CategoryFactory, CoderFactory, ItemFactory, QuestionFactory
-
-HAS_REPORT = importlib.util.find_spec("metrics.report") is not None
-requires_metrics = pytest.mark.skipif(
-    not HAS_REPORT, reason="needs metrics.report (the metrics branch is not merged yet)"
-)
 
 
 def nominal_question(
@@ -145,7 +139,9 @@ class EngineDouble:
             "skipped": {},
         }
 
-    def diagnostics(self, data: Any, *, coder_names: Any, item_names: Any) -> dict:
+    def diagnostics(
+        self, data: Any, *, coder_names: Any, item_names: Any, categorical: bool = True
+    ) -> dict:
         return {"per_coder": {name: 0.5 for name in coder_names.values()}, "skipped": {}}
 
     def decompositions(self, data: Any, params: Any, *, parents: Any) -> dict:

@@ -26,17 +26,11 @@ from studies.models import (
 )
 from studies.services.computations import computation_request, computations_sweep
 from studies.tasks import computation_run_task
-from tests.computation_helpers import label_round, nominal_question, random_table, requires_metrics
+from tests.computation_helpers import label_round, nominal_question, random_table
 from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
 from tests.plugins.services import WorkerProcess
 
-# Also loaded by addopts (-p tests.plugins.services); named here so this module works alone.
-
-pytestmark = [
-    pytest.mark.services,
-    requires_metrics,
-    pytest.mark.urls("tests.api.computation_urlconf"),
-]
+pytestmark = pytest.mark.services
 
 
 def wait_until(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import itertools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -74,6 +75,9 @@ _DECOMPOSE_MANY = {
 }
 
 MOST_DISPUTED = 20
+MAX_PAIRWISE_CODERS = 8
+MAX_COINCIDENCE_VALUES = 60
+_PREVALENCE = "metrics.coefficients.prevalence"
 
 
 class EngineUnavailableError(RuntimeError):
@@ -166,9 +170,15 @@ def point_report(
 
 
 def diagnostics(
-    data: Any, *, coder_names: Mapping[Any, str], item_names: Callable[[list[Any]], dict[Any, str]]
+    data: Any,
+    *,
+    coder_names: Mapping[Any, str],
+    item_names: Callable[[list[Any]], dict[Any, str]],
+    categorical: bool = True,
 ) -> dict[str, Any]:
-    """Per category, per coder pair, per coder, and the most disputed items.
+    """Per category, per coder pair, per coder, and the most disputed items; for categorical
+    labels also Di Eugenio & Glass's report per pair of coders, Artstein & Poesio's annotator
+    bias and the coincidence matrix, so that pages only read what the worker stored.
 
     A diagnostic the library cannot give (not available, or undefined on this data) is
     listed under ``skipped`` with the reason; the others are still reported.
@@ -196,8 +206,56 @@ def diagnostics(
         lambda disputed: _most_disputed(disputed, data, item_names),
     )
     attempt("coder_distributions", "coder_distributions", _jsonable)
+    if categorical:
+        _categorical_diagnostics(data, coder_names, out, skipped)
     out["skipped"] = skipped
     return out
+
+
+def _categorical_diagnostics(
+    data: Any, coder_names: Mapping[Any, str], out: dict[str, Any], skipped: dict[str, str]
+) -> None:
+    if data.n_coders > MAX_PAIRWISE_CODERS:
+        skipped["kappa_comparisons"] = (
+            f"More than {MAX_PAIRWISE_CODERS} coders: the pairwise table is left out."
+        )
+    else:
+        out["kappa_comparisons"] = _kappa_comparisons(data, coder_names)
+    try:
+        out["annotator_bias"] = _jsonable(_attr(_PREVALENCE, "annotator_bias")(data))
+    except ValueError as error:
+        skipped["annotator_bias"] = str(error)
+    if data.n_values > MAX_COINCIDENCE_VALUES:
+        skipped["coincidence"] = f"More than {MAX_COINCIDENCE_VALUES} distinct labels."
+        return
+    try:
+        matrix = _attr("metrics.coefficients.alpha", "coincidence_matrix")(data)
+    except ValueError as error:
+        skipped["coincidence"] = str(error)
+        return
+    out["coincidence"] = {"labels": [_key(v) for v in data.domain], "matrix": _jsonable(matrix)}
+
+
+def _kappa_comparisons(data: Any, coder_names: Mapping[Any, str]) -> list[dict[str, Any]]:
+    """Di Eugenio & Glass's two-coder report for every pair of coders, on the items both
+    labelled (a pair without such items says why instead)."""
+    reliability_data_class = _attr("metrics.data", "ReliabilityData")
+    comparison = _attr(_PREVALENCE, "kappa_comparison")
+    rows = []
+    for first, second in itertools.combinations(range(data.n_coders), 2):
+        pair = reliability_data_class(
+            data.codes[[first, second]],
+            data.domain,
+            data.items,
+            (data.coders[first], data.coders[second]),
+        )
+        try:
+            row = _jsonable(comparison(pair))
+        except ValueError as error:
+            row = {"error": str(error)}
+        names = [coder_names.get(data.coders[c], str(data.coders[c])) for c in (first, second)]
+        rows.append({"first": names[0], "second": names[1], **row})
+    return rows
 
 
 def _per_coder(pairwise: Any, data: Any, coder_names: Mapping[Any, str]) -> dict[str, float | None]:

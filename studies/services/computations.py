@@ -42,6 +42,7 @@ from studies.models import (
     ComputationScope,
     ComputationStatus,
     ComputationTrigger,
+    LabelKind,
     Question,
     Round,
     Study,
@@ -61,6 +62,8 @@ from studies.services import webhooks
 logger = logging.getLogger(__name__)
 
 MAX_BOOTSTRAP = 200_000
+# Labels that are one category each: the two-coder reports and coincidences apply.
+CATEGORY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY)
 LEVELS = engine.LEVELS
 # Parameters that change how the work is split, not its result: left out of the hash.
 _NOT_HASHED = frozenset({"chunk_size"})
@@ -407,7 +410,10 @@ def _run_step(computation: Computation) -> None:
     lap("report")
     _beat(computation.pk, 0.25)
     results["diagnostics"] = engine.diagnostics(
-        loaded.data, coder_names=coder_names, item_names=item_names
+        loaded.data,
+        coder_names=coder_names,
+        item_names=item_names,
+        categorical=computation.question.kind in CATEGORY_KINDS,
     )
     lap("diagnostics")
     results["bootstrap"] = {

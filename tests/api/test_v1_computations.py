@@ -11,7 +11,7 @@ from studies.models import Annotation, Computation, ComputationStatus
 from tests.computation_helpers import EngineDouble, label_round, nominal_question
 from tests.factories import RoundFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api.computation_urlconf")]
+pytestmark = pytest.mark.django_db
 
 TABLE = [["a", "a", "b", "c"], ["a", "b", "b", "c"], ["a", "a", "b", None]]
 

@@ -14,11 +14,10 @@ from tests.computation_helpers import (
     label_round,
     nominal_question,
     random_table,
-    requires_metrics,
 )
 from tests.factories import RoundFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api.computation_urlconf")]
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -75,7 +74,6 @@ def test_coder_drift_endpoint(viewer_client: APIClient, study: Any, computed: An
     assert len(body["rounds"]) == 2
 
 
-@requires_metrics
 def test_compare_endpoint_gives_the_difference_with_a_ci(
     viewer_client: APIClient, study: Any, computed: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

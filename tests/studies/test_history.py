@@ -15,7 +15,6 @@ from tests.computation_helpers import (
     label_round,
     nominal_question,
     random_table,
-    requires_metrics,
 )
 from tests.factories import RoundFactory
 
@@ -91,7 +90,6 @@ def test_coder_drift_lists_each_coders_agreement_per_round(
     assert all(len(row["values"]) == 2 for row in drift["coders"])
 
 
-@requires_metrics
 def test_comparing_two_rounds_on_the_same_items_is_a_paired_difference(
     study: Any, two_rounds: Any
 ) -> None:
@@ -107,7 +105,6 @@ def test_comparing_two_rounds_on_the_same_items_is_a_paired_difference(
     assert "unpaired" not in result
 
 
-@requires_metrics
 def test_rounds_with_different_items_get_an_unpaired_comparison(study: Any) -> None:
     question = nominal_question(study)
     first, second = RoundFactory(study=study), RoundFactory(study=study)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from metrics.coefficients.alpha import coincidence_matrix
+from metrics.coefficients.prevalence import annotator_bias
+from metrics.data import ReliabilityData
 from studies.models import (
     Annotation,
     Computation,
@@ -32,7 +36,6 @@ from tests.computation_helpers import (
     label_round,
     nominal_question,
     random_table,
-    requires_metrics,
 )
 from tests.factories import QuestionFactory, RoundFactory
 
@@ -428,7 +431,6 @@ def test_the_sweep_leaves_a_computation_with_a_fresh_heartbeat_alone(
 # -- real numbers -------------------------------------------------------------------------------
 
 
-@requires_metrics
 def test_a_computation_stores_the_metrics_report_with_intervals_and_diagnostics(
     study: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -445,9 +447,23 @@ def test_a_computation_stores_the_metrics_report_with_intervals_and_diagnostics(
     alpha = results["coefficients"]["alpha"]
     assert alpha["ci"]["low"] <= alpha["value"] <= alpha["ci"]["high"]
     assert computation.metrics_version
+    # The pages only read these: the worker stores them with the rest.
+    diagnostics = results["diagnostics"]
+    data = ReliabilityData.from_long(
+        *zip(
+            *Annotation.objects.filter(round=round_).values_list(
+                "item_id", "coder_id", "category__code"
+            ),
+            strict=True,
+        ),
+        domain=("a", "b", "c"),
+    )
+    assert diagnostics["coincidence"]["labels"] == ["a", "b", "c"]
+    assert np.allclose(diagnostics["coincidence"]["matrix"], coincidence_matrix(data))
+    assert len(diagnostics["kappa_comparisons"]) == 3  # every pair of the three coders
+    assert diagnostics["annotator_bias"]["bias"] == pytest.approx(annotator_bias(data).bias)
 
 
-@requires_metrics
 def test_a_fanned_out_bootstrap_equals_the_single_task_bootstrap(
     study: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
