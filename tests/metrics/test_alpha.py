@@ -501,7 +501,6 @@ class TestSetDistances:
         ],
     )
     def test_dkpro_set_annotations(self, name: str, expected: float, tolerance: float) -> None:
-        pytest.importorskip("metrics.distances.sets")
         labels = [frozenset(label) for unit in SET_UNITS for label in unit]
         data = ReliabilityData.from_long(
             [i for i in range(9) for _ in range(2)], [0, 1] * 9, labels
@@ -514,7 +513,6 @@ class TestSetDistances:
 
     def test_single_item_gives_zero_whatever_the_distance(self) -> None:
         # NLTK #2991 (spec TV-52): one item {l1} vs {l1, l2} with MASI: D_o = D_e, alpha 0.
-        pytest.importorskip("metrics.distances.sets")
         data = ReliabilityData.from_long(
             [0, 0], ["a", "b"], [frozenset({"l1"}), frozenset({"l1", "l2"})]
         )

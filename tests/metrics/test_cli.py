@@ -102,7 +102,6 @@ def test_two_coders_two_categories_get_a_true_agreement_interval(
 
 
 def test_set_labels_from_csv_and_json(tmp_path: Path) -> None:
-    pytest.importorskip("metrics.distances.sets")
     csv_path = tmp_path / "sets.csv"
     csv_path.write_text("item,coder,label\n1,a,x|y\n1,b,x\n2,a,z\n2,b,z\n3,a,y\n3,b,y\n")
     data = read_annotations(csv_path, level="set")
@@ -160,7 +159,6 @@ def test_read_tree(tmp_path: Path) -> None:
 
 
 def test_hierarchy_level_reads_the_tree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("metrics.distances.hierarchy")
     from metrics.coefficients.alpha import krippendorff_alpha
     from metrics.distances import MatrixDistance
 

@@ -121,7 +121,6 @@ def test_registry_lists_scalar_names_first_and_rejects_unknown_names() -> None:
 
 
 def test_registry_finds_set_distances_when_present() -> None:
-    pytest.importorskip("metrics.distances.sets")
     masi = get_distance("masi")
     # Passonneau (2006) MASI distance {a} vs {a, b}: 1 - J·M = 1 - (1/2)(2/3) = 2/3.
     domain = [frozenset("a"), frozenset("ab")]

@@ -6,6 +6,8 @@ Peers: ``krippendorff`` (fast-krippendorff, PyPI 0.8) for the four levels, and N
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -15,9 +17,9 @@ from metrics.coefficients.alpha import (
     krippendorff_alpha,
 )
 
-krippendorff = pytest.importorskip("krippendorff")
-nltk_agreement = pytest.importorskip("nltk.metrics.agreement")
-nltk_distance = pytest.importorskip("nltk.metrics.distance")
+krippendorff = importlib.import_module("krippendorff")
+nltk_agreement = importlib.import_module("nltk.metrics.agreement")
+nltk_distance = importlib.import_module("nltk.metrics.distance")
 
 LEVELS = ["nominal", "ordinal", "interval", "ratio"]
 

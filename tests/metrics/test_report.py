@@ -124,7 +124,6 @@ def test_undefined_coefficients_are_skipped_with_the_reason() -> None:
 
 
 def test_set_level_defaults_to_masi() -> None:
-    pytest.importorskip("metrics.distances.sets")
     s = frozenset
     data = ReliabilityData.from_long(
         [0, 0, 1, 1, 2, 2], ["a", "b"] * 3, [s("x"), s("xy"), s("z"), s("z"), s("y"), s("y")]
@@ -167,7 +166,6 @@ def test_a_level_whose_distance_module_is_missing_reports_unweighted(
 
 
 def test_hierarchy_level_with_a_tree() -> None:
-    pytest.importorskip("metrics.distances.hierarchy")
     tree = {"root": None, "A": "root", "A1": "A", "A2": "A", "B": "root"}
     data = [["A1", "A2", "B", "A"], ["A1", "A1", "B", "A2"]]
     result = report(np.array(data, dtype=object), level="hierarchy", tree=tree)
