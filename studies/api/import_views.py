@@ -10,7 +10,7 @@ from typing import IO, Any
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status, viewsets
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -38,7 +38,7 @@ from studies.api.import_serializers import (
 )
 from studies.api.permissions import StudyScopedMixin
 from studies.imports import FORMATS
-from studies.models import Role, Study
+from studies.models import Question, Role, Round, Study
 from studies.selectors_exports import annotation_table, computation_for_export
 from studies.services import exports
 from studies.services.annotations import target_resolve
@@ -214,6 +214,19 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     serializer_class = AnnotationExportSerializer
     pagination_class = None
 
+    def _target(
+        self, request: Request, serializer_class: type[serializers.Serializer]
+    ) -> tuple[dict[str, Any], Round, Question]:
+        """The validated query and the round and question it names."""
+        query = serializer_class(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        round_, question = target_resolve(
+            study=self.study,
+            round_ref=query.validated_data["round"],
+            question_key=query.validated_data["question"],
+        )
+        return query.validated_data, round_, question
+
     def _is_csv(self, request: Request) -> bool:
         return getattr(request.accepted_renderer, "format", "") == "csv"
 
@@ -231,15 +244,9 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="annotations")
     def annotations(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = AnnotationExportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        round_, question = target_resolve(
-            study=self.study,
-            round_ref=query.validated_data["round"],
-            question_key=query.validated_data["question"],
-        )
+        query, round_, question = self._target(request, AnnotationExportQuerySerializer)
         table = annotation_table(round_=round_, question=question)
-        shape = query.validated_data["shape"]
+        shape = query["shape"]
         if self._is_csv(request):
             render = (
                 exports.annotations_wide_csv if shape == "wide" else exports.annotations_long_csv
@@ -272,13 +279,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="diagnostics")
     def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = ExportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        round_, question = target_resolve(
-            study=self.study,
-            round_ref=query.validated_data["round"],
-            question_key=query.validated_data["question"],
-        )
+        _query, round_, question = self._target(request, ExportQuerySerializer)
         table = annotation_table(round_=round_, question=question)
         entries = exports.item_diagnostics(table)
         if self._is_csv(request):
@@ -308,18 +309,12 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="results")
     def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = ResultExportQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        round_, question = target_resolve(
-            study=self.study,
-            round_ref=query.validated_data["round"],
-            question_key=query.validated_data["question"],
-        )
+        query, round_, question = self._target(request, ResultExportQuerySerializer)
         computation = computation_for_export(
             study=self.study,
             round_=round_,
             question=question,
-            computation_id=query.validated_data.get("computation"),
+            computation_id=query.get("computation"),
         )
         if computation is None:
             raise Http404("No finished computation of this round and question.")
