@@ -6,14 +6,13 @@ standard errors, and the true-agreement interval for two coders and two categori
 dictionary it returns is what ``python -m metrics report --json`` prints; ``docs/metrics.md``
 documents it field by field.
 
-A coefficient that is undefined on the data (for example pi when every value is the same) or
-whose module is not installed is left out of ``coefficients`` and listed under ``skipped``
-with the reason, so one undefined number never hides the others.
+A coefficient that is undefined on the data (for example pi when every value is the same) is
+left out of ``coefficients`` and listed under ``skipped`` with the reason, so one undefined
+number never hides the others.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,13 +20,19 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from metrics.coefficients import agreement, alpha, gwet, weighted
 from metrics.coefficients.alpha import _as_data
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import ReliabilityData
-from metrics.distances import distance_names, get_distance
+from metrics.distances import get_distance
 from metrics.distances.base import Distance
+from metrics.uncertainty import analytic
+from metrics.uncertainty.bootstrap import bootstrap as bootstrap_interval
+from metrics.uncertainty.true_agreement import true_agreement_interval
 
 Level = Literal["nominal", "ordinal", "interval", "ratio", "set", "hierarchy"]
+Method = Literal["bca", "percentile"]
+Model = Literal["conservative", "homogeneity"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
 #: Distance used at each level when none is given (None: the nominal distance).
 DEFAULT_DISTANCE: dict[str, str | None] = {
@@ -55,56 +60,51 @@ Function = Callable[..., Any]
 
 
 @dataclass(frozen=True)
-class _Spec:
+class CoefficientSpec:
     """How to compute, decompose and give the analytic SE of one report entry."""
 
     key: str
-    module: str
-    function: str
-    decompose: str
+    compute: Function
+    decompose: Function
     weighted: bool = False
-    se: tuple[str, str, bool] | None = None  # (function, coefficient argument, weighted)
+    se: tuple[Function, str, bool] | None = None  # (function, coefficient argument, weighted)
 
 
-def _specs(n_coders: int, weighted: bool) -> list[_Spec]:
+def coefficient_specs(n_coders: int, weighted_report: bool) -> list[CoefficientSpec]:
+    """The report's entries for data with ``n_coders`` coders, in ``COEFFICIENT_KEYS`` order;
+    ``kappa_w`` only for two coders with a distance (``weighted_report``)."""
     two = n_coders == 2
-    agreement = "metrics.coefficients.agreement"
-    analytic_pi = ("linearized_se", "fleiss", False)
+    linearized = analytic.linearized_se
     specs = [
-        _Spec("observed_agreement", agreement, "observed_agreement",
-              "decompose_observed_agreement"),
-        _Spec("s", agreement, "bennett_s", "decompose_bennett_s",
-              se=("linearized_se", "brennan_prediger", False)),
-        _Spec("pi", agreement, "scott_pi" if two else "fleiss_pi",
-              "decompose_scott_pi" if two else "decompose_fleiss_pi", se=analytic_pi),
-        _Spec("kappa", agreement, "cohen_kappa" if two else "conger_kappa",
-              "decompose_cohen_kappa" if two else "decompose_conger_kappa",
-              se=("cohen_kappa_se", "", False) if two else ("linearized_se", "conger", False)),
-        _Spec("alpha", "metrics.coefficients.alpha", "krippendorff_alpha",
-              "decompose_krippendorff_alpha", weighted=True,
-              se=("linearized_se", "alpha", True)),
+        CoefficientSpec("observed_agreement", agreement.observed_agreement,
+                        agreement.decompose_observed_agreement),
+        CoefficientSpec("s", agreement.bennett_s, agreement.decompose_bennett_s,
+                        se=(linearized, "brennan_prediger", False)),
+        CoefficientSpec("pi", agreement.scott_pi if two else agreement.fleiss_pi,
+                        agreement.decompose_scott_pi if two else agreement.decompose_fleiss_pi,
+                        se=(linearized, "fleiss", False)),
+        CoefficientSpec("kappa", agreement.cohen_kappa if two else agreement.conger_kappa,
+                        agreement.decompose_cohen_kappa if two
+                        else agreement.decompose_conger_kappa,
+                        se=(analytic.cohen_kappa_se, "", False) if two
+                        else (linearized, "conger", False)),
+        CoefficientSpec("alpha", alpha.krippendorff_alpha, alpha.decompose_krippendorff_alpha,
+                        weighted=True, se=(linearized, "alpha", True)),
     ]  # fmt: skip
-    if two and weighted:
+    if two and weighted_report:
         specs.append(
-            _Spec("kappa_w", "metrics.coefficients.weighted", "weighted_kappa",
-                  "decompose_weighted_kappa", weighted=True, se=("cohen_kappa_se", "", True))
+            CoefficientSpec("kappa_w", weighted.weighted_kappa, weighted.decompose_weighted_kappa,
+                            weighted=True, se=(analytic.cohen_kappa_se, "", True))
         )  # fmt: skip
     specs += [
-        _Spec("light_kappa", agreement, "light_kappa", "decompose_light_kappa"),
-        _Spec("ac1", "metrics.coefficients.gwet", "gwet_ac1", "decompose_gwet_ac1",
-              weighted=True, se=("linearized_se", "ac1", True)),
-        _Spec("brennan_prediger", "metrics.coefficients.gwet", "brennan_prediger",
-              "decompose_brennan_prediger", weighted=True,
-              se=("linearized_se", "brennan_prediger", True)),
+        CoefficientSpec("light_kappa", agreement.light_kappa, agreement.decompose_light_kappa),
+        CoefficientSpec("ac1", gwet.gwet_ac1, gwet.decompose_gwet_ac1, weighted=True,
+                        se=(linearized, "ac1", True)),
+        CoefficientSpec("brennan_prediger", gwet.brennan_prediger,
+                        gwet.decompose_brennan_prediger, weighted=True,
+                        se=(linearized, "brennan_prediger", True)),
     ]  # fmt: skip
     return specs
-
-
-def _load(module: str, name: str) -> Function | None:
-    try:
-        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
-    except (ImportError, AttributeError):
-        return None
 
 
 def resolve_distance(
@@ -154,20 +154,21 @@ def _entry(result: CoefficientResult) -> dict[str, Any]:
     }
 
 
-def _analytic_se(
-    spec: _Spec, data: ReliabilityData, distance: Distance | None, value: float, level: float
+def analytic_se(
+    spec: CoefficientSpec,
+    data: ReliabilityData,
+    distance: Distance | None,
+    value: float,
+    level: float,
 ) -> float | None:
     """The analytic SE when the analytic module computes the same estimate, else None."""
     if spec.se is None:
         return None
-    function_name, coefficient, weighted = spec.se
-    function = _load("metrics.uncertainty.analytic", function_name)
-    if function is None:
-        return None
+    function, coefficient, weighted_se = spec.se
     options: dict[str, Any] = {"level": level}
     if coefficient:
         options["coefficient"] = coefficient
-    if weighted and distance is not None:
+    if weighted_se and distance is not None:
         options["distance"] = distance
     try:
         result = function(data, **options)
@@ -187,13 +188,12 @@ def _interval(
     replicates: int,
     seed: int,
     level: float,
-    method: str,
+    method: Method,
 ) -> dict[str, Any]:
-    bootstrap = _load("metrics.uncertainty.bootstrap", "bootstrap")
-    if bootstrap is None:
-        raise ImportError("metrics.uncertainty.bootstrap is not available")
     decomposition = decompose(data, **options)
-    result = bootstrap(decomposition, replicates=replicates, seed=seed, level=level, method=method)
+    result = bootstrap_interval(
+        decomposition, replicates=replicates, seed=seed, level=level, method=method
+    )
     return {
         "low": float(result.low),
         "high": float(result.high),
@@ -204,20 +204,17 @@ def _interval(
 
 
 def _true_agreement(
-    data: ReliabilityData, level: float, model: str
+    data: ReliabilityData, level: float, model: Model
 ) -> tuple[dict[str, Any] | None, str | None]:
     if data.n_coders != 2:
         return None, None
     if data.n_values != 2:
         return None, "the true-agreement interval needs two categories (a 2 × 2 table)"
-    function = _load("metrics.uncertainty.true_agreement", "true_agreement_interval")
-    if function is None:
-        return None, "metrics.uncertainty.true_agreement is not available"
     both = (data.codes >= 0).all(axis=0)
     first, second = data.codes[0, both], data.codes[1, both]
     table = np.bincount(first * 2 + second, minlength=4).reshape(2, 2)
     try:
-        interval = function(table, model=model, level=level)
+        interval = true_agreement_interval(table, model=model, level=level)
     except ValueError as error:
         return None, str(error)
     return {
@@ -233,44 +230,37 @@ class _Settings:
     replicates: int
     seed: int
     level: float
-    method: str
+    method: Method
 
 
 def _compute(
-    spec: _Spec,
+    spec: CoefficientSpec,
     data: ReliabilityData,
     distance: Distance | None,
     settings: _Settings,
     skipped: dict[str, str],
 ) -> dict[str, Any] | None:
     """One coefficient's entry, or None (and the reason in ``skipped``)."""
-    function = _load(spec.module, spec.function)
-    if function is None:
-        skipped[spec.key] = f"{spec.module}.{spec.function} is not available"
-        return None
     options: dict[str, Any] = {}
     if spec.weighted and distance is not None:
         options["distance"] = distance
     try:
-        result = function(data, **options)
+        result = spec.compute(data, **options)
     except ValueError as error:
         skipped[spec.key] = str(error)
         return None
     entry = _entry(result)
     if not settings.replicates:
         return entry
-    decompose = _load(spec.module, spec.decompose)
     try:
-        if decompose is None:
-            raise ImportError(f"{spec.module}.{spec.decompose} is not available")
         entry["ci"] = _interval(
-            decompose, options, data,
+            spec.decompose, options, data,
             replicates=settings.replicates, seed=settings.seed, level=settings.level,
             method=settings.method,
         )  # fmt: skip
-    except (ValueError, ImportError) as error:
+    except ValueError as error:
         skipped[f"{spec.key}.ci"] = str(error)
-    se = _analytic_se(spec, data, distance, entry["value"], settings.level)
+    se = analytic_se(spec, data, distance, entry["value"], settings.level)
     if se is not None:
         entry["se"] = se
     return entry
@@ -285,8 +275,8 @@ def report(
     bootstrap: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
-    method: Literal["bca", "percentile"] = "bca",
-    true_agreement_model: Literal["conservative", "homogeneity"] = "conservative",
+    method: Method = "bca",
+    true_agreement_model: Model = "conservative",
 ) -> dict[str, Any]:
     """Every applicable coefficient of ``data`` as a JSON-ready dictionary.
 
@@ -343,18 +333,9 @@ def report(
     rd = _as_data(data, None)
     coefficients: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
-    default = DEFAULT_DISTANCE.get(level) if distance is None else None
-    if default is not None and default not in distance_names():
-        # The level's own distance lives in a module that is not installed: report the
-        # unweighted coefficients and say so, rather than fail.
-        skipped["distance"] = (
-            f"the {default} distance is not available; coefficients are unweighted"
-        )
-        resolved = None
-    else:
-        resolved = resolve_distance(level, distance, tree)
+    resolved = resolve_distance(level, distance, tree)
     settings = _Settings(int(bootstrap), seed, confidence, method)
-    for spec in _specs(rd.n_coders, resolved is not None):
+    for spec in coefficient_specs(rd.n_coders, resolved is not None):
         entry = _compute(spec, rd, resolved, settings, skipped)
         if entry is not None:
             coefficients[spec.key] = entry
@@ -384,6 +365,9 @@ __all__ = [
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
     "LEVELS",
+    "CoefficientSpec",
+    "analytic_se",
+    "coefficient_specs",
     "report",
     "resolve_distance",
 ]

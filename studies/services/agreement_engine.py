@@ -4,15 +4,12 @@ Everything the workers need from ``metrics`` goes through here, in JSON-ready sh
 defaults per label kind, building reliability data, the point report with diagnostics,
 decompositions for the bootstrap, chunked replicates and their combination, and the
 difference of two coefficients. A name change in ``metrics`` is an edit in this module
-only. When a part of ``metrics`` is missing, calls raise ``EngineUnavailableError`` and the
-computation fails with that message: results are never made up.
+only.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 import itertools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -20,6 +17,21 @@ from typing import Any
 
 import numpy as np
 
+import metrics
+from metrics._stats import Decomposition
+from metrics.coefficients.alpha import coincidence_matrix
+from metrics.coefficients.prevalence import annotator_bias, kappa_comparison
+from metrics.data import ReliabilityData
+from metrics.diagnostics import (
+    coder_distributions,
+    item_disagreement,
+    pairwise_coder_matrix,
+    per_category_agreement,
+)
+from metrics.distances import distance_names as metrics_distance_names
+from metrics.report import analytic_se, coefficient_specs, resolve_distance
+from metrics.report import report as metrics_report
+from metrics.uncertainty import bootstrap as bootstrap_module
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -53,51 +65,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 LEVELS = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
 _TREE_DISTANCES = ("tree", "melamed_resnik")
 
-#: Report key → (module, decompose function, takes the distance), as ``metrics.report`` maps
-#: them; pi and kappa have two-coder forms (Scott, Cohen) and multi-coder forms (Fleiss, Conger).
-_AGREEMENT = "metrics.coefficients.agreement"
-_DECOMPOSE: dict[str, tuple[str, str, bool]] = {
-    "observed_agreement": (_AGREEMENT, "decompose_observed_agreement", False),
-    "s": (_AGREEMENT, "decompose_bennett_s", False),
-    "alpha": ("metrics.coefficients.alpha", "decompose_krippendorff_alpha", True),
-    "kappa_w": ("metrics.coefficients.weighted", "decompose_weighted_kappa", True),
-    "light_kappa": (_AGREEMENT, "decompose_light_kappa", False),
-    "ac1": ("metrics.coefficients.gwet", "decompose_gwet_ac1", True),
-    "brennan_prediger": ("metrics.coefficients.gwet", "decompose_brennan_prediger", True),
-}
-_DECOMPOSE_TWO = {
-    "pi": (_AGREEMENT, "decompose_scott_pi", False),
-    "kappa": (_AGREEMENT, "decompose_cohen_kappa", False),
-}
-_DECOMPOSE_MANY = {
-    "pi": (_AGREEMENT, "decompose_fleiss_pi", False),
-    "kappa": (_AGREEMENT, "decompose_conger_kappa", False),
-}
-
 MOST_DISPUTED = 20
 MAX_PAIRWISE_CODERS = 8
 MAX_COINCIDENCE_VALUES = 60
-_PREVALENCE = "metrics.coefficients.prevalence"
-
-
-class EngineUnavailableError(RuntimeError):
-    """The metrics library lacks what this computation needs (not merged yet, or renamed)."""
-
-
-def _attr(module: str, name: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as error:
-        raise EngineUnavailableError(
-            f"The metrics library has no {module}.{name} ({error}); this computation cannot run."
-        ) from None
 
 
 def metrics_version() -> str:
-    try:
-        return str(importlib.import_module("metrics").__version__)
-    except (ImportError, AttributeError):
-        return "unknown"
+    return str(metrics.__version__)
 
 
 def default_parameters(kind: str) -> dict[str, Any]:
@@ -113,10 +87,7 @@ def default_parameters(kind: str) -> dict[str, Any]:
 
 
 def distance_names() -> list[str]:
-    try:
-        return list(_attr("metrics.distances", "distance_names")())
-    except EngineUnavailableError:
-        return ["nominal", "ordinal", "interval", "ratio", "masi", "jaccard", "tree"]
+    return list(metrics_distance_names())
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -129,8 +100,7 @@ def reliability_data(
     *,
     domain: Sequence[Hashable] | None,
 ) -> Any:
-    from_long = _attr("metrics.data", "ReliabilityData").from_long
-    return from_long(items, coders, labels, domain=domain)
+    return ReliabilityData.from_long(items, coders, labels, domain=domain)
 
 
 def _report_options(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> dict[str, Any]:
@@ -151,11 +121,10 @@ def point_report(
     bootstrap: int,
 ) -> dict[str, Any]:
     """The report for the requested coefficients; with ``bootstrap > 0`` their CIs inline."""
-    report = _attr("metrics.report", "report")
     options = _report_options(params, parents)
     if bootstrap:
         options.update(bootstrap=bootstrap, seed=params["seed"], confidence=params["confidence"])
-    result: dict[str, Any] = _jsonable(_call(report, data, **options))
+    result: dict[str, Any] = _jsonable(metrics_report(data, **options))
     wanted = params["coefficients"]
     coefficients = result.get("coefficients", {})
     result["coefficients"] = {name: coefficients[name] for name in wanted if name in coefficients}
@@ -180,32 +149,31 @@ def diagnostics(
     labels also Di Eugenio & Glass's report per pair of coders, Artstein & Poesio's annotator
     bias and the coincidence matrix, so that pages only read what the worker stored.
 
-    A diagnostic the library cannot give (not available, or undefined on this data) is
-    listed under ``skipped`` with the reason; the others are still reported.
+    A diagnostic undefined on this data is listed under ``skipped`` with the reason; the
+    others are still reported.
     """
-    module = "metrics.diagnostics"
     out: dict[str, Any] = {}
     skipped: dict[str, str] = {}
 
-    def attempt(key: str, name: str, shape: Callable[[Any], Any]) -> None:
+    def attempt(key: str, diagnostic: Callable[[Any], Any], shape: Callable[[Any], Any]) -> None:
         try:
-            out[key] = shape(_call(_attr(module, name), data))
-        except (EngineUnavailableError, ValueError) as error:
+            out[key] = shape(diagnostic(data))
+        except ValueError as error:
             skipped[key] = str(error)
 
-    attempt("per_category", "per_category_agreement", _jsonable)
+    attempt("per_category", per_category_agreement, _jsonable)
 
     def pairs(pairwise: Any) -> Any:
         out["per_coder"] = _per_coder(pairwise, data, coder_names)
         return _jsonable(pairwise)
 
-    attempt("coder_pairs", "pairwise_coder_matrix", pairs)
+    attempt("coder_pairs", pairwise_coder_matrix, pairs)
     attempt(
         "most_disputed_items",
-        "item_disagreement",
+        item_disagreement,
         lambda disputed: _most_disputed(disputed, data, item_names),
     )
-    attempt("coder_distributions", "coder_distributions", _jsonable)
+    attempt("coder_distributions", coder_distributions, _jsonable)
     if categorical:
         _categorical_diagnostics(data, coder_names, out, skipped)
     out["skipped"] = skipped
@@ -222,14 +190,14 @@ def _categorical_diagnostics(
     else:
         out["kappa_comparisons"] = _kappa_comparisons(data, coder_names)
     try:
-        out["annotator_bias"] = _jsonable(_attr(_PREVALENCE, "annotator_bias")(data))
+        out["annotator_bias"] = _jsonable(annotator_bias(data))
     except ValueError as error:
         skipped["annotator_bias"] = str(error)
     if data.n_values > MAX_COINCIDENCE_VALUES:
         skipped["coincidence"] = f"More than {MAX_COINCIDENCE_VALUES} distinct labels."
         return
     try:
-        matrix = _attr("metrics.coefficients.alpha", "coincidence_matrix")(data)
+        matrix = coincidence_matrix(data)
     except ValueError as error:
         skipped["coincidence"] = str(error)
         return
@@ -239,18 +207,16 @@ def _categorical_diagnostics(
 def _kappa_comparisons(data: Any, coder_names: Mapping[Any, str]) -> list[dict[str, Any]]:
     """Di Eugenio & Glass's two-coder report for every pair of coders, on the items both
     labelled (a pair without such items says why instead)."""
-    reliability_data_class = _attr("metrics.data", "ReliabilityData")
-    comparison = _attr(_PREVALENCE, "kappa_comparison")
     rows = []
     for first, second in itertools.combinations(range(data.n_coders), 2):
-        pair = reliability_data_class(
+        pair = ReliabilityData(
             data.codes[[first, second]],
             data.domain,
             data.items,
             (data.coders[first], data.coders[second]),
         )
         try:
-            row = _jsonable(comparison(pair))
+            row = _jsonable(kappa_comparison(pair))
         except ValueError as error:
             row = {"error": str(error)}
         names = [coder_names.get(data.coders[c], str(data.coders[c])) for c in (first, second)]
@@ -314,17 +280,13 @@ def add_analytic_se(
     ``metrics.report`` attaches them only when it runs the bootstrap itself; the chunked
     bootstrap runs it elsewhere, so the same per-coefficient rule is applied here.
     """
-    module = "metrics.report"
-    specs, analytic = _attr(module, "_specs"), _attr(module, "_analytic_se")
-    resolve = _attr(module, "resolve_distance")
-    options = _report_options(params, parents)
-    distance = resolve(options["level"], options["distance"], options.get("tree"))
+    distance = _distance(params, parents)
     coefficients = report.get("coefficients", {})
-    for spec in specs(data.n_coders, distance is not None):
+    for spec in coefficient_specs(data.n_coders, distance is not None):
         entry = coefficients.get(spec.key)
         if entry is None or entry.get("value") is None:
             continue
-        se = analytic(spec, data, distance, entry["value"], params["confidence"])
+        se = analytic_se(spec, data, distance, entry["value"], params["confidence"])
         if se is not None:
             entry["se"] = _float(se)
 
@@ -334,29 +296,30 @@ def decompositions(
 ) -> dict[str, Any]:
     """The requested coefficients as per-item decompositions, for chunked bootstraps.
 
-    Options follow ``metrics.report``: the level's (or the given) distance weights alpha,
-    kappa_w, AC1/AC2 and Brennan–Prediger; the others stay unweighted.
+    The same entries as ``metrics.report`` (its ``coefficient_specs``): the level's (or the
+    given) distance weights alpha, kappa_w, AC1/AC2 and Brennan–Prediger.
     """
-    resolve = _attr("metrics.report", "resolve_distance")
-    options = _report_options(params, parents)
-    distance = resolve(options["level"], options["distance"], options.get("tree"))
-    table = {**_DECOMPOSE, **(_DECOMPOSE_TWO if data.n_coders == 2 else _DECOMPOSE_MANY)}
+    distance = _distance(params, parents)
+    wanted = set(params["coefficients"])
     out = {}
-    for name in params["coefficients"]:
-        module, function, weighted = table[name]
-        if name == "kappa_w" and (distance is None or data.n_coders != 2):
-            continue  # as in the report: weighted kappa is for two coders and a distance
-        kwargs = {"distance": distance} if weighted and distance is not None else {}
+    for spec in coefficient_specs(data.n_coders, distance is not None):
+        if spec.key not in wanted:
+            continue
+        kwargs = {"distance": distance} if spec.weighted and distance is not None else {}
         try:
-            out[name] = _attr(module, function)(data, **kwargs)
+            out[spec.key] = spec.decompose(data, **kwargs)
         except ValueError:
             continue  # undefined on this data: the report lists it under "skipped"
     return out
 
 
+def _distance(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> Any:
+    options = _report_options(params, parents)
+    return resolve_distance(options["level"], options["distance"], options.get("tree"))
+
+
 def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
-    chunk = _attr("metrics.uncertainty.bootstrap", "bootstrap_chunk")
-    values = chunk(decomposition, seed=seed, start=start, stop=stop)
+    values = bootstrap_module.bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
     return [None if math.isnan(v) else float(v) for v in values.tolist()]
 
 
@@ -374,9 +337,10 @@ def bootstrap_chunks(
     if len(names) <= 1:
         return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
                 for n in names}  # fmt: skip
-    chunk = _attr("metrics.uncertainty.bootstrap", "bootstrap_chunk")
-    stacked = _Stacked.of([decompositions[n] for n in names])
-    first = chunk(stacked.decomposition, seed=seed, start=start, stop=stop)
+    stacked = _Stacked([decompositions[n] for n in names])
+    first = bootstrap_module.bootstrap_chunk(
+        stacked.decomposition, seed=seed, start=start, stop=stop
+    )
     out = {names[0]: first}
     for index, name in enumerate(names[1:], start=1):
         out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
@@ -390,17 +354,15 @@ class _Stacked:
     by block, in the order the bootstrap evaluates them.
     """
 
-    def __init__(self, parts: Sequence[Any], decomposition_class: type) -> None:
+    def __init__(self, parts: Sequence[Any]) -> None:
         self.parts = list(parts)
         self.widths = [int(p.item_stats.shape[1]) for p in self.parts]
         self.values: list[list[np.ndarray]] = [[] for _ in self.parts]
-        self.decomposition = decomposition_class(
-            "stacked", _StackedStats(self.parts), self.finalize
+        self.decomposition = Decomposition(
+            "stacked",
+            _StackedStats(self.parts),  # type: ignore[arg-type]
+            self.finalize,
         )
-
-    @classmethod
-    def of(cls, parts: Sequence[Any]) -> _Stacked:
-        return cls(parts, _attr("metrics._stats", "Decomposition"))
 
     def finalize(self, totals: np.ndarray) -> np.ndarray:
         offsets = np.cumsum([0, *self.widths])
@@ -441,9 +403,10 @@ def bootstrap_combine(
     replicates: int,
     confidence: float,
 ) -> dict[str, Any]:
-    combine = _attr("metrics.uncertainty.bootstrap", "bootstrap_combine")
     arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
-    result = combine(decomposition, arrays, seed=seed, replicates=replicates, level=confidence)
+    result = bootstrap_module.bootstrap_combine(
+        decomposition, arrays, seed=seed, replicates=replicates, level=confidence
+    )
     return bootstrap_json(result)
 
 
@@ -463,8 +426,11 @@ def bootstrap_json(result: Any) -> dict[str, Any]:
 def difference(
     first: Any, second: Any, *, paired: bool, replicates: int, seed: int, confidence: float
 ) -> dict[str, Any]:
-    name = "bootstrap_difference" if paired else "bootstrap_difference_unpaired"
-    function = _attr("metrics.uncertainty.bootstrap", name)
+    function = (
+        bootstrap_module.bootstrap_difference
+        if paired
+        else bootstrap_module.bootstrap_difference_unpaired
+    )
     result = function(
         first, second, replicates=replicates, seed=seed, level=confidence, minimums=(0.0,)
     )
@@ -472,18 +438,6 @@ def difference(
 
 
 # -- helpers -------------------------------------------------------------------------------------
-
-
-def _call(function: Callable[..., Any], *args: Any, **options: Any) -> Any:
-    """Call with the options the function accepts (the library's optional keywords vary)."""
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return function(*args, **options)
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return function(*args, **options)
-    accepted = {key: value for key, value in options.items() if key in parameters}
-    return function(*args, **accepted)
 
 
 def _float(value: Any) -> float | None:

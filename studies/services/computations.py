@@ -375,7 +375,7 @@ def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> No
     try:
         with _heartbeat(computation_id):
             step(computation)
-    except (engine.EngineUnavailableError, ValueError) as error:
+    except ValueError as error:
         computation_fail(computation_id=computation_id, error=str(error))
     except Exception as error:
         logger.exception("computation crashed id=%s", computation_id)
@@ -431,10 +431,7 @@ def _run_step(computation: Computation) -> None:
         "heartbeat_at": timezone.now(),
     }
     if replicates:
-        try:
-            engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
-        except engine.EngineUnavailableError as error:
-            results.setdefault("skipped", {})["se"] = str(error)
+        engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
         decompositions = _decompositions_of(loaded, params, results)
         if fan_out:
             _fan_out(computation, loaded, decompositions, common, replicates)

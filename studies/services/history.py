@@ -202,8 +202,6 @@ def rounds_compare(**options: Any) -> dict[str, Any]:
     """See ``_rounds_compare``; a comparison the data cannot support is a 400, not a crash."""
     try:
         return _rounds_compare(**options)
-    except engine.EngineUnavailableError as error:
-        raise ApplicationError(str(error), code="metrics_unavailable") from None
     except ValueError as error:
         raise ApplicationError(str(error), code="cannot_compare") from None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -151,18 +150,6 @@ def test_package_re_exports_the_public_api() -> None:
     for name in ("krippendorff_alpha", "report", "get_distance", "cohen_kappa", "bootstrap"):
         assert name in metrics.__all__
     assert metrics.report is report
-
-
-def test_a_level_whose_distance_module_is_missing_reports_unweighted(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # ``metrics.report`` the attribute is the function; the module is in sys.modules.
-    report_module = sys.modules["metrics.report"]
-    monkeypatch.setattr(report_module, "distance_names", lambda: ["nominal"])
-    result = report(K2011, level="set")
-    assert result["distance"] == "nominal"
-    assert "masi" in result["skipped"]["distance"]
-    assert result["coefficients"]["alpha"]["value"] == pytest.approx(0.7434210526)
 
 
 def test_hierarchy_level_with_a_tree() -> None:
