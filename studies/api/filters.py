@@ -52,11 +52,14 @@ class CoderFilter(django_filters.FilterSet):
         fields: ClassVar = ["key", "is_active", "username"]
 
 
+class CharInFilter(django_filters.BaseInFilter, django_filters.CharFilter):
+    """Comma-separated text values, each validated as text (no NUL characters, which
+    PostgreSQL refuses)."""
+
+
 class ItemFilter(django_filters.FilterSet):
     external_id = django_filters.CharFilter()
-    external_id_in = django_filters.BaseInFilter(
-        field_name="external_id", label="Comma-separated external ids"
-    )
+    external_id_in = CharInFilter(field_name="external_id", label="Comma-separated external ids")
     search = django_filters.CharFilter(
         method="filter_search", label="Text or external id contains this"
     )
