@@ -65,6 +65,9 @@ def _point_at_real_objects(case: Any, world: World) -> None:
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
+    # The same examples on every run, so CI's verdict does not depend on luck; explore new
+    # ones with SCHEMATHESIS_RANDOM=1 (that is how the NUL-in-a-filter 500 was found).
+    derandomize=os.environ.get("SCHEMATHESIS_RANDOM") != "1",
     deadline=None,
     suppress_health_check=[
         HealthCheck.function_scoped_fixture,
