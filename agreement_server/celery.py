@@ -9,5 +9,3 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agreement_server.settings")
 app = Celery("agreement_server")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Webhook deliveries live in their own module, beside studies.tasks.
-app.autodiscover_tasks(related_name="webhook_tasks")

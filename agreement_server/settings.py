@@ -36,6 +36,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "drf_standardized_errors",
     "studies",
+    "annotations",
+    "computations",
+    "exchange",
+    "webhooks",
+    "pages",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -159,7 +165,7 @@ SPECTACULAR_SETTINGS = {
         "ErrorCode500Enum": "drf_standardized_errors.openapi_serializers.ErrorCode500Enum.choices",
         # Choice sets that share a field name across components ("status", "type").
         "RoundStatusEnum": "studies.models.RoundStatus",
-        "ComputationStatusEnum": "studies.models.ComputationStatus",
+        "ComputationStatusEnum": "computations.models.ComputationStatus",
         "ClientErrorTypeEnum": ["client_error"],
     },
     "POSTPROCESSING_HOOKS": [

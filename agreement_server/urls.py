@@ -6,7 +6,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/<str:version>/", include("studies.api.urls")),
-    path("accounts/", include("studies.account_urls")),
-    path("", include("studies.urls")),
+    path("api/<str:version>/", include("agreement_server.api_urls")),
+    path("accounts/", include("pages.account_urls")),
+    path("", include("pages.urls")),
 ]

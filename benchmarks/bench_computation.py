@@ -39,18 +39,9 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from agreement_server.celery import app  # noqa: E402
-from studies.models import (  # noqa: E402
-    Category,
-    Coder,
-    Computation,
-    ComputationScope,
-    ComputationStatus,
-    LabelKind,
-    Question,
-    Round,
-    Study,
-)
-from studies.services.computations import computation_request  # noqa: E402
+from computations.models import Computation, ComputationScope, ComputationStatus  # noqa: E402
+from computations.services import computation_request  # noqa: E402
+from studies.models import Category, Coder, LabelKind, Question, Round, Study  # noqa: E402
 
 CODES = ["a", "b", "c", "d", "e"]
 
@@ -163,13 +154,13 @@ def delete_study(study: Study) -> None:
     """Delete the scratch study; its million rows go with plain SQL (the ORM's cascade
     would load every annotation)."""
     with connection.cursor() as cursor:
-        for table in ("studies_computationchunk", "studies_computation_rounds"):
+        for table in ("computations_computationchunk", "computations_computation_rounds"):
             cursor.execute(
                 f"DELETE FROM {table} WHERE computation_id "
-                "IN (SELECT id FROM studies_computation WHERE study_id = %s)",
+                "IN (SELECT id FROM computations_computation WHERE study_id = %s)",
                 [study.pk],
             )
-        cursor.execute("DELETE FROM studies_computation WHERE study_id = %s", [study.pk])
+        cursor.execute("DELETE FROM computations_computation WHERE study_id = %s", [study.pk])
         cursor.execute(
             "DELETE FROM studies_annotation WHERE round_id IN "
             "(SELECT id FROM studies_round WHERE study_id = %s)",

@@ -29,7 +29,7 @@ from bench_computation import (  # the Django setup happens on this import
 from django.conf import settings
 from django.core.management import call_command
 
-from studies.models import ComputationStatus
+from computations.models import ComputationStatus
 
 
 def main() -> None:

@@ -16,12 +16,10 @@ from django.forms import ModelChoiceField
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from studies.admin_computations import (  # registers ComputationAdmin
-    compute_agreement_for_rounds,
-    compute_agreement_for_studies,
-)
-from studies.admin_imports import StudyImportAdminMixin
-from studies.admin_webhooks import WebhookDeliveryAdmin, WebhookEndpointAdmin
+# The study and round pages gather actions of the computations and exchange apps: the one
+# place the core app refers to them.
+from computations.admin import compute_agreement_for_rounds, compute_agreement_for_studies
+from exchange.admin import StudyImportAdminMixin
 from studies.exceptions import ApplicationError
 from studies.models import (
     Annotation,
@@ -432,4 +430,4 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 # Registered by their own modules (imported above); named here so the imports are used.
-__all__ = ["StudyAdmin", "WebhookDeliveryAdmin", "WebhookEndpointAdmin"]
+__all__ = ["StudyAdmin"]

@@ -21,7 +21,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from studies.management.commands.devserver import Command
+from demo.management.commands.devserver import Command
 from studies.models import Study
 
 ROOT = Path(__file__).resolve().parent.parent

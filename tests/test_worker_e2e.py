@@ -16,17 +16,11 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.models import (
-    Annotation,
-    Computation,
-    ComputationChunk,
-    ComputationScope,
-    ComputationStatus,
-    Role,
-)
-from studies.services.computations import computation_request, computations_sweep
-from studies.tasks import computation_run_task
-from tests.computation_helpers import label_round, nominal_question, random_table
+from computations.models import Computation, ComputationChunk, ComputationScope, ComputationStatus
+from computations.services import computation_request, computations_sweep
+from computations.tasks import computation_run_task
+from studies.models import Annotation, Role
+from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
 from tests.plugins.services import WorkerProcess
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from studies.exceptions import ConflictError
 from studies.models import Annotation, Round, RoundStatus, Study
-from studies.services.computations import computations_request_for_closed_round
+from studies.signals import round_closed
 
 
 class RoundErrorCode:
@@ -114,8 +114,7 @@ def round_close(*, round: Round, closed_at: datetime | None = None) -> Round:
     _check_dates(round)
     round.full_clean()
     round.save(update_fields=["status", "closed_at"])
-    # A closed round's agreement is computed at once, on the workers, after the commit.
-    computations_request_for_closed_round(round=round)
+    round_closed.send(sender=Round, round=round)
     return round
 
 

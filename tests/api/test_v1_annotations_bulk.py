@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.api import parsers as csv_parsers
+from annotations import services as annotation_services
+from annotations.api import parsers as csv_parsers
 from studies.models import Annotation, AnnotationChange, Coder, Item, Role, Study
-from studies.services import annotations as annotation_services
 from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
 
 pytestmark = pytest.mark.django_db

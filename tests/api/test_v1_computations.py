@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.models import Annotation, Computation, ComputationStatus
-from tests.computation_helpers import EngineDouble, label_round, nominal_question
+from computations.models import Computation, ComputationStatus
+from studies.models import Annotation
+from tests.computations.helpers import EngineDouble, label_round, nominal_question
 from tests.factories import RoundFactory
 
 pytestmark = pytest.mark.django_db
@@ -188,8 +189,8 @@ def test_the_list_reads_stale_flags_without_a_query_per_computation(
     manager_client: APIClient, study: Any, scope: Any, engine_double: EngineDouble,
     django_assert_max_num_queries: Any,
 ) -> None:  # fmt: skip
-    from studies.models import ComputationScope
-    from studies.services.computations import computation_request
+    from computations.models import ComputationScope
+    from computations.services import computation_request
 
     question, round_ = scope
     for seed in range(5):

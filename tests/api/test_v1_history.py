@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.models import ComputationScope
-from studies.services.computations import computation_request
-from tests.computation_helpers import (
+from computations.models import ComputationScope
+from computations.services import computation_request
+from tests.computations.helpers import (
     EngineDouble,
     label_round,
     nominal_question,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from studies.models import Computation, ComputationStatus
+from computations.models import Computation, ComputationStatus
 from tests.pages.conftest import PagesWorld
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from studies.demo import demo_study_ensure
-from studies.models import Annotation, ApiToken, Computation
+from computations.models import Computation
+from demo.loader import demo_study_ensure
+from studies.models import Annotation, ApiToken
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

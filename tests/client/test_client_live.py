@@ -18,7 +18,7 @@ from agreement_client import (
     PermissionDeniedError,
 )
 from studies.models import Annotation, Role, RoundStatus
-from tests.computation_helpers import nominal_question
+from tests.computations.helpers import nominal_question
 from tests.factories import (
     ApiTokenFactory,
     MembershipFactory,

@@ -13,7 +13,7 @@ from agreement_client import (
     verify_webhook_signature,
 )
 from agreement_client.client import _error_from
-from studies.services.webhooks import payload_body, webhook_signature
+from webhooks.services import payload_body, webhook_signature
 
 
 def test_the_base_url_may_be_the_server_or_its_api_root() -> None:

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from studies.models import Coder, Computation, ComputationStatus, Question, Round, Study
-from studies.services.computations import computation_request
-from tests.computation_helpers import label_round, nominal_question, random_table
+from computations.models import Computation, ComputationStatus
+from computations.services import computation_request
+from studies.models import Coder, Question, Round, Study
+from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.factories import CoderFactory, RoundFactory
 
 

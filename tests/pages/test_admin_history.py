@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from studies.templatetags.studies_extras import num
+from pages.templatetags.pages_extras import num
 from tests.pages.conftest import PagesWorld
 
 pytestmark = pytest.mark.django_db

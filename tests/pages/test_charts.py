@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from studies.charts import heatmap, history_chart
-from studies.selectors_pages import CoefficientHistory, Matrix, Point, Series
+from pages.charts import heatmap, history_chart
+from pages.selectors import CoefficientHistory, Matrix, Point, Series
 
 
 def _history(points_b: list[Point]) -> CoefficientHistory:

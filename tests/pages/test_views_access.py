@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from studies.models import Computation
+from computations.models import Computation
 from tests.pages.conftest import PagesWorld
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The pages' downloads serve the exports (``studies.services.exports``) of the stored data."""
+"""The pages' downloads serve the exports (``exchange.exports``) of the stored data."""
 
 from __future__ import annotations
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from pages.selectors import reliability_label
+from pages.templatetags.pages_extras import interval, num
 from studies.models import Round
-from studies.selectors_pages import reliability_label
-from studies.templatetags.studies_extras import interval, num
-from tests.computation_helpers import label_round, nominal_question
+from tests.computations.helpers import label_round, nominal_question
 from tests.factories import RoundFactory
 from tests.pages.conftest import PagesWorld, compute
 

@@ -350,7 +350,7 @@ def test_tokens_are_revoked_by_an_action(admin_client: Client) -> None:
 def test_agreement_is_requested_for_the_selected_rounds(
     admin_client: Client, populated: dict[str, Any]
 ) -> None:
-    from studies.models import Computation
+    from computations.models import Computation
 
     round_ = populated["round"]
     response = admin_client.post(
@@ -360,7 +360,7 @@ def test_agreement_is_requested_for_the_selected_rounds(
     )
     assert response.status_code == 200
     assert Computation.objects.filter(study=populated["study"]).exists()
-    assert admin_client.get(reverse("admin:studies_computation_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:computations_computation_changelist")).status_code == 200
 
 
 def test_the_annotation_list_does_not_query_once_per_row(

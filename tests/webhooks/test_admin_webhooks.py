@@ -9,10 +9,11 @@ import pytest
 from django.contrib.messages import get_messages
 from django.test import Client
 
-from studies.models import DeliveryStatus, Study, WebhookDelivery, WebhookEndpoint
-from studies.services import webhooks
+from studies.models import Study
 from tests.factories import UserFactory
 from tests.webhooks.receiver import running_receiver
+from webhooks import services as webhooks
+from webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_the_admin_creates_an_endpoint_and_shows_the_secret_once(
     admin_client: Client, study: Study
 ) -> None:
     response = admin_client.post(
-        "/admin/studies/webhookendpoint/add/",
+        "/admin/webhooks/webhookendpoint/add/",
         {
             "study": study.pk,
             "url": "https://hooks.example.org/a",
@@ -47,7 +48,7 @@ def test_the_admin_creates_an_endpoint_and_shows_the_secret_once(
     shown = " ".join(str(m) for m in get_messages(response.wsgi_request))
     assert endpoint.secret in shown
     assert endpoint.secret in admin_client.get(response.url).content.decode()  # the message
-    page = admin_client.get(f"/admin/studies/webhookendpoint/{endpoint.pk}/change/")
+    page = admin_client.get(f"/admin/webhooks/webhookendpoint/{endpoint.pk}/change/")
     assert page.status_code == 200
     assert endpoint.secret not in page.content.decode()
 
@@ -56,7 +57,7 @@ def test_the_admin_refuses_below_threshold_without_a_threshold(
     admin_client: Client, study: Study
 ) -> None:
     response = admin_client.post(
-        "/admin/studies/webhookendpoint/add/",
+        "/admin/webhooks/webhookendpoint/add/",
         {
             "study": study.pk,
             "url": "https://hooks.example.org/a",
@@ -86,10 +87,10 @@ def test_the_delivery_log_lists_every_attempt_and_can_send_again(
         delivery.refresh_from_db()
         assert delivery.status == DeliveryStatus.FAILED
 
-        changelist = admin_client.get("/admin/studies/webhookdelivery/")
+        changelist = admin_client.get("/admin/webhooks/webhookdelivery/")
         assert changelist.status_code == 200
         assert receiver.url in changelist.content.decode()
-        detail = admin_client.get(f"/admin/studies/webhookdelivery/{delivery.pk}/change/")
+        detail = admin_client.get(f"/admin/webhooks/webhookdelivery/{delivery.pk}/change/")
         assert detail.status_code == 200
         html = detail.content.decode()
         assert "HTTP 500" in html
@@ -97,16 +98,16 @@ def test_the_delivery_log_lists_every_attempt_and_can_send_again(
 
         with django_capture_on_commit_callbacks(execute=True):
             admin_client.post(
-                "/admin/studies/webhookdelivery/",
+                "/admin/webhooks/webhookdelivery/",
                 {"action": "send_again", "_selected_action": [delivery.pk]},
             )
     delivery = WebhookDelivery.objects.get()
     assert delivery.status == DeliveryStatus.SUCCEEDED
     assert [a.status_code for a in delivery.attempt_log.all()] == [500, 500, 200]
 
-    endpoints = admin_client.get("/admin/studies/webhookendpoint/")
+    endpoints = admin_client.get("/admin/webhooks/webhookendpoint/")
     assert endpoints.status_code == 200
-    page = admin_client.get(f"/admin/studies/webhookendpoint/{endpoint.pk}/change/")
+    page = admin_client.get(f"/admin/webhooks/webhookendpoint/{endpoint.pk}/change/")
     assert page.status_code == 200
 
 
@@ -118,7 +119,7 @@ def test_the_ping_action_queues_a_ping(
     )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         admin_client.post(
-            "/admin/studies/webhookendpoint/",
+            "/admin/webhooks/webhookendpoint/",
             {"action": "send_ping", "_selected_action": [endpoint.pk]},
         )
     assert WebhookDelivery.objects.get().event == "ping"

@@ -12,20 +12,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from studies.models import (
-    Computation,
-    ComputationScope,
-    ComputationStatus,
-    DeliveryStatus,
-    WebhookAttempt,
-    WebhookDelivery,
-    WebhookEvent,
-)
-from studies.services import webhooks
-from studies.services.computations import computation_request
-from tests.computation_helpers import label_round, nominal_question
+from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.services import computation_request
+from tests.computations.helpers import label_round, nominal_question
 from tests.factories import RoundFactory
 from tests.webhooks.receiver import Receiver, running_receiver
+from webhooks import services as webhooks
+from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +41,7 @@ def finished_computation(study: Any, capture: Any) -> Computation:
     round_ = RoundFactory(study=study, name="Round 1")
     label_round(round_, question, TABLE)
     with (
-        mock.patch("studies.services.computations.webhooks.webhooks_on_computation_finished"),
+        mock.patch("webhooks.receivers.webhooks_on_computation_finished"),
         capture(execute=True),
     ):
         result = computation_request(
@@ -435,7 +428,7 @@ def test_the_task_asks_celery_to_retry_with_the_backoff_countdown(
     django_capture_on_commit_callbacks: Any,
 ) -> None:  # fmt: skip
     from agreement_server.celery import app
-    from studies.webhook_tasks import webhook_deliver_task
+    from webhooks.tasks import webhook_deliver_task
 
     # Without propagation, eager Celery runs a retry as a real Celery retry (no wait).
     propagates = app.conf.task_eager_propagates

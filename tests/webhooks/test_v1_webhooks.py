@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.models import DeliveryStatus, Study, WebhookEndpoint
+from studies.models import Study
 from tests.webhooks.receiver import Receiver, running_receiver
+from webhooks.models import DeliveryStatus, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,23 @@
+"""``/api/v1/``: one router holding every app's routes (each app's ``api/urls.ROUTES``)."""
+
+from __future__ import annotations
+
+from rest_framework.routers import DefaultRouter
+
+from annotations.api.urls import ROUTES as ANNOTATION_ROUTES
+from computations.api.urls import ROUTES as COMPUTATION_ROUTES
+from exchange.api.urls import ROUTES as EXCHANGE_ROUTES
+from studies.api.urls import ROUTES as STUDY_ROUTES
+from webhooks.api.urls import ROUTES as WEBHOOK_ROUTES
+
+router = DefaultRouter()
+for prefix, viewset, basename in (
+    *STUDY_ROUTES,
+    *ANNOTATION_ROUTES,
+    *EXCHANGE_ROUTES,
+    *COMPUTATION_ROUTES,
+    *WEBHOOK_ROUTES,
+):
+    router.register(prefix, viewset, basename=basename)
+
+urlpatterns = router.urls

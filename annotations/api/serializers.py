@@ -1,0 +1,211 @@
+"""Input and output serializers of the annotation endpoints.
+
+The bulk upload's rows are NOT validated field by field by DRF (100,000 child serializers
+would take longer than the whole upload): the envelope is validated here, the rows by
+``annotations.services``, which reports every bad row and field at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotations.selectors import annotation_label
+from annotations.services import MAX_BULK_ROWS
+from studies.models import AnnotationChange
+
+MAX_ID = 2**63 - 1  # the largest id the database stores
+
+LABEL_SCHEMA = {
+    "description": (
+        "A category code (nominal, ordinal); a node's code or path `root/child/leaf` "
+        "(hierarchy); a number (interval, ratio); a list of codes or `a|b|c` (set)."
+    ),
+    "oneOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "array", "items": {"type": "string"}},
+    ],
+}
+
+LABEL_OUTPUT_SCHEMA = {
+    "description": (
+        "The code (nominal, ordinal, hierarchy), the number (interval, ratio), or the "
+        "list of codes in declared order (set)."
+    ),
+    "oneOf": [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "array", "items": {"type": "string"}},
+    ],
+}
+
+
+@extend_schema_field(LABEL_SCHEMA)
+class LabelInputField(serializers.Field):
+    """Documentation only: labels are checked by the service against the question."""
+
+
+class AnnotationRowSerializer(serializers.Serializer):
+    """One row of a bulk upload (documentation of the row shape)."""
+
+    item = serializers.CharField(help_text="The item's external id.")
+    coder = serializers.CharField(help_text="The coder's key.")
+    label = LabelInputField()  # type: ignore[assignment]  # the API's name for it
+
+
+@extend_schema_field(AnnotationRowSerializer(many=True))
+class AnnotationRowsField(serializers.Field):
+    """The rows, passed through as parsed (only their number and container are checked)."""
+
+    default_error_messages = {
+        "not_a_list": "A list of annotations is expected.",
+    }
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if not isinstance(data, list):
+            self.fail("not_a_list")
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class AnnotationBulkInputSerializer(serializers.Serializer):
+    round = serializers.CharField(
+        help_text="The round's id or name (a name wins when both could match)."
+    )
+    question = serializers.CharField(help_text="The question's key.")
+    create_missing = serializers.BooleanField(
+        default=False,
+        help_text="Create unknown items and coders instead of rejecting their rows.",
+    )
+    annotations = AnnotationRowsField(
+        help_text=f"At most {MAX_BULK_ROWS} rows, each `{{item, coder, label}}`."
+    )
+
+
+class AnnotationBulkQuerySerializer(serializers.Serializer):
+    """Query parameters of a CSV upload (a JSON upload carries them in its body)."""
+
+    round = serializers.CharField(required=False, help_text="CSV uploads: the round's id or name.")
+    question = serializers.CharField(required=False, help_text="CSV uploads: the question's key.")
+    create_missing = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="CSV uploads: create unknown items and coders.",
+    )
+
+
+class AnnotationBulkOutputSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    items_created = serializers.IntegerField()
+    coders_created = serializers.IntegerField()
+
+
+class AnnotationFilterSerializer(serializers.Serializer):
+    round = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
+    )
+    question = serializers.CharField(required=False, help_text="A question's key.")
+    item = serializers.CharField(required=False, help_text="An item's external id.")
+    coder = serializers.CharField(required=False, help_text="A coder's key.")
+    updated_since = serializers.DateTimeField(
+        required=False, help_text="Only annotations changed at or after this time."
+    )
+
+
+class AnnotationChangeFilterSerializer(serializers.Serializer):
+    round = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
+    )
+    question = serializers.CharField(required=False, help_text="A question's key.")
+    item = serializers.CharField(required=False, help_text="An item's external id.")
+    coder = serializers.CharField(required=False, help_text="A coder's key.")
+    action = serializers.ChoiceField(choices=AnnotationChange.Action.choices, required=False)
+    since = serializers.DateTimeField(
+        required=False, help_text="Only changes made at or after this time."
+    )
+
+
+@extend_schema_field(LABEL_OUTPUT_SCHEMA)
+class LabelOutputField(serializers.Field):
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class AnnotationOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round = serializers.IntegerField(source="round_id")
+    round_name = serializers.CharField(source="round.name")
+    question = serializers.CharField(source="question.key")
+    item = serializers.CharField(source="item.external_id")
+    coder = serializers.CharField(source="coder.key")
+    label = serializers.SerializerMethodField()  # type: ignore[assignment]
+    label_path = serializers.SerializerMethodField()
+    updated_at = serializers.DateTimeField()
+
+    @extend_schema_field(LABEL_OUTPUT_SCHEMA)
+    def get_label(self, annotation: Any) -> Any:
+        scheme = self.context["schemes"][annotation.question_id]
+        return scheme.json_value(annotation_label(annotation))
+
+    @extend_schema_field(
+        {
+            "type": "string",
+            "nullable": True,
+            "description": "Hierarchy questions: the node's path `root/child/leaf`.",
+        }
+    )
+    def get_label_path(self, annotation: Any) -> str | None:
+        scheme = self.context["schemes"][annotation.question_id]
+        return scheme.path(annotation_label(annotation))
+
+
+class AnnotationChangeOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    round = serializers.IntegerField(source="round_id")
+    round_name = serializers.CharField(source="round.name")
+    question = serializers.CharField(source="question.key")
+    item = serializers.CharField(source="item.external_id")
+    coder = serializers.CharField(source="coder.key")
+    action = serializers.ChoiceField(choices=AnnotationChange.Action.choices)
+    old_value = serializers.CharField(allow_null=True, help_text="Canonical text; null if created.")
+    new_value = serializers.CharField(allow_null=True, help_text="Canonical text; null if deleted.")
+    changed_at = serializers.DateTimeField()
+    changed_by = serializers.CharField(
+        source="changed_by.get_username", allow_null=True, default=None
+    )
+    token = serializers.IntegerField(source="token_id", allow_null=True)
+    token_name = serializers.CharField(source="token.name", allow_null=True, default=None)
+
+
+class ErrorItemSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    detail = serializers.CharField()
+    attr = serializers.CharField(allow_null=True)
+
+
+class AnnotationUploadErrorResponseSerializer(serializers.Serializer):
+    """A rejected upload: every bad row and field (``annotations.<row>.<field>``)."""
+
+    type = serializers.ChoiceField(choices=["validation_error", "client_error"])
+    errors = ErrorItemSerializer(many=True)  # type: ignore[assignment]
+
+
+class AnnotationConflictErrorResponseSerializer(serializers.Serializer):
+    """The round is closed (code ``round_closed``)."""
+
+    type = serializers.ChoiceField(choices=["client_error"])
+    errors = ErrorItemSerializer(many=True)  # type: ignore[assignment]
+
+
+class AnnotationTooLargeErrorResponseSerializer(serializers.Serializer):
+    """More rows than one upload may carry (code ``too_many_rows``)."""
+
+    type = serializers.ChoiceField(choices=["client_error"])
+    errors = ErrorItemSerializer(many=True)  # type: ignore[assignment]

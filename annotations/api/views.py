@@ -1,0 +1,259 @@
+"""Annotations of a study: bulk upload (JSON or CSV), reading back, deletion, history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiRequest,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializer
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotations.api.parsers import CsvParser
+from annotations.api.serializers import (
+    AnnotationBulkInputSerializer,
+    AnnotationBulkOutputSerializer,
+    AnnotationBulkQuerySerializer,
+    AnnotationChangeFilterSerializer,
+    AnnotationChangeOutputSerializer,
+    AnnotationConflictErrorResponseSerializer,
+    AnnotationFilterSerializer,
+    AnnotationOutputSerializer,
+    AnnotationTooLargeErrorResponseSerializer,
+    AnnotationUploadErrorResponseSerializer,
+)
+from annotations.selectors import (
+    annotation_change_list,
+    annotation_get,
+    annotation_list,
+    annotation_schemes,
+)
+from annotations.services import (
+    MAX_BULK_ROWS,
+    annotation_delete,
+    annotations_bulk_upsert,
+)
+from studies.api.permissions import StudyScopedMixin
+from studies.models import Annotation, AnnotationChange, Role
+
+_CSV_EXAMPLE = (
+    "item,coder,label\ndoc-1,alice,sports|politics\ndoc-1,bob,culture\ndoc-2,alice,sports\n"
+)
+_JSON_EXAMPLE = {
+    "round": "Round 1",
+    "question": "taxon",
+    "create_missing": True,
+    "annotations": [
+        {"item": "doc-1", "coder": "alice", "label": "animal/dog"},
+        {"item": "doc-1", "coder": "bob", "label": "dog"},
+        {"item": "doc-2", "coder": "alice", "label": "plant/tree"},
+    ],
+}
+
+_BULK_DESCRIPTION = f"""Create or update up to {MAX_BULK_ROWS:,} annotations of one round and
+question in one request, all or none.
+
+- **JSON** (`application/json`): `{{"round", "question", "create_missing", "annotations":
+  [{{"item", "coder", "label"}}, ...]}}`.
+- **CSV** (`text/csv`): a header `item,coder,label`, one annotation per line; `round`,
+  `question` and `create_missing` go in the query string. A set is written `a|b|c`; a
+  hierarchy node by its code or its path `root/child/leaf`.
+
+Unknown items and coders are created when `create_missing` is true, otherwise each is a row
+error. Rows whose label is already stored are left alone, so re-sending an upload changes
+nothing. Every change is logged (see `annotation-changes`).
+
+A rejection (400) names every bad row and field, `attr` = `annotations.<row>.<field>`
+(rows counted from 0, the CSV header excluded), with codes `required`, `invalid_type`,
+`unknown_item`, `unknown_coder`, `max_length`, `unknown_category`, `unknown_node`,
+`set_for_single_label`, `empty_set`, `not_a_number`, `number_out_of_range`,
+`duplicate_row`; the first 1,000 are listed, then one `too_many_errors` with the total.
+`round`/`question` errors: `unknown_round`, `unknown_question`. A closed round answers 409
+`round_closed`; more than {MAX_BULK_ROWS:,} rows answers 413 `too_many_rows`."""
+
+
+class _AnnotationScopedMixin(StudyScopedMixin):
+    write_role = Role.ANNOTATOR
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List annotations",
+        parameters=[AnnotationFilterSerializer],
+        responses={200: AnnotationOutputSerializer(many=True)},
+    ),
+    retrieve=extend_schema(
+        summary="Get one annotation", responses={200: AnnotationOutputSerializer}
+    ),
+    destroy=extend_schema(
+        summary="Delete one annotation (logged)",
+        responses={
+            204: None,
+            403: ErrorResponse403Serializer,
+            409: AnnotationConflictErrorResponseSerializer,
+        },
+    ),
+)
+class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
+    _AnnotationScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Annotations of a study. Viewers read; annotators and managers write."""
+
+    queryset = Annotation.objects.none()
+    serializer_class = AnnotationOutputSerializer
+    lookup_value_regex = r"[0-9]{1,18}"
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):
+            return Annotation.objects.none()
+        return annotation_list(study=self.study)
+
+    def get_object(self) -> Annotation:
+        try:
+            return annotation_get(study=self.study, pk=int(self.kwargs["pk"]))
+        except (Annotation.DoesNotExist, ValueError):
+            raise Http404("No such annotation.") from None
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        filters = AnnotationFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        annotations = annotation_list(
+            study=self.study,
+            round_id=data.get("round"),
+            question_key=data.get("question"),
+            item=data.get("item"),
+            coder=data.get("coder"),
+            updated_since=data.get("updated_since"),
+        )
+        page = self.paginate_queryset(annotations)
+        rows = page if page is not None else list(annotations)
+        output = AnnotationOutputSerializer(
+            rows, many=True, context={"schemes": annotation_schemes(rows)}
+        )
+        return self.get_paginated_response(output.data)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        annotation = self.get_object()
+        output = AnnotationOutputSerializer(
+            annotation, context={"schemes": annotation_schemes([annotation])}
+        )
+        return Response(output.data)
+
+    def perform_destroy(self, instance: Annotation) -> None:
+        annotation_delete(annotation=instance, actor=self.actor)
+
+    @extend_schema(
+        summary="Upload annotations in bulk (JSON or CSV)",
+        description=_BULK_DESCRIPTION,
+        parameters=[AnnotationBulkQuerySerializer],
+        request={
+            "application/json": OpenApiRequest(
+                AnnotationBulkInputSerializer,
+                examples=[OpenApiExample("JSON upload (hierarchy paths)", value=_JSON_EXAMPLE)],
+            ),
+            "text/csv": OpenApiRequest(
+                OpenApiTypes.STR,
+                examples=[OpenApiExample("CSV upload", value=_CSV_EXAMPLE)],
+            ),
+        },
+        responses={
+            200: AnnotationBulkOutputSerializer,
+            400: OpenApiResponse(
+                AnnotationUploadErrorResponseSerializer,
+                description="Every bad row and field, or a malformed body.",
+            ),
+            403: ErrorResponse403Serializer,
+            409: OpenApiResponse(
+                AnnotationConflictErrorResponseSerializer, description="The round is closed."
+            ),
+            413: OpenApiResponse(
+                AnnotationTooLargeErrorResponseSerializer,
+                description=f"More than {MAX_BULK_ROWS:,} rows.",
+            ),
+        },
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="bulk",
+        parser_classes=[JSONParser, CsvParser],
+    )
+    def bulk(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if (request.content_type or "").split(";")[0].strip().lower() == CsvParser.media_type:
+            query = AnnotationBulkQuerySerializer(data=request.query_params)
+            query.is_valid(raise_exception=True)
+            envelope = dict(query.validated_data)
+            parsed = request.data if isinstance(request.data, dict) else {}
+            if "annotations" not in parsed:
+                # DRF skips the parser for an empty body.
+                raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
+            envelope["annotations"] = parsed["annotations"]
+        else:
+            body = AnnotationBulkInputSerializer(data=request.data)
+            body.is_valid(raise_exception=True)
+            envelope = dict(body.validated_data)
+        result = annotations_bulk_upsert(
+            study=self.study,
+            round_ref=envelope.get("round"),
+            question_key=envelope.get("question"),
+            rows=envelope["annotations"],
+            create_missing=envelope.get("create_missing", False),
+            actor=self.actor,
+        )
+        output = AnnotationBulkOutputSerializer(result)
+        return Response(output.data, status=status.HTTP_200_OK)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List annotation changes (history)",
+        parameters=[AnnotationChangeFilterSerializer],
+        responses={200: AnnotationChangeOutputSerializer(many=True)},
+    ),
+)
+class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
+    _AnnotationScopedMixin, mixins.ListModelMixin, viewsets.GenericViewSet
+):
+    """Every creation, change and deletion of the study's annotations, newest first."""
+
+    queryset = AnnotationChange.objects.none()
+    serializer_class = AnnotationChangeOutputSerializer
+
+    def get_queryset(self) -> Any:
+        if getattr(self, "swagger_fake_view", False):
+            return AnnotationChange.objects.none()
+        return annotation_change_list(study=self.study)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        filters = AnnotationChangeFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        data = filters.validated_data
+        changes = annotation_change_list(
+            study=self.study,
+            round_id=data.get("round"),
+            question_key=data.get("question"),
+            item=data.get("item"),
+            coder=data.get("coder"),
+            action=data.get("action"),
+            since=data.get("since"),
+        )
+        page = self.paginate_queryset(changes)
+        rows = page if page is not None else list(changes)
+        return self.get_paginated_response(AnnotationChangeOutputSerializer(rows, many=True).data)

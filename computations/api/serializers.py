@@ -1,0 +1,211 @@
+"""Input and output serializers of computations and the history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.reverse import reverse
+
+from computations import engine
+from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.scope import scope_data_revision
+from computations.services import LEVELS, MAX_BOOTSTRAP
+from studies.models import Question, Round
+
+
+class _StudyRelatedField(serializers.PrimaryKeyRelatedField):
+    """A primary key among the objects of the study in the serializer's context."""
+
+    def get_queryset(self) -> Any:
+        queryset = super().get_queryset()
+        if queryset is None:  # pragma: no cover - every field here passes a queryset
+            raise AssertionError("A queryset is required.")
+        return queryset.filter(study=self.context["study"])
+
+
+class ComputationRequestInputSerializer(serializers.Serializer):
+    """What to compute. Unset parameters take the question kind's defaults: nominal → every
+    categorical coefficient; ordinal → ordinal alpha and weighted kappa; interval/ratio →
+    alpha with that distance; set → alpha with MASI; hierarchy → alpha with the tree distance.
+    The scope is one ``round``, several ``rounds`` pooled, or (neither given, or
+    ``scope=study``) every round of the study."""
+
+    question = _StudyRelatedField(queryset=Question.objects.all())
+    scope = serializers.ChoiceField(choices=ComputationScope.choices, required=False)
+    round = _StudyRelatedField(queryset=Round.objects.all(), required=False)
+    rounds = _StudyRelatedField(queryset=Round.objects.all(), many=True, required=False)
+    coefficients = serializers.ListField(
+        child=serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS),
+        required=False,
+        allow_empty=False,
+    )
+    distance = serializers.CharField(required=False, max_length=50)
+    level = serializers.ChoiceField(choices=LEVELS, required=False)
+    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_BOOTSTRAP)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
+    confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)
+    chunk_size = serializers.IntegerField(required=False, min_value=10)
+
+    PARAMETERS = ("coefficients", "distance", "level", "bootstrap", "seed", "confidence")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        round_, rounds = attrs.pop("round", None), attrs.pop("rounds", None)
+        if round_ is not None and rounds:
+            raise serializers.ValidationError({"rounds": "Give either round or rounds, not both."})
+        scope = attrs.get("scope")
+        if scope is None:
+            scope = (
+                ComputationScope.ROUND
+                if round_ is not None
+                else ComputationScope.ROUNDS
+                if rounds
+                else ComputationScope.STUDY
+            )
+        attrs["scope"] = scope
+        attrs["round_list"] = [round_] if round_ is not None else list(rounds or [])
+        attrs["parameters"] = {
+            key: attrs.pop(key) for key in (*self.PARAMETERS, "chunk_size") if key in attrs
+        }
+        return attrs
+
+
+class ComputationOutputSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    question_key = serializers.CharField(source="question.key", read_only=True)
+    rounds = serializers.SerializerMethodField()
+    stale = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Computation
+        fields: tuple[str, ...] = (
+            "id",
+            "url",
+            "study",
+            "question",
+            "question_key",
+            "scope",
+            "rounds",
+            "status",
+            "error",
+            "progress",
+            "attempts",
+            "trigger",
+            "parameters",
+            "fingerprint",
+            "n_annotations",
+            "metrics_version",
+            "stale",
+            "created_at",
+            "started_at",
+            "heartbeat_at",
+            "finished_at",
+            "results",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+    def get_url(self, computation: Computation) -> str:
+        return reverse(
+            "computation-detail",
+            kwargs={"study_pk": computation.study_id, "pk": computation.pk},
+            request=self.context.get("request"),
+        )
+
+    def get_rounds(self, computation: Computation) -> list[int]:
+        # rounds are prefetched by the selector: no query per computation.
+        return sorted(r.pk for r in computation.rounds.all())
+
+    @extend_schema_field(OpenApiTypes.BOOL)
+    def get_stale(self, computation: Computation) -> bool:
+        """Annotations of the scope changed after the computation was requested."""
+        cache: dict[tuple, str] = self.context["revisions"]
+        round_ids = tuple(self.get_rounds(computation))
+        key = (computation.question_id, round_ids)
+        if key not in cache:
+            cache[key] = scope_data_revision(question=computation.question_id, round_ids=round_ids)
+        return cache[key] != computation.data_revision
+
+
+class ComputationListOutputSerializer(ComputationOutputSerializer):
+    class Meta(ComputationOutputSerializer.Meta):
+        fields = ComputationOutputSerializer.Meta.fields[:-1]  # all but the results
+        read_only_fields = fields
+
+
+MAX_ID = 2**63 - 1  # the largest id the database stores
+
+
+def _id_field(**kwargs: object) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)  # type: ignore[arg-type]
+
+
+class ComputationFilterSerializer(serializers.Serializer):
+    question = _id_field(required=False)
+    round = _id_field(required=False)
+    status = serializers.ChoiceField(choices=ComputationStatus.choices, required=False)
+
+
+class HistoryQuerySerializer(serializers.Serializer):
+    question = _id_field(required=False, help_text="Only this question.")
+
+
+class CompareQuerySerializer(serializers.Serializer):
+    question = _id_field()
+    first = _id_field(help_text="Round id (the later round, usually).")
+    second = _id_field(help_text="Round id to compare with.")
+    coefficient = serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS, required=False)
+    bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
+    confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)
+
+
+class CoefficientPointSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    ci = serializers.DictField(allow_null=True, help_text="low, high, level, method, replicates")
+    se = serializers.FloatField(allow_null=True)
+
+
+class HistoryRoundSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    round_name = serializers.CharField()
+    position = serializers.IntegerField()
+    status = serializers.CharField()
+    computation = serializers.IntegerField(allow_null=True)
+    computation_url = serializers.CharField(allow_null=True)
+    stale = serializers.BooleanField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    n_items = serializers.IntegerField(allow_null=True)
+    n_coders = serializers.IntegerField(allow_null=True)
+    n_annotations = serializers.IntegerField(allow_null=True)
+    coefficients = serializers.DictField(child=CoefficientPointSerializer())
+
+
+class HistoryQuestionSerializer(serializers.Serializer):
+    question = serializers.IntegerField()
+    question_key = serializers.CharField()
+    kind = serializers.CharField()
+    rounds = HistoryRoundSerializer(many=True)
+
+
+class HistoryOutputSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    questions = HistoryQuestionSerializer(many=True)
+
+
+class CoderDriftOutputSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    question = serializers.IntegerField()
+    rounds = serializers.ListField(child=serializers.DictField())
+    coders = serializers.ListField(child=serializers.DictField())
+
+
+class CompareOutputSerializer(serializers.Serializer):
+    question = serializers.IntegerField()
+    coefficient = serializers.CharField()
+    first = serializers.DictField()
+    second = serializers.DictField()
+    paired = serializers.BooleanField()
+    n_shared_items = serializers.IntegerField()
+    difference = serializers.DictField()

@@ -1,0 +1,206 @@
+"""Computations of a study (request, poll, list) and its agreement history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from computations.api.serializers import (
+    CoderDriftOutputSerializer,
+    CompareOutputSerializer,
+    CompareQuerySerializer,
+    ComputationFilterSerializer,
+    ComputationListOutputSerializer,
+    ComputationOutputSerializer,
+    ComputationRequestInputSerializer,
+    HistoryOutputSerializer,
+    HistoryQuerySerializer,
+)
+from computations.comparison import rounds_compare
+from computations.models import Computation, ComputationTrigger
+from computations.selectors import coder_drift, computations_of_study, study_history
+from computations.services import computation_request
+from studies.api.permissions import StudyScopedMixin
+from studies.models import Question, Role, Round
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List computations",
+        parameters=[ComputationFilterSerializer],
+        responses=ComputationListOutputSerializer(many=True),
+    ),
+    retrieve=extend_schema(
+        summary="Poll a computation",
+        description="Status (queued, running, done, failed with the error), progress, "
+        "timestamps, parameters, the fingerprint of the annotations read, the metrics "
+        "version, `stale` (the annotations changed since) and, when done, the results.",
+        responses=ComputationOutputSerializer,
+    ),
+    create=extend_schema(
+        summary="Request a computation",
+        description="Queues the computation and answers **202** with its URL (also in "
+        "`Location`). The same request on unchanged annotations answers **200** with the "
+        "existing computation instead of computing again.",
+        request=ComputationRequestInputSerializer,
+        responses={
+            202: ComputationOutputSerializer,
+            200: OpenApiResponse(ComputationOutputSerializer, "An identical live computation."),
+        },
+    ),
+)
+class ComputationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
+    StudyScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Agreement computations, run by workers."""
+
+    write_role = Role.ANNOTATOR
+    queryset = Computation.objects.none()
+    lookup_value_regex = r"[0-9]{1,18}"
+
+    def get_queryset(self) -> Any:
+        queryset = computations_of_study(study_id=self.study.pk)
+        if self.action == "list":
+            filters = ComputationFilterSerializer(data=self.request.query_params)
+            filters.is_valid(raise_exception=True)
+            data = filters.validated_data
+            if "question" in data:
+                queryset = queryset.filter(question_id=data["question"])
+            if "round" in data:
+                queryset = queryset.filter(rounds__id=data["round"])
+            if "status" in data:
+                queryset = queryset.filter(status=data["status"])
+        return queryset
+
+    def get_serializer_class(self) -> Any:
+        if self.action == "create":
+            return ComputationRequestInputSerializer
+        if self.action == "list":
+            return ComputationListOutputSerializer
+        return ComputationOutputSerializer
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = dict(super().get_serializer_context())
+        context["revisions"] = {}
+        if not getattr(self, "swagger_fake_view", False):
+            context["study"] = self.study
+        return context
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = ComputationRequestInputSerializer(
+            data=request.data, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = computation_request(
+            study=self.study,
+            question=data["question"],
+            scope=data["scope"],
+            rounds=data["round_list"],
+            parameters=data["parameters"],
+            trigger=ComputationTrigger.API,
+            requested_by=request.user,
+        )
+        computation = computations_of_study(study_id=self.study.pk).get(pk=result.computation.pk)
+        body = ComputationOutputSerializer(computation, context=self.get_serializer_context()).data
+        return Response(
+            body,
+            status=status.HTTP_202_ACCEPTED if result.created else status.HTTP_200_OK,
+            headers={"Location": body["url"]},
+        )
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Agreement history",
+        description="For each question (or `?question=`), each round in order with the "
+        "coefficients (value, CI, SE), the numbers of items and coders, and the computation "
+        "they come from (the round's latest finished one-round computation).",
+        parameters=[HistoryQuerySerializer],
+        responses=HistoryOutputSerializer,
+    ),
+)
+class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[misc]
+    """The study's agreement round after round."""
+
+    write_role = Role.VIEWER
+    pagination_class = None
+    serializer_class = HistoryOutputSerializer
+    queryset = Computation.objects.none()  # the history reads finished computations
+
+    def _question(self, question_id: int) -> Question:
+        question = Question.objects.filter(study=self.study, pk=question_id).first()
+        if question is None:
+            raise Http404("No such question in this study.")
+        return question
+
+    def _round(self, round_id: int) -> Round:
+        round_ = Round.objects.filter(study=self.study, pk=round_id).first()
+        if round_ is None:
+            raise Http404("No such round in this study.")
+        return round_
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        question_id = query.validated_data.get("question")
+        if question_id is not None:
+            self._question(question_id)
+        history = study_history(study=self.study, question_id=question_id)
+        return Response(HistoryOutputSerializer(history).data)
+
+    @extend_schema(
+        summary="Compare two rounds",
+        description="`first − second` for one coefficient with a bootstrap CI: paired on the "
+        "items both rounds labelled, plus `unpaired` on all items when the item sets differ. "
+        "`prob_below[0.0]` is the probability that `first` is not above `second`.",
+        parameters=[CompareQuerySerializer],
+        responses=CompareOutputSerializer,
+    )
+    @action(detail=False, methods=["get"])
+    def compare(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query = CompareQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        result = rounds_compare(
+            study=self.study,
+            question=self._question(data["question"]),
+            first=self._round(data["first"]),
+            second=self._round(data["second"]),
+            coefficient=data.get("coefficient"),
+            replicates=data.get("bootstrap", 1000),
+            seed=data.get("seed", 0),
+            confidence=data.get("confidence", 0.95),
+        )
+        return Response(result)
+
+    @extend_schema(
+        summary="Coder drift across rounds",
+        description="Each coder's mean agreement with the other coders in each round "
+        "(from the rounds' latest computations), and the change from first to last.",
+        parameters=[HistoryQuerySerializer],
+        responses=CoderDriftOutputSerializer,
+    )
+    @action(detail=False, methods=["get"])
+    def coders(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query = HistoryQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        question_id = query.validated_data.get("question")
+        if question_id is None:
+            first = Question.objects.filter(study=self.study).order_by("position", "id").first()
+            if first is None:
+                raise Http404("The study has no questions.")
+            question = first
+        else:
+            question = self._question(question_id)
+        return Response(coder_drift(study=self.study, question=question))

@@ -1,0 +1,473 @@
+"""The one place where the server calls the metrics library.
+
+Everything the workers need from ``metrics`` goes through here, in JSON-ready shapes:
+defaults per label kind, building reliability data, the point report with diagnostics,
+decompositions for the bootstrap, chunked replicates and their combination, and the
+difference of two coefficients. A name change in ``metrics`` is an edit in this module
+only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import metrics
+from metrics import Decomposition
+from metrics.coefficients.alpha import coincidence_matrix
+from metrics.coefficients.prevalence import annotator_bias, kappa_comparison
+from metrics.data import ReliabilityData
+from metrics.diagnostics import (
+    coder_distributions,
+    item_disagreement,
+    pairwise_coder_matrix,
+    per_category_agreement,
+)
+from metrics.distances import distance_names as metrics_distance_names
+from metrics.report import analytic_se, coefficient_specs, resolve_distance
+from metrics.report import report as metrics_report
+from metrics.uncertainty import bootstrap as bootstrap_module
+from studies.models import LabelKind
+
+#: Every coefficient name the report knows, in display order.
+ALL_COEFFICIENTS: tuple[str, ...] = (
+    "observed_agreement",
+    "s",
+    "pi",
+    "kappa",
+    "alpha",
+    "kappa_w",
+    "light_kappa",
+    "ac1",
+    "brennan_prediger",
+)
+_CATEGORICAL = ("observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa", "ac1")
+
+#: Sensible defaults per label kind: which coefficients, which level and distance. The
+#: level sets the report's default distance (set → MASI, hierarchy → tree distance).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    LabelKind.NOMINAL: {"coefficients": [*_CATEGORICAL, "brennan_prediger"], "level": "nominal",
+                        "distance": "nominal"},
+    LabelKind.ORDINAL: {"coefficients": ["observed_agreement", "alpha", "kappa_w", "kappa"],
+                        "level": "ordinal", "distance": "ordinal"},
+    LabelKind.INTERVAL: {"coefficients": ["alpha"], "level": "interval", "distance": "interval"},
+    LabelKind.RATIO: {"coefficients": ["alpha"], "level": "ratio", "distance": "ratio"},
+    LabelKind.SET: {"coefficients": ["alpha", "observed_agreement"], "level": "set",
+                    "distance": "masi"},
+    LabelKind.HIERARCHY: {"coefficients": ["alpha", "observed_agreement"], "level": "hierarchy",
+                          "distance": "tree"},
+}  # fmt: skip
+LEVELS = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
+_TREE_DISTANCES = ("tree", "melamed_resnik")
+
+MOST_DISPUTED = 20
+MAX_PAIRWISE_CODERS = 8
+MAX_COINCIDENCE_VALUES = 60
+
+
+def metrics_version() -> str:
+    return str(metrics.__version__)
+
+
+def default_parameters(kind: str) -> dict[str, Any]:
+    defaults = DEFAULTS[kind]
+    return {
+        "coefficients": list(defaults["coefficients"]),
+        "level": defaults["level"],
+        "distance": defaults["distance"],
+        "bootstrap": 1000,
+        "seed": 0,
+        "confidence": 0.95,
+    }
+
+
+def distance_names() -> list[str]:
+    return list(metrics_distance_names())
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def reliability_data(
+    items: Sequence[Hashable] | np.ndarray,
+    coders: Sequence[Hashable] | np.ndarray,
+    labels: Sequence[Hashable] | np.ndarray,
+    *,
+    domain: Sequence[Hashable] | None,
+) -> Any:
+    return ReliabilityData.from_long(items, coders, labels, domain=domain)
+
+
+def _report_options(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> dict[str, Any]:
+    options: dict[str, Any] = {"level": params["level"], "distance": params["distance"]}
+    if params["distance"] in _TREE_DISTANCES:
+        options["tree"] = dict(parents)  # {node: parent}, as the report takes it
+    return options
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+
+def point_report(
+    data: Any,
+    params: Mapping[str, Any],
+    *,
+    parents: Mapping[str, str | None],
+    bootstrap: int,
+) -> dict[str, Any]:
+    """The report for the requested coefficients; with ``bootstrap > 0`` their CIs inline."""
+    options = _report_options(params, parents)
+    if bootstrap:
+        options.update(bootstrap=bootstrap, seed=params["seed"], confidence=params["confidence"])
+    result: dict[str, Any] = _jsonable(metrics_report(data, **options))
+    wanted = params["coefficients"]
+    coefficients = result.get("coefficients", {})
+    result["coefficients"] = {name: coefficients[name] for name in wanted if name in coefficients}
+    skipped = result.get("skipped") or {}
+    result["skipped"] = {
+        key: reason for key, reason in skipped.items() if key.split(".")[0] in wanted
+    }
+    for name in wanted:
+        if name not in coefficients and name not in result["skipped"]:
+            result["skipped"][name] = "not reported for this data"
+    return result
+
+
+def diagnostics(
+    data: Any,
+    *,
+    coder_names: Mapping[Any, str],
+    item_names: Callable[[list[Any]], dict[Any, str]],
+    categorical: bool = True,
+) -> dict[str, Any]:
+    """Per category, per coder pair, per coder, and the most disputed items; for categorical
+    labels also Di Eugenio & Glass's report per pair of coders, Artstein & Poesio's annotator
+    bias and the coincidence matrix, so that pages only read what the worker stored.
+
+    A diagnostic undefined on this data is listed under ``skipped`` with the reason; the
+    others are still reported.
+    """
+    out: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+
+    def attempt(key: str, diagnostic: Callable[[Any], Any], shape: Callable[[Any], Any]) -> None:
+        try:
+            out[key] = shape(diagnostic(data))
+        except ValueError as error:
+            skipped[key] = str(error)
+
+    attempt("per_category", per_category_agreement, _jsonable)
+
+    def pairs(pairwise: Any) -> Any:
+        out["per_coder"] = _per_coder(pairwise, data, coder_names)
+        return _jsonable(pairwise)
+
+    attempt("coder_pairs", pairwise_coder_matrix, pairs)
+    attempt(
+        "most_disputed_items",
+        item_disagreement,
+        lambda disputed: _most_disputed(disputed, data, item_names),
+    )
+    attempt("coder_distributions", coder_distributions, _jsonable)
+    if categorical:
+        _categorical_diagnostics(data, coder_names, out, skipped)
+    out["skipped"] = skipped
+    return out
+
+
+def _categorical_diagnostics(
+    data: Any, coder_names: Mapping[Any, str], out: dict[str, Any], skipped: dict[str, str]
+) -> None:
+    if data.n_coders > MAX_PAIRWISE_CODERS:
+        skipped["kappa_comparisons"] = (
+            f"More than {MAX_PAIRWISE_CODERS} coders: the pairwise table is left out."
+        )
+    else:
+        out["kappa_comparisons"] = _kappa_comparisons(data, coder_names)
+    try:
+        out["annotator_bias"] = _jsonable(annotator_bias(data))
+    except ValueError as error:
+        skipped["annotator_bias"] = str(error)
+    if data.n_values > MAX_COINCIDENCE_VALUES:
+        skipped["coincidence"] = f"More than {MAX_COINCIDENCE_VALUES} distinct labels."
+        return
+    try:
+        matrix = coincidence_matrix(data)
+    except ValueError as error:
+        skipped["coincidence"] = str(error)
+        return
+    out["coincidence"] = {"labels": [_key(v) for v in data.domain], "matrix": _jsonable(matrix)}
+
+
+def _kappa_comparisons(data: Any, coder_names: Mapping[Any, str]) -> list[dict[str, Any]]:
+    """Di Eugenio & Glass's two-coder report for every pair of coders, on the items both
+    labelled (a pair without such items says why instead)."""
+    rows = []
+    for first, second in itertools.combinations(range(data.n_coders), 2):
+        pair = ReliabilityData(
+            data.codes[[first, second]],
+            data.domain,
+            data.items,
+            (data.coders[first], data.coders[second]),
+        )
+        try:
+            row = _jsonable(kappa_comparison(pair))
+        except ValueError as error:
+            row = {"error": str(error)}
+        names = [coder_names.get(data.coders[c], str(data.coders[c])) for c in (first, second)]
+        rows.append({"first": names[0], "second": names[1], **row})
+    return rows
+
+
+def _per_coder(pairwise: Any, data: Any, coder_names: Mapping[Any, str]) -> dict[str, float | None]:
+    """Each coder's mean agreement with every other coder (the pairwise matrix's row means)."""
+    matrix = getattr(pairwise, "matrix", None)
+    if matrix is None:
+        matrix = getattr(pairwise, "values", pairwise)
+    array = np.asarray(matrix, dtype=np.float64)
+    coders = list(getattr(pairwise, "coders", data.coders))
+    if array.ndim != 2 or array.shape != (len(coders), len(coders)):
+        return {}
+    off_diagonal = array.copy()
+    np.fill_diagonal(off_diagonal, np.nan)
+    out: dict[str, float | None] = {}
+    for index, coder in enumerate(coders):
+        row = off_diagonal[index]
+        row = row[~np.isnan(row)]
+        out[coder_names.get(coder, str(coder))] = float(row.mean()) if len(row) else None
+    return out
+
+
+def _most_disputed(
+    disputed: Any, data: Any, item_names: Callable[[list[Any]], dict[Any, str]]
+) -> list[dict]:
+    values = getattr(disputed, "disagreement", None)
+    if values is None:
+        values = getattr(disputed, "values", disputed)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return _jsonable(disputed)  # type: ignore[no-any-return]
+    items = list(getattr(disputed, "items", data.items))
+    if array.ndim != 1 or len(array) != len(items):
+        return _jsonable(disputed)  # type: ignore[no-any-return]
+    order = np.argsort(-np.nan_to_num(array, nan=-np.inf), kind="stable")[:MOST_DISPUTED]
+    shown = [int(i) for i in order if not math.isnan(array[i])]
+    names = item_names([items[i] for i in shown])  # only the items shown are looked up
+    return [
+        {"item": names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
+        for i in shown
+    ]
+
+
+# -- bootstrap fan-out ---------------------------------------------------------------------------
+
+
+def add_analytic_se(
+    data: Any,
+    params: Mapping[str, Any],
+    report: dict[str, Any],
+    *,
+    parents: Mapping[str, str | None],
+) -> None:
+    """Add the analytic SEs the report gives with a bootstrap, for a fanned-out bootstrap.
+
+    ``metrics.report`` attaches them only when it runs the bootstrap itself; the chunked
+    bootstrap runs it elsewhere, so the same per-coefficient rule is applied here.
+    """
+    distance = _distance(params, parents)
+    coefficients = report.get("coefficients", {})
+    for spec in coefficient_specs(data.n_coders, distance is not None):
+        entry = coefficients.get(spec.key)
+        if entry is None or entry.get("value") is None:
+            continue
+        se = analytic_se(spec, data, distance, entry["value"], params["confidence"])
+        if se is not None:
+            entry["se"] = _float(se)
+
+
+def decompositions(
+    data: Any, params: Mapping[str, Any], *, parents: Mapping[str, str | None]
+) -> dict[str, Any]:
+    """The requested coefficients as per-item decompositions, for chunked bootstraps.
+
+    The same entries as ``metrics.report`` (its ``coefficient_specs``): the level's (or the
+    given) distance weights alpha, kappa_w, AC1/AC2 and Brennan–Prediger.
+    """
+    distance = _distance(params, parents)
+    wanted = set(params["coefficients"])
+    out = {}
+    for spec in coefficient_specs(data.n_coders, distance is not None):
+        if spec.key not in wanted:
+            continue
+        kwargs = {"distance": distance} if spec.weighted and distance is not None else {}
+        try:
+            out[spec.key] = spec.decompose(data, **kwargs)
+        except ValueError:
+            continue  # undefined on this data: the report lists it under "skipped"
+    return out
+
+
+def _distance(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> Any:
+    options = _report_options(params, parents)
+    return resolve_distance(options["level"], options["distance"], options.get("tree"))
+
+
+def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
+    values = bootstrap_module.bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
+    return [None if math.isnan(v) else float(v) for v in values.tolist()]
+
+
+def bootstrap_chunks(
+    decompositions: Mapping[str, Any], *, seed: int, start: int, stop: int
+) -> dict[str, list[float | None]]:
+    """Replicates ``start``..``stop - 1`` of several coefficients of the same items at once.
+
+    Every coefficient resamples the same items per replicate (``[seed, r]``), so drawing
+    the resampling counts once and multiplying them with all coefficients' statistics gives
+    each coefficient's replicate values as its own ``bootstrap_chunk`` would, for the cost of
+    one draw instead of one per coefficient (the draw dominates on large data).
+    """
+    names = list(decompositions)
+    if len(names) <= 1:
+        return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
+                for n in names}  # fmt: skip
+    stacked = _Stacked([decompositions[n] for n in names])
+    first = bootstrap_module.bootstrap_chunk(
+        stacked.decomposition, seed=seed, start=start, stop=stop
+    )
+    out = {names[0]: first}
+    for index, name in enumerate(names[1:], start=1):
+        out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
+    return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
+
+
+class _Stacked:
+    """One decomposition whose statistics are every coefficient's, side by side.
+
+    Its ``finalize`` returns the first coefficient and records the others' values, block
+    by block, in the order the bootstrap evaluates them.
+    """
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = list(parts)
+        self.widths = [int(p.item_stats.shape[1]) for p in self.parts]
+        self.values: list[list[np.ndarray]] = [[] for _ in self.parts]
+        self.decomposition = Decomposition(
+            "stacked",
+            _StackedStats(self.parts),  # type: ignore[arg-type]
+            self.finalize,
+        )
+
+    def finalize(self, totals: np.ndarray) -> np.ndarray:
+        offsets = np.cumsum([0, *self.widths])
+        result = None
+        for index, part in enumerate(self.parts):
+            piece = totals[..., offsets[index] : offsets[index + 1]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = np.asarray(part.finalize(piece), dtype=np.float64)
+            if index == 0:
+                result = values
+            else:
+                values = values.reshape(-1)
+                self.values[index].append(np.where(np.isfinite(values), values, np.nan))
+        return result  # type: ignore[return-value]
+
+
+class _StackedStats:
+    """``W @ [S_1 | S_2 | ...]`` computed part by part (dense with BLAS, sparse with scipy)."""
+
+    __array_ufunc__ = None  # ``ndarray @ self`` defers to ``__rmatmul__``
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = parts
+        self.shape = (int(parts[0].item_stats.shape[0]), sum(p.item_stats.shape[1] for p in parts))
+
+    def __rmatmul__(self, weights: np.ndarray) -> np.ndarray:
+        return np.hstack([np.asarray(weights @ p.item_stats) for p in self.parts])
+
+    def sum(self, axis: int = 0) -> np.ndarray:
+        return np.hstack([np.asarray(p.item_stats.sum(axis=axis)).ravel() for p in self.parts])
+
+
+def bootstrap_combine(
+    decomposition: Any,
+    chunks: Sequence[Sequence[float | None]],
+    *,
+    seed: int,
+    replicates: int,
+    confidence: float,
+) -> dict[str, Any]:
+    arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
+    result = bootstrap_module.bootstrap_combine(
+        decomposition, arrays, seed=seed, replicates=replicates, level=confidence
+    )
+    return bootstrap_json(result)
+
+
+def bootstrap_json(result: Any) -> dict[str, Any]:
+    """A bootstrap result; ``ci`` has the report's shape (low, high, level, method, replicates)."""
+    out: dict[str, Any] = _jsonable(result)
+    out["ci"] = {
+        "low": _float(result.low),
+        "high": _float(result.high),
+        "level": float(result.level),
+        "method": str(result.method),
+        "replicates": int(result.replicates),
+    }
+    return out
+
+
+def difference(
+    first: Any, second: Any, *, paired: bool, replicates: int, seed: int, confidence: float
+) -> dict[str, Any]:
+    function = (
+        bootstrap_module.bootstrap_difference
+        if paired
+        else bootstrap_module.bootstrap_difference_unpaired
+    )
+    result = function(
+        first, second, replicates=replicates, seed=seed, level=confidence, minimums=(0.0,)
+    )
+    return bootstrap_json(result)
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _float(value: Any) -> float | None:
+    number = float(value)
+    return None if math.isnan(number) or math.isinf(number) else number
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {_key(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, frozenset | set):
+        return sorted(_key(v) for v in value)
+    if isinstance(value, np.generic):
+        return _jsonable(value.item())
+    if isinstance(value, float):
+        return _float(value)
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    return str(value)
+
+
+def _key(value: Any) -> str:
+    if isinstance(value, frozenset | set):
+        return "|".join(sorted(str(v) for v in value))
+    if isinstance(value, tuple):
+        return "/".join(str(v) for v in value)
+    return str(value.item() if isinstance(value, np.generic) else value)

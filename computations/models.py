@@ -1,0 +1,133 @@
+"""Agreement computed on workers: one row per request, kept as the study's history."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from studies.models import Question, Round, Study
+
+
+class ComputationStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class ComputationScope(models.TextChoices):
+    ROUND = "round", "One round"
+    ROUNDS = "rounds", "Several rounds pooled"
+    STUDY = "study", "The whole study"
+
+
+class ComputationTrigger(models.TextChoices):
+    API = "api", "API"
+    ADMIN = "admin", "Admin"
+    COMMAND = "command", "Management command"
+    ROUND_CLOSE = "round_close", "Round closed"
+
+
+class Computation(models.Model):
+    """Agreement of one question over one or more rounds, computed by a worker.
+
+    ``params_hash`` covers the scope and every parameter; ``data_revision`` summarises the
+    scope's annotations when the computation was requested (change-log position, count,
+    latest id and update). The same request on unchanged data finds this row again instead
+    of computing twice; when the scope's revision moves on, the row is *stale*.
+    ``fingerprint`` is a SHA-256 of exactly the annotations the worker read.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="computations")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="computations")
+    scope = models.CharField(max_length=10, choices=ComputationScope.choices)
+    rounds = models.ManyToManyField(Round, related_name="computations")
+    parameters = models.JSONField(default=dict)
+    params_hash = models.CharField(max_length=64, editable=False)
+    data_revision = models.CharField(max_length=200, editable=False)
+    status = models.CharField(
+        max_length=10, choices=ComputationStatus.choices, default=ComputationStatus.QUEUED
+    )
+    error = models.TextField(blank=True)
+    progress = models.FloatField(default=0.0)
+    attempts = models.PositiveIntegerField(default=0)
+    trigger = models.CharField(
+        max_length=20, choices=ComputationTrigger.choices, default=ComputationTrigger.API
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    fingerprint = models.CharField(max_length=64, blank=True)
+    n_annotations = models.PositiveIntegerField(null=True, blank=True)
+    metrics_version = models.CharField(max_length=50, blank=True)
+    chunks_total = models.PositiveIntegerField(default=0)
+    # "" while computing the point estimates, "chunks" while bootstrap chunks run on the
+    # workers, "combining" once one task has claimed the final combine step.
+    phase = models.CharField(max_length=10, blank=True, default="")
+    results = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["-created_at", "-id"]
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=Q(progress__gte=0) & Q(progress__lte=1),
+                name="computation_progress_in_unit_interval",
+            ),
+            # One live computation per request on the same data: a second identical request
+            # (or a racing one) finds it instead of queueing a duplicate. Failed ones may repeat.
+            models.UniqueConstraint(
+                fields=["params_hash", "data_revision"],
+                condition=~Q(status="failed"),
+                name="computation_unique_live_request",
+            ),
+        ]
+        indexes: ClassVar = [
+            # The history: a study's done computations per question.
+            models.Index(fields=["study", "question", "status"], name="computation_history"),
+            # The sweep: running computations whose heartbeat stopped.
+            models.Index(fields=["status", "heartbeat_at"], name="computation_sweep"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Computation {self.pk} ({self.status}) of {self.question}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (ComputationStatus.DONE, ComputationStatus.FAILED)
+
+
+class ComputationChunk(models.Model):
+    """A share of a large bootstrap: replicates ``start`` to ``stop - 1`` of every coefficient.
+
+    ``values`` maps coefficient name to the replicate values (``null`` where degenerate).
+    A chunk computed twice (redelivered message) writes the same values once: the first
+    writer flips ``done``.
+    """
+
+    computation = models.ForeignKey(Computation, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    stop = models.PositiveIntegerField()
+    done = models.BooleanField(default=False)
+    values = models.JSONField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["computation", "index"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["computation", "index"], name="chunk_unique_index"),
+            models.CheckConstraint(condition=Q(start__lt=models.F("stop")), name="chunk_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"Chunk {self.index} [{self.start}, {self.stop}) of computation {self.computation_id}"
+        )

@@ -1,0 +1,242 @@
+"""A computation's scope (one question over some rounds) read as numpy arrays, and its data
+revision.
+
+``scope_annotations`` is the ORM-to-numpy adapter: it streams ``values_list`` rows (a
+server-side cursor on PostgreSQL) straight into arrays, never building a model instance
+per annotation, so a million annotations read in seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import numpy as np
+from django.db import connection
+from django.db.models import Count, Max, QuerySet
+from numpy.typing import NDArray
+
+from studies.models import (
+    Annotation,
+    AnnotationChange,
+    Category,
+    Coder,
+    Item,
+    LabelKind,
+    Question,
+)
+
+_STREAM_CHUNK = 50_000
+
+
+@dataclass(frozen=True)
+class ScopeAnnotations:
+    """One question's annotations over some rounds, as parallel arrays (one row per annotation).
+
+    ``labels`` holds what the metrics library compares: category codes (``str``) for
+    nominal, ordinal and hierarchy questions, floats for numbers, ``frozenset`` of codes
+    for set-valued questions. ``domain`` is the declared value domain in order (category
+    codes by position) or None for numbers and sets (the observed values are used).
+    ``parents`` maps each code to its parent's code (hierarchy questions only).
+    """
+
+    kind: str
+    item_ids: NDArray[np.int64]
+    coder_ids: NDArray[np.int64]
+    labels: Sequence[object]
+    domain: tuple[str, ...] | None
+    parents: dict[str, str | None]
+    fingerprint: str
+
+    @property
+    def n_annotations(self) -> int:
+        return len(self.item_ids)
+
+
+def _category_codes(question: Question) -> tuple[list[int], list[str], dict[str, str | None]]:
+    rows = list(
+        Category.objects.filter(question=question)
+        .order_by("position", "id")
+        .values_list("id", "code", "parent_id")
+    )
+    code_of = {pk: code for pk, code, _ in rows}
+    parents = {code: code_of.get(parent) if parent else None for _, code, parent in rows}
+    return [pk for pk, _, _ in rows], [code for _, code, _ in rows], parents
+
+
+def _scope_queryset(*, question: Question, round_ids: Sequence[int]) -> QuerySet[Annotation]:
+    return Annotation.objects.filter(question=question, round_id__in=list(round_ids)).order_by()
+
+
+def _stream_ints(rows: Iterable[tuple[int, ...]], width: int) -> NDArray[np.int64]:
+    flat = np.fromiter(chain.from_iterable(rows), dtype=np.int64)
+    return flat.reshape(-1, width)
+
+
+# PostgreSQL's binary COPY: a 19-byte header, then per row a field count (int16) and, per
+# field, a length (int32) and the value (8 bytes for bigint and float8), then an int16 -1.
+_COPY_HEADER = 19
+_COPY_TRAILER = 2
+
+
+def _copy_dtype(value: str) -> np.dtype:
+    fields: list[tuple[str, str]] = [("n", ">i2")]
+    for name, kind in (("round", ">i8"), ("item", ">i8"), ("coder", ">i8"), ("value", value)):
+        fields += [(f"{name}_length", ">i4"), (name, kind)]
+    return np.dtype(fields)
+
+
+def _copy_rows(
+    *, question: Question, round_ids: Sequence[int], column: str
+) -> tuple[NDArray[np.int64], NDArray[Any]] | None:
+    """(round, item, coder) and the value column read with one binary COPY, or None when
+    the database is not PostgreSQL. About ten times faster than iterating rows in Python."""
+    if connection.vendor != "postgresql":
+        return None
+    table = Annotation._meta.db_table
+    value_type = ">f8" if column == "number" else ">i8"
+    sql = (
+        f'COPY (SELECT "round_id", "item_id", "coder_id", "{column}" FROM "{table}" '
+        f'WHERE "question_id" = {int(question.pk)} AND "round_id" IN '
+        f'({",".join(str(int(r)) for r in round_ids) or "NULL"}) AND "{column}" IS NOT NULL) '
+        "TO STDOUT (FORMAT BINARY)"
+    )
+    buffer = bytearray()
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for block in copy:
+            buffer += block
+    body = memoryview(buffer)[_COPY_HEADER : len(buffer) - _COPY_TRAILER]
+    records = np.frombuffer(body, dtype=_copy_dtype(value_type))
+    keys = np.empty((len(records), 3), dtype=np.int64)
+    keys[:, 0], keys[:, 1], keys[:, 2] = records["round"], records["item"], records["coder"]
+    return keys, records["value"].astype(np.float64 if column == "number" else np.int64)
+
+
+def scope_annotations(*, question: Question, round_ids: Sequence[int]) -> ScopeAnnotations:
+    """Stream the scope's annotations into arrays and fingerprint exactly what was read.
+
+    Items of pooled rounds are the same items (an item labelled in two rounds by one coder
+    would be labelled twice), so pooled rounds key each unit by (round, item).
+    """
+    queryset = _scope_queryset(question=question, round_ids=round_ids)
+    pooled = len(set(round_ids)) > 1
+    digest = hashlib.sha256()
+    digest.update(f"question={question.pk};rounds={sorted(set(round_ids))}".encode())
+    domain: tuple[str, ...] | None = None
+    parents: dict[str, str | None] = {}
+    labels: Any
+    if question.kind in (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY):
+        category_ids, codes, parents = _category_codes(question)
+        copied = _copy_rows(question=question, round_ids=round_ids, column="category_id")
+        if copied is not None:
+            rows = np.column_stack([copied[0], copied[1]])
+        else:
+            rows = _stream_ints(
+                queryset.values_list("round_id", "item_id", "coder_id", "category_id").iterator(
+                    chunk_size=_STREAM_CHUNK
+                ),
+                4,
+            )
+        rows = rows[np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0]))]
+        digest.update(np.ascontiguousarray(rows).tobytes())
+        lookup = np.full(max(category_ids, default=0) + 1, -1, dtype=np.int64)
+        lookup[category_ids] = np.arange(len(category_ids))
+        code_array = np.array(codes, dtype=object if not codes else None)
+        labels = code_array[lookup[rows[:, 3]]] if len(rows) else np.array([], dtype=str)
+        domain = tuple(codes)
+        if question.kind != LabelKind.HIERARCHY:
+            parents = {}
+    elif question.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
+        copied_numbers = _copy_rows(question=question, round_ids=round_ids, column="number")
+        if copied_numbers is not None:
+            keys, numbers = copied_numbers
+        else:
+            raw = list(
+                queryset.values_list("round_id", "item_id", "coder_id", "number").iterator(
+                    chunk_size=_STREAM_CHUNK
+                )
+            )
+            keys = _stream_ints(((r, i, c) for r, i, c, _ in raw), 3)
+            numbers = np.fromiter((n for *_, n in raw), dtype=np.float64, count=len(raw))
+        order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0])) if len(keys) else np.array([], int)
+        rows, labels = keys[order], numbers[order]
+        digest.update(np.ascontiguousarray(rows).tobytes())
+        digest.update(np.ascontiguousarray(labels).tobytes())
+    else:
+        category_ids, codes, _ = _category_codes(question)
+        code_of = dict(zip(category_ids, codes, strict=True))
+        raw_sets = list(
+            queryset.values_list("round_id", "item_id", "coder_id", "category_set").iterator(
+                chunk_size=_STREAM_CHUNK
+            )
+        )
+        raw_sets.sort(key=lambda row: row[:3])
+        rows = _stream_ints(((r, i, c) for r, i, c, _ in raw_sets), 3)
+        digest.update(np.ascontiguousarray(rows).tobytes())
+        cache: dict[tuple[int, ...], frozenset[str]] = {}
+        set_labels: list[object] = []
+        for *_, ids in raw_sets:
+            key = tuple(sorted(ids or []))
+            digest.update(repr(key).encode())
+            if key not in cache:
+                cache[key] = frozenset(code_of[pk] for pk in key)
+            set_labels.append(cache[key])
+        labels = set_labels
+    units = _unit_ids(rows, pooled=pooled)
+    return ScopeAnnotations(
+        kind=question.kind,
+        item_ids=units,
+        coder_ids=rows[:, 2].astype(np.int64) if len(rows) else np.zeros(0, dtype=np.int64),
+        labels=labels,
+        domain=domain,
+        parents=parents,
+        fingerprint=digest.hexdigest(),
+    )
+
+
+def _unit_ids(rows: NDArray[np.int64], *, pooled: bool) -> NDArray[np.int64]:
+    """Item ids, or (round, item) packed in one integer when rounds are pooled."""
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    if not pooled:
+        return rows[:, 1].astype(np.int64)
+    return rows[:, 0].astype(np.int64) * (1 << 40) + rows[:, 1].astype(np.int64)
+
+
+def unit_label(unit: int) -> tuple[int | None, int]:
+    """(round id or None, item id) of a unit id made by ``scope_annotations``."""
+    if unit >= 1 << 40:
+        return unit >> 40, unit & ((1 << 40) - 1)
+    return None, unit
+
+
+def item_external_ids(item_ids: Iterable[int]) -> dict[int, str]:
+    return dict(Item.objects.filter(pk__in=list(item_ids)).values_list("id", "external_id"))
+
+
+def coder_keys(coder_ids: Iterable[int]) -> dict[int, str]:
+    return dict(Coder.objects.filter(pk__in=list(coder_ids)).values_list("id", "key"))
+
+
+def scope_data_revision(*, question: Question | int, round_ids: Sequence[int]) -> str:
+    """A short string that changes whenever the scope's annotations change.
+
+    The change log's latest id catches every write made through the services; the count,
+    latest id and latest update also catch direct writes (fixtures, the shell, deletes).
+    """
+    question_id = question if isinstance(question, int) else question.pk
+    ids = sorted(set(round_ids))
+    summary = Annotation.objects.filter(question_id=question_id, round_id__in=ids).aggregate(
+        n=Count("id"), last_id=Max("id"), last_update=Max("updated_at")
+    )
+    last_change = AnnotationChange.objects.filter(
+        question_id=question_id, round_id__in=ids
+    ).aggregate(last=Max("id"))["last"]
+    last_update = summary["last_update"].timestamp() if summary["last_update"] else 0
+    return (
+        f"n={summary['n']};id={summary['last_id'] or 0};upd={last_update:.6f};"
+        f"log={last_change or 0};r={','.join(map(str, ids))}"
+    )[:200]

@@ -1,0 +1,623 @@
+"""Computations: request, claim, run, fan out, combine, and sweep.
+
+The life of a computation::
+
+    request ──► queued ──claim──► running ──► done
+                  ▲                  │  └──► failed (the error is kept)
+                  └──── sweep ───────┘ (heartbeat stopped: the worker died)
+
+A request on data that has not changed since an identical request returns that
+computation (``params_hash`` + ``data_revision``). Work is enqueued after the transaction
+commits, tasks take ids only, and each step is a no-op when repeated: the claim is a
+conditional UPDATE, chunks are written once, the combine step is claimed the same way.
+
+A bootstrap larger than ``chunk_size`` replicates fans out: the run step stores the point
+estimates and creates one chunk per ``chunk_size`` replicates; each chunk task computes its
+replicates; the task that finishes the last chunk enqueues the combine step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from computations import dispatch, engine
+from computations.models import (
+    Computation,
+    ComputationChunk,
+    ComputationScope,
+    ComputationStatus,
+    ComputationTrigger,
+)
+from computations.scope import (
+    ScopeAnnotations,
+    coder_keys,
+    item_external_ids,
+    scope_annotations,
+    scope_data_revision,
+    unit_label,
+)
+from computations.selectors import computation_round_ids
+from computations.signals import computation_finished
+from studies.models import LabelKind, Question, Round, Study
+
+logger = logging.getLogger(__name__)
+
+MAX_BOOTSTRAP = 200_000
+# Labels that are one category each: the two-coder reports and coincidences apply.
+CATEGORY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY)
+LEVELS = engine.LEVELS
+# Parameters that change how the work is split, not its result: left out of the hash.
+_NOT_HASHED = frozenset({"chunk_size"})
+
+
+def heartbeat_timeout() -> timedelta:
+    """How long a running computation may stay silent before the sweep requeues it."""
+    return timedelta(seconds=settings.AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS)
+
+
+def heartbeat_interval() -> float:
+    """How often a working task refreshes its heartbeat (well under the timeout)."""
+    return heartbeat_timeout().total_seconds() / 5
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The question kind's defaults, overridden by what was given, checked."""
+    params = engine.default_parameters(question.kind)
+    params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
+    unknown = sorted(set(given) - set(params))
+    if unknown:
+        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+    params.update({key: value for key, value in given.items() if value is not None})
+    errors: dict[str, str] = {}
+    coefficients = params["coefficients"]
+    if not coefficients or any(name not in engine.ALL_COEFFICIENTS for name in coefficients):
+        errors["coefficients"] = f"Choose one or more of: {', '.join(engine.ALL_COEFFICIENTS)}."
+    params["coefficients"] = list(dict.fromkeys(coefficients))
+    if params["level"] not in LEVELS:
+        errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
+    known = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
+    if params["distance"] not in known:
+        errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    if not (isinstance(params["bootstrap"], int) and 0 <= params["bootstrap"] <= MAX_BOOTSTRAP):
+        errors["bootstrap"] = f"The bootstrap size is a whole number from 0 to {MAX_BOOTSTRAP}."
+    elif params["bootstrap"] == 1:
+        errors["bootstrap"] = "A bootstrap needs at least 2 replicates (or 0 for none)."
+    if not (isinstance(params["seed"], int) and params["seed"] >= 0):
+        errors["seed"] = "The seed is a non-negative whole number."
+    confidence = params["confidence"]
+    if not (isinstance(confidence, int | float) and 0.5 <= confidence < 1):
+        errors["confidence"] = "The confidence level is at least 0.5 and below 1."
+    if not (isinstance(params["chunk_size"], int) and params["chunk_size"] >= 10):
+        errors["chunk_size"] = "Chunks hold at least 10 replicates."
+    if errors:
+        raise ValidationError(errors)
+    params["confidence"] = float(confidence)
+    return params
+
+
+def parameters_hash(
+    *, question: Question, scope: str, round_ids: Sequence[int], params: Mapping[str, Any]
+) -> str:
+    hashed = {key: value for key, value in params.items() if key not in _NOT_HASHED}
+    payload = {
+        "question": question.pk,
+        "scope": scope,
+        "rounds": sorted(set(round_ids)),
+        "parameters": hashed,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+# -- request -----------------------------------------------------------------------------------
+
+
+def _scope_rounds(*, study: Study, scope: str, rounds: Sequence[Round] | None) -> list[Round]:
+    if scope == ComputationScope.STUDY:
+        found = list(Round.objects.filter(study=study).order_by("position"))
+        if not found:
+            raise ValidationError({"rounds": "The study has no rounds yet."})
+        return found
+    chosen = list(dict.fromkeys(rounds or []))
+    if any(r.study_id != study.pk for r in chosen):
+        raise ValidationError({"rounds": "Every round must belong to this study."})
+    if scope == ComputationScope.ROUND and len(chosen) != 1:
+        raise ValidationError({"rounds": "A one-round computation names exactly one round."})
+    if scope == ComputationScope.ROUNDS and not chosen:
+        raise ValidationError({"rounds": "Name the rounds to pool."})
+    return chosen
+
+
+@dataclass(frozen=True)
+class ComputationRequestResult:
+    computation: Computation
+    created: bool
+
+
+def computation_request(
+    *,
+    study: Study,
+    question: Question,
+    scope: str = ComputationScope.ROUND,
+    rounds: Sequence[Round] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    trigger: str = ComputationTrigger.API,
+    requested_by: Any | None = None,
+) -> ComputationRequestResult:
+    """Queue a computation, or return the live one for the same request on the same data."""
+    if question.study_id != study.pk:
+        raise ValidationError({"question": "The question belongs to another study."})
+    if scope not in ComputationScope.values:
+        raise ValidationError(
+            {"scope": f"The scope is one of {', '.join(ComputationScope.values)}."}
+        )
+    chosen = _scope_rounds(study=study, scope=scope, rounds=rounds)
+    round_ids = [r.pk for r in chosen]
+    params = computation_parameters(question=question, given=parameters or {})
+    params_hash = parameters_hash(
+        question=question, scope=scope, round_ids=round_ids, params=params
+    )
+    with transaction.atomic():
+        revision = scope_data_revision(question=question, round_ids=round_ids)
+        existing = _live_computation(params_hash, revision)
+        if existing is not None:
+            return ComputationRequestResult(existing, created=False)
+        computation = Computation(
+            study=study,
+            question=question,
+            scope=scope,
+            parameters=params,
+            params_hash=params_hash,
+            data_revision=revision,
+            trigger=trigger,
+            requested_by=requested_by if getattr(requested_by, "pk", None) else None,
+        )
+        computation.full_clean(exclude=["rounds"], validate_constraints=False)
+        try:
+            with transaction.atomic():
+                computation.save()
+        except IntegrityError:
+            # A concurrent identical request won the unique (params_hash, data_revision).
+            existing = _live_computation(params_hash, revision)
+            if existing is None:
+                raise
+            return ComputationRequestResult(existing, created=False)
+        computation.rounds.set(chosen)
+        dispatch.computation_run_enqueue(computation.pk)
+    logger.info(
+        "computation queued id=%s question=%s rounds=%s", computation.pk, question.pk, round_ids
+    )
+    return ComputationRequestResult(computation, created=True)
+
+
+def _live_computation(params_hash: str, revision: str) -> Computation | None:
+    return (
+        Computation.objects.filter(params_hash=params_hash, data_revision=revision)
+        .exclude(status=ComputationStatus.FAILED)
+        .first()
+    )
+
+
+def computations_request_for_closed_round(
+    *, round: Round, requested_by: Any | None = None
+) -> list[Computation]:
+    """One computation per question of the study, for the round just closed (defaults)."""
+    computations = []
+    for question in Question.objects.filter(study_id=round.study_id):
+        if not question.annotations.filter(round=round).exists():
+            continue
+        result = computation_request(
+            study=round.study,
+            question=question,
+            scope=ComputationScope.ROUND,
+            rounds=[round],
+            trigger=ComputationTrigger.ROUND_CLOSE,
+            requested_by=requested_by,
+        )
+        computations.append(result.computation)
+    return computations
+
+
+# -- claim and run -------------------------------------------------------------------------------
+
+
+def computation_claim(*, computation_id: int) -> bool:
+    """queued → running, atomically; False when another worker has it (or it is finished)."""
+    now = timezone.now()
+    claimed = Computation.objects.filter(pk=computation_id, status=ComputationStatus.QUEUED).update(
+        status=ComputationStatus.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        attempts=F("attempts") + 1,
+        phase="",
+        error="",
+    )
+    return claimed == 1
+
+
+def _beat(computation_id: int, progress: float | None = None) -> None:
+    """Refresh the heartbeat (and progress) of a running computation."""
+    fields: dict[str, Any] = {"heartbeat_at": timezone.now()}
+    if progress is not None:
+        fields["progress"] = min(max(progress, 0.0), 1.0)
+    Computation.objects.filter(pk=computation_id, status=ComputationStatus.RUNNING).update(**fields)
+
+
+def computation_fail(*, computation_id: int, error: str) -> None:
+    Computation.objects.filter(pk=computation_id).exclude(status=ComputationStatus.DONE).update(
+        status=ComputationStatus.FAILED, error=error[:5000], finished_at=timezone.now()
+    )
+    logger.warning("computation failed id=%s error=%s", computation_id, error)
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    scope: ScopeAnnotations
+    data: Any
+    item_names: dict[Any, str]
+    coder_names: dict[Any, str]
+
+
+def _load(computation: Computation) -> _Loaded:
+    scope = scope_annotations(
+        question=computation.question, round_ids=computation_round_ids(computation)
+    )
+    if scope.n_annotations == 0:
+        raise ValueError("There are no annotations in this scope.")
+    data = engine.reliability_data(
+        scope.item_ids, scope.coder_ids, scope.labels, domain=scope.domain
+    )
+    return _Loaded(scope, data, {}, {})
+
+
+def _names(
+    loaded: _Loaded, computation: Computation
+) -> tuple[Callable[[list[Any]], dict[Any, str]], dict[int, str]]:
+    """Coder keys, and a lookup of item names for the few items a result shows."""
+
+    def item_names(units: list[Any]) -> dict[Any, str]:
+        items = item_external_ids(unit_label(int(u))[1] for u in units)
+        rounds = dict(
+            Round.objects.filter(pk__in=computation_round_ids(computation)).values_list(
+                "id", "name"
+            )
+        )
+        names = {}
+        for unit in units:
+            round_id, item_id = unit_label(int(unit))
+            name = items.get(item_id, str(item_id))
+            names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
+        return names
+
+    coders = coder_keys(int(c) for c in loaded.data.coders)
+    return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
+
+
+@contextmanager
+def _heartbeat(computation_id: int) -> Iterator[None]:
+    """Beat from a side thread while a long step computes, so the sweep knows it is alive.
+
+    A SIGKILLed worker takes the thread with it: the beats stop and the sweep requeues.
+    """
+    stop = threading.Event()
+
+    def beat() -> None:
+        beaten = False
+        try:
+            while not stop.wait(heartbeat_interval()):
+                _beat(computation_id)
+                beaten = True
+        finally:
+            if beaten:
+                connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"heartbeat-{computation_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> None:
+    """Run one step of a running computation; any failure marks it failed with the reason."""
+    computation = Computation.objects.select_related("question").filter(pk=computation_id).first()
+    if computation is None or computation.status != ComputationStatus.RUNNING:
+        logger.info("computation step skipped id=%s (not running)", computation_id)
+        return
+    try:
+        with _heartbeat(computation_id):
+            step(computation)
+    except ValueError as error:
+        computation_fail(computation_id=computation_id, error=str(error))
+    except Exception as error:
+        logger.exception("computation crashed id=%s", computation_id)
+        computation_fail(computation_id=computation_id, error=f"{type(error).__name__}: {error}")
+    if not Computation.objects.filter(
+        pk=computation_id, status__in=(ComputationStatus.DONE, ComputationStatus.FAILED)
+    ).exists():
+        return
+    computation_finished.send(sender=Computation, computation_id=computation_id)
+
+
+def computation_run(*, computation_id: int) -> None:
+    """The claimed computation's main step: read, report, then finish or fan out."""
+    _run_guarded(computation_id, _run_step)
+
+
+def _run_step(computation: Computation) -> None:
+    params = computation.parameters
+    clock = time.monotonic()
+    seconds: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+
+    loaded = _load(computation)
+    lap("read")
+    _beat(computation.pk, 0.1)
+    item_names, coder_names = _names(loaded, computation)
+    replicates = int(params["bootstrap"])
+    fan_out = replicates > int(params["chunk_size"])
+    results = engine.point_report(loaded.data, params, parents=loaded.scope.parents, bootstrap=0)
+    lap("report")
+    _beat(computation.pk, 0.25)
+    results["diagnostics"] = engine.diagnostics(
+        loaded.data,
+        coder_names=coder_names,
+        item_names=item_names,
+        categorical=computation.question.kind in CATEGORY_KINDS,
+    )
+    lap("diagnostics")
+    results["bootstrap"] = {
+        "replicates": replicates,
+        "seed": params["seed"],
+        "confidence": params["confidence"],
+        "chunks": 0,
+    }
+    results["seconds"] = seconds
+    common = {
+        "fingerprint": loaded.scope.fingerprint,
+        "n_annotations": loaded.scope.n_annotations,
+        "metrics_version": engine.metrics_version(),
+        "results": results,
+        "heartbeat_at": timezone.now(),
+    }
+    if replicates:
+        engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
+        decompositions = _decompositions_of(loaded, params, results)
+        if fan_out:
+            _fan_out(computation, loaded, decompositions, common, replicates)
+            return
+        values = engine.bootstrap_chunks(
+            decompositions, seed=int(params["seed"]), start=0, stop=replicates
+        )
+        _apply_intervals(results, decompositions, [values], params)
+        lap("bootstrap")
+    Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
+        status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
+    )
+    logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _decompositions_of(
+    loaded: _Loaded, params: Mapping[str, Any], results: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Decompositions of the reported coefficients (those the data leaves undefined are not)."""
+    reported = [name for name in params["coefficients"] if name in results["coefficients"]]
+    return engine.decompositions(
+        loaded.data, {**params, "coefficients": reported}, parents=loaded.scope.parents
+    )
+
+
+def _apply_intervals(
+    results: dict[str, Any],
+    decompositions: Mapping[str, Any],
+    chunks: Sequence[Mapping[str, Sequence[float | None]]],
+    params: Mapping[str, Any],
+) -> None:
+    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE)."""
+    coefficients = results.get("coefficients", {})
+    skipped = results.setdefault("skipped", {})
+    for name, decomposition in decompositions.items():
+        entry = coefficients.get(name)
+        if entry is None:
+            continue
+        try:
+            interval = engine.bootstrap_combine(
+                decomposition,
+                [chunk[name] for chunk in chunks],
+                seed=int(params["seed"]),
+                replicates=int(params["bootstrap"]),
+                confidence=float(params["confidence"]),
+            )
+        except ValueError as error:  # e.g. fewer than two valid replicates
+            skipped[f"{name}.ci"] = str(error)
+            continue
+        entry["ci"] = interval["ci"]
+        entry["bootstrap_se"] = interval.get("se")
+
+
+def _fan_out(
+    computation: Computation,
+    loaded: _Loaded,
+    decompositions: dict[str, Any],
+    common: dict[str, Any],
+    replicates: int,
+) -> None:
+    # Kept for the chunks this process will run: they need not read the annotations again.
+    chunk_size = int(computation.parameters["chunk_size"])
+    _DECOMPOSITION_CACHE.clear()
+    _DECOMPOSITION_CACHE[computation.pk] = (loaded.scope.fingerprint, decompositions)
+    total = math.ceil(replicates / chunk_size)
+    common["results"]["bootstrap"]["chunks"] = total
+    with transaction.atomic():
+        for index in range(total):
+            ComputationChunk.objects.get_or_create(
+                computation=computation,
+                index=index,
+                defaults={
+                    "start": index * chunk_size,
+                    "stop": min(replicates, (index + 1) * chunk_size),
+                },
+            )
+        updated = Computation.objects.filter(
+            pk=computation.pk, status=ComputationStatus.RUNNING
+        ).update(phase="chunks", chunks_total=total, progress=0.3, **common)
+        if not updated:
+            return
+        pending = list(
+            ComputationChunk.objects.filter(computation=computation, done=False).values_list(
+                "id", flat=True
+            )
+        )
+        if pending:
+            dispatch.computation_chunks_enqueue(pending)
+        else:
+            dispatch.computation_combine_enqueue(computation.pk)
+    logger.info(
+        "computation fanned out id=%s chunks=%s pending=%s", computation.pk, total, len(pending)
+    )
+
+
+# -- chunks and combine ---------------------------------------------------------------------------
+
+# A worker process keeps the last decompositions it built, so the chunks of one
+# computation that land on the same process read the annotations once.
+_DECOMPOSITION_CACHE: dict[int, tuple[str, dict[str, Any]]] = {}
+
+
+def _decompositions_for(computation: Computation) -> dict[str, Any]:
+    cached = _DECOMPOSITION_CACHE.get(computation.pk)
+    if cached is not None and cached[0] == computation.fingerprint:
+        return cached[1]
+    loaded = _load(computation)
+    if loaded.scope.fingerprint != computation.fingerprint:
+        raise ValueError(
+            "The annotations changed while the bootstrap ran; request the computation again."
+        )
+    decompositions = _decompositions_of(loaded, computation.parameters, computation.results or {})
+    _DECOMPOSITION_CACHE.clear()
+    _DECOMPOSITION_CACHE[computation.pk] = (computation.fingerprint, decompositions)
+    return decompositions
+
+
+def computation_chunk_run(*, chunk_id: int) -> None:
+    """Compute one chunk of replicates, once; the last chunk enqueues the combine step."""
+    chunk = ComputationChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None or chunk.done:
+        return
+
+    def step(computation: Computation) -> None:
+        if computation.phase != "chunks":
+            return
+        _beat(computation.pk)
+        decompositions = _decompositions_for(computation)
+        seed = int(computation.parameters["seed"])
+        values = engine.bootstrap_chunks(
+            decompositions, seed=seed, start=chunk.start, stop=chunk.stop
+        )
+        with transaction.atomic():
+            wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
+                done=True, values=values, finished_at=timezone.now()
+            )
+            if not wrote:
+                return
+            done = ComputationChunk.objects.filter(computation=computation, done=True).count()
+            total = computation.chunks_total or 1
+            _beat(computation.pk, 0.3 + 0.65 * done / total)
+            if done >= total:
+                dispatch.computation_combine_enqueue(computation.pk)
+
+    _run_guarded(chunk.computation_id, step)
+
+
+def computation_combine(*, computation_id: int) -> None:
+    """Combine every chunk into the intervals, once (claimed chunks → combining)."""
+    claimed = Computation.objects.filter(
+        pk=computation_id, status=ComputationStatus.RUNNING, phase="chunks"
+    ).update(phase="combining", heartbeat_at=timezone.now())
+    if not claimed:
+        return
+    _run_guarded(computation_id, _combine_step)
+
+
+def _combine_step(computation: Computation) -> None:
+    chunks = list(computation.chunks.filter(done=True).order_by("index"))
+    if len(chunks) != computation.chunks_total:
+        # A chunk was lost: go back to the chunk phase; the sweep or the chunks finish it.
+        Computation.objects.filter(pk=computation.pk).update(phase="chunks")
+        return
+    decompositions = _decompositions_for(computation)
+    results = dict(computation.results or {})
+    _apply_intervals(
+        results, decompositions, [chunk.values or {} for chunk in chunks], computation.parameters
+    )
+    Computation.objects.filter(
+        pk=computation.pk, status=ComputationStatus.RUNNING, phase="combining"
+    ).update(
+        status=ComputationStatus.DONE,
+        results=results,
+        progress=1.0,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
+    logger.info("computation combined id=%s chunks=%s", computation.pk, len(chunks))
+
+
+# -- sweep ---------------------------------------------------------------------------------------
+
+
+def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
+    """Requeue computations whose worker went silent, and re-send lost queued ones.
+
+    A running computation whose heartbeat is older than ``timeout`` goes back to queued
+    (a conditional UPDATE, so two sweeps never requeue it twice) and its run task is sent
+    again; the run step keeps the chunks already done. A computation queued for longer
+    than ``timeout`` has its run task sent again (the claim makes duplicates harmless).
+    """
+    cutoff = timezone.now() - (timeout or heartbeat_timeout())
+    requeued: list[int] = []
+    stuck = Computation.objects.filter(
+        status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
+    ).values_list("id", flat=True)
+    for computation_id in list(stuck):
+        with transaction.atomic():
+            moved = Computation.objects.filter(
+                pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
+            ).update(status=ComputationStatus.QUEUED, phase="", heartbeat_at=None)
+            if moved:
+                requeued.append(computation_id)
+                dispatch.computation_run_enqueue(computation_id)
+    lost = Computation.objects.filter(
+        status=ComputationStatus.QUEUED, created_at__lt=cutoff
+    ).exclude(pk__in=requeued)
+    for computation_id in list(lost.values_list("id", flat=True)):
+        with transaction.atomic():
+            dispatch.computation_run_enqueue(computation_id)
+        requeued.append(computation_id)
+    if requeued:
+        logger.warning("computations requeued by the sweep ids=%s", requeued)
+    return requeued

@@ -1,0 +1,218 @@
+"""Input and output serializers of the import and export endpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from exchange.formats import FORMATS
+from studies.api.schema import _ErrorItemSerializer
+
+FORMAT_CHOICES = sorted(FORMATS)
+
+
+class ImportOptionsSerializer(serializers.Serializer):
+    """The options of an import: form fields of a multipart upload, or the query string."""
+
+    format = serializers.ChoiceField(choices=FORMAT_CHOICES, help_text="The file's format.")
+    round = serializers.CharField(help_text="The round's id or name.")
+    question = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="The question key for labels whose tool field names no question of the "
+        "study (or files without fields: doccano, Prodigy choices, CSVs without a question "
+        "column).",
+    )
+    question_map = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="JSON object from the tool's field (Label Studio from_name, INCEpTION "
+        "feature, Prodigy label, question column) to a question key, or null to ignore the "
+        'field: {"sentiment_tag": "sentiment", "comment": null}.',
+    )
+    create_missing = serializers.BooleanField(
+        required=False, default=False, help_text="Create unknown items and coders."
+    )
+    dry_run = serializers.BooleanField(
+        required=False, default=False, help_text="Report what would happen; write nothing."
+    )
+    partial = serializers.BooleanField(  # type: ignore[assignment]  # the API's name for it
+        required=False,
+        default=False,
+        help_text="Write the valid rows even when others are rejected (default: all or none).",
+    )
+    coder = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="The annotator of a one-annotator file (doccano; default: the file name).",
+    )
+
+    def validate_question_map(self, value: str) -> dict[str, str | None]:
+        if not value.strip():
+            return {}
+        try:
+            mapping = json.loads(value)
+        except ValueError:
+            raise serializers.ValidationError("question_map must be a JSON object.") from None
+        if not isinstance(mapping, dict) or not all(
+            isinstance(key, str) and (target is None or isinstance(target, str))
+            for key, target in mapping.items()
+        ):
+            raise serializers.ValidationError(
+                "question_map maps field names to question keys (strings) or null."
+            )
+        return mapping
+
+
+class ImportUploadSerializer(ImportOptionsSerializer):
+    """A multipart upload: the file and the options as form fields."""
+
+    file = serializers.FileField(help_text="The export file of the labeling tool.")
+
+
+class RejectionSerializer(serializers.Serializer):
+    source = serializers.CharField(  # type: ignore[assignment]  # the API's name for it
+        help_text="Where in the file: line, task, annotation..."
+    )
+    field = serializers.CharField(help_text="The field of that record.")
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
+class QuestionReportSerializer(serializers.Serializer):
+    question = serializers.CharField()
+    annotations = serializers.IntegerField(help_text="Labels of the file for this question.")
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
+class _CountsField(serializers.DictField):
+    pass
+
+
+class ImportReportSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    round = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    partial = serializers.BooleanField()  # type: ignore[assignment]  # the API's name
+    committed = serializers.BooleanField(help_text="True when the import was written.")
+    rows_read = serializers.IntegerField(help_text="Records read (lines, results, cells).")
+    annotations = serializers.IntegerField(help_text="Labels found in the file.")
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    items_created = serializers.IntegerField()
+    coders_created = serializers.IntegerField()
+    rejected_count = serializers.IntegerField()
+    rejected = RejectionSerializer(many=True, help_text="The first 1,000 rejections.")
+    skipped = _CountsField(help_text="Records deliberately not imported, by reason.")
+    questions = QuestionReportSerializer(many=True)
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class ImportRejectedResponseSerializer(serializers.Serializer):
+    """A rejected import: the standard error shape, one error per rejection, plus the report."""
+
+    type = serializers.CharField()
+    errors = _ErrorItemSerializer(many=True)  # type: ignore[assignment]
+    report = ImportReportSerializer()
+
+    @staticmethod
+    def body(report: Any) -> dict[str, Any]:
+        return {
+            "type": "validation_error",
+            "errors": [
+                {
+                    "code": rejection.code,
+                    "detail": f"{rejection.source}: {rejection.detail}",
+                    "attr": f"{rejection.source}.{rejection.field}",
+                }
+                for rejection in report.rejected
+            ],
+            "report": ImportReportSerializer(report).data,
+        }
+
+
+class ImportFormatSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    round = serializers.CharField(help_text="The round's id or name.")
+    question = serializers.CharField(help_text="The question's key.")
+
+
+class AnnotationExportQuerySerializer(ExportQuerySerializer):
+    shape = serializers.ChoiceField(
+        choices=["long", "wide"],
+        default="long",
+        help_text="long: item,coder,label; wide: item then one column per coder.",
+    )
+
+
+class ResultExportQuerySerializer(ExportQuerySerializer):
+    computation = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="A finished computation's id (default: the latest one of the round).",
+    )
+
+
+class AnnotationExportSerializer(serializers.Serializer):
+    round = serializers.CharField()
+    question = serializers.CharField()
+    kind = serializers.CharField()
+    coders = serializers.ListField(child=serializers.CharField())
+    rows = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="long: {item, coder, label}; wide: {item, labels: {coder: label}}.",
+    )
+
+
+class ItemDiagnosticSerializer(serializers.Serializer):
+    item = serializers.CharField()
+    n_coders = serializers.IntegerField()
+    n_distinct = serializers.IntegerField()
+    majority = serializers.CharField(allow_null=True)
+    majority_share = serializers.FloatField()
+    pairwise_agreement = serializers.FloatField(allow_null=True)
+    mean = serializers.FloatField(required=False, help_text="Numeric questions only.")
+    spread = serializers.FloatField(required=False, help_text="Numeric questions only.")
+    labels = serializers.DictField(child=serializers.JSONField())
+
+
+class DiagnosticsExportSerializer(serializers.Serializer):
+    round = serializers.CharField()
+    question = serializers.CharField()
+    kind = serializers.CharField()
+    coders = serializers.ListField(child=serializers.CharField())
+    items = ItemDiagnosticSerializer(many=True)
+
+
+class CoefficientRowSerializer(serializers.Serializer):
+    coefficient = serializers.CharField()
+    value = serializers.FloatField(allow_null=True)
+    se = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    ci_level = serializers.FloatField(allow_null=True)
+
+
+class ResultsExportSerializer(serializers.Serializer):
+    computation = serializers.IntegerField()
+    question = serializers.CharField()
+    scope = serializers.CharField()
+    parameters = serializers.DictField()
+    finished_at = serializers.CharField(allow_null=True)
+    n_annotations = serializers.IntegerField(allow_null=True)
+    metrics_version = serializers.CharField()
+    coefficients = CoefficientRowSerializer(many=True)
+    diagnostics = serializers.JSONField(allow_null=True)
+    skipped = serializers.JSONField(allow_null=True)

@@ -1,0 +1,326 @@
+"""Imports of labeling tools' export files, and exports in the generic shapes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import IO, Any
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ParseError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotations.api.serializers import (
+    AnnotationConflictErrorResponseSerializer,
+    AnnotationTooLargeErrorResponseSerializer,
+)
+from annotations.services import target_resolve
+from exchange import exports
+from exchange.api.serializers import (
+    AnnotationExportQuerySerializer,
+    AnnotationExportSerializer,
+    DiagnosticsExportSerializer,
+    ExportQuerySerializer,
+    ImportFormatSerializer,
+    ImportOptionsSerializer,
+    ImportRejectedResponseSerializer,
+    ImportReportSerializer,
+    ImportUploadSerializer,
+    ResultExportQuerySerializer,
+    ResultsExportSerializer,
+)
+from exchange.formats import FORMATS
+from exchange.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
+from exchange.selectors import annotation_table, computation_for_export
+from studies.api.permissions import StudyScopedMixin
+from studies.models import Question, Role, Round, Study
+
+_IMPORT_DESCRIPTION = f"""Import a labeling tool's export file into one round, all or none.
+
+Send the file either as **multipart** (`file` plus the options as form fields) or as the
+**raw request body** (any content type, options in the query string). Formats:
+{chr(10).join(f"- `{f.name}`: {f.title}. {f.description}" for f in FORMATS.values())}
+
+Each label is mapped onto a question: the tool's field (Label Studio `from_name`,
+INCEpTION feature, Prodigy `label`, a `question` column) through `question_map`, else a
+question with that key, else `question` when the file has a single field; files without
+fields use `question`. Unknown items and coders are created with `create_missing`.
+
+The answer is a report (rows read, labels found, created / updated / unchanged, items and
+coders created, skipped records by reason, rejections with their source line / task and
+field). Any rejection rolls the whole import back and answers 400 with the standard error
+shape plus the `report` (nothing is written); `partial=true` writes the valid rows
+instead. `dry_run=true` answers 200 with the report of what would happen and writes
+nothing. Re-importing the same file reports every label unchanged. A file that cannot be
+read (not UTF-8, truncated JSON, no header) is a 400 `malformed_file` on `file`; a closed
+round 409 `round_closed`; a file over {MAX_IMPORT_BYTES // (1024 * 1024)} MB 413."""
+
+
+class RawBodyParser(BaseParser):
+    """Any other content type: the body's bytes, read up to the import size limit."""
+
+    media_type = "*/*"
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> dict[str, bytes]:
+        data = stream.read(MAX_IMPORT_BYTES + 1)
+        if len(data) > MAX_IMPORT_BYTES:
+            raise ImportFileTooLargeError(
+                f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
+            )
+        return {"raw": data}
+
+
+class CsvRenderer(BaseRenderer):
+    """Renders exports built as CSV text; anything else (an error) stays JSON."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        if isinstance(data, str):
+            return data.encode()
+        response = (renderer_context or {}).get("response")
+        if response is not None:
+            response["Content-Type"] = "application/json"
+        return json.dumps(data).encode()
+
+
+class _FormatIsNotARenderer(DefaultContentNegotiation):
+    """``?format=`` names the import format here, never a renderer."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)  # type: ignore[assignment]
+
+
+class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[misc]
+    """Imports of export files. Annotators and managers import; viewers may list formats."""
+
+    write_role = Role.ANNOTATOR
+    queryset = Study.objects.none()  # schema generation only: the study comes from the URL
+    parser_classes = [MultiPartParser, FormParser, RawBodyParser]
+    content_negotiation_class = _FormatIsNotARenderer
+    serializer_class = ImportReportSerializer
+
+    @extend_schema(
+        summary="Import a labeling tool's export file",
+        description=_IMPORT_DESCRIPTION,
+        parameters=[ImportOptionsSerializer],
+        request={
+            "multipart/form-data": ImportUploadSerializer,
+            "application/octet-stream": OpenApiTypes.BINARY,
+        },
+        responses={
+            200: OpenApiResponse(ImportReportSerializer, description="Imported, or a dry run."),
+            400: OpenApiResponse(
+                ImportRejectedResponseSerializer,
+                description="Rejected rows (nothing written), or a bad request / file.",
+            ),
+            409: OpenApiResponse(
+                AnnotationConflictErrorResponseSerializer, description="The round is closed."
+            ),
+            413: OpenApiResponse(
+                AnnotationTooLargeErrorResponseSerializer, description="The file is too large."
+            ),
+        },
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        payload: Any = request.data
+        options: ImportOptionsSerializer
+        media_type = (request.content_type or "").split(";")[0].strip().lower()
+        if media_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            fields = {**request.query_params.dict(), **{key: payload.get(key) for key in payload}}
+            fields.pop("file", None)
+            options = ImportUploadSerializer(data={**fields, "file": payload.get("file")})
+        else:
+            options = ImportOptionsSerializer(data=request.query_params)
+        options.is_valid(raise_exception=True)
+        data = options.validated_data
+        upload = data.get("file")
+        if upload is not None:
+            if upload.size is not None and upload.size > MAX_IMPORT_BYTES:
+                raise ImportFileTooLargeError(
+                    f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
+                )
+            content, filename = upload.read(), upload.name
+        else:
+            content, filename = payload.get("raw", b""), None
+        if not content:
+            raise ParseError("The file is empty.")
+        report = annotations_import(
+            study=self.study,
+            format_name=data["format"],
+            data=content,
+            round_ref=data["round"],
+            question_key=data.get("question") or None,
+            question_map=data.get("question_map") or {},
+            create_missing=data["create_missing"],
+            dry_run=data["dry_run"],
+            partial=data["partial"],
+            coder=data.get("coder") or None,
+            filename=filename,
+            actor=self.actor,
+        )
+        if report.rejected_count and not report.dry_run and not report.committed:
+            return Response(
+                ImportRejectedResponseSerializer.body(report), status=status.HTTP_400_BAD_REQUEST
+            )
+        return Response(ImportReportSerializer(report).data)
+
+    @extend_schema(
+        summary="List the import formats",
+        responses={200: ImportFormatSerializer(many=True)},
+    )
+    @action(detail=False, methods=["get"], url_path="formats", pagination_class=None)
+    def formats(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return Response(ImportFormatSerializer(list(FORMATS.values()), many=True).data)
+
+
+def _csv_response(text: str, filename: str) -> Response:
+    response = Response(text)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text)[:60]
+
+
+_CSV_OR_JSON = "`?format=csv` (or `Accept: text/csv`) for CSV; JSON otherwise."
+
+
+class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[misc]
+    """Exports of one round and question. Every member may export."""
+
+    renderer_classes = [JSONRenderer, CsvRenderer]
+    serializer_class = AnnotationExportSerializer
+    pagination_class = None
+
+    def _target(
+        self, request: Request, serializer_class: type[serializers.Serializer]
+    ) -> tuple[dict[str, Any], Round, Question]:
+        """The validated query and the round and question it names."""
+        query = serializer_class(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        round_, question = target_resolve(
+            study=self.study,
+            round_ref=query.validated_data["round"],
+            question_key=query.validated_data["question"],
+        )
+        return query.validated_data, round_, question
+
+    def _is_csv(self, request: Request) -> bool:
+        return getattr(request.accepted_renderer, "format", "") == "csv"
+
+    @extend_schema(
+        summary="Export annotations (long or wide)",
+        description="`shape=long`: `item,coder,label`, the shape the long CSV import takes; "
+        "`shape=wide`: `item,<coder>...`, the reliability matrix (items in rows, an empty "
+        "cell is a missing label). Sets are written `a|b`, hierarchy nodes by code. "
+        + _CSV_OR_JSON,
+        parameters=[AnnotationExportQuerySerializer],
+        responses={
+            (200, "application/json"): AnnotationExportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="annotations")
+    def annotations(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query, round_, question = self._target(request, AnnotationExportQuerySerializer)
+        table = annotation_table(round_=round_, question=question)
+        shape = query["shape"]
+        if self._is_csv(request):
+            render = (
+                exports.annotations_wide_csv if shape == "wide" else exports.annotations_long_csv
+            )
+            return _csv_response(render(table), f"{_slug(round_.name)}-{question.key}-{shape}.csv")
+        rows = (
+            exports.annotations_wide_json(table)
+            if shape == "wide"
+            else exports.annotations_long_json(table)
+        )
+        body = {
+            "round": round_.name,
+            "question": question.key,
+            "kind": question.kind,
+            "coders": table.coders,
+            "rows": rows,
+        }
+        return Response(AnnotationExportSerializer(body).data)
+
+    @extend_schema(
+        summary="Export item-level diagnostics",
+        description="Per item: coders, distinct labels, the majority label and its share, "
+        "the share of agreeing coder pairs, (numbers) mean and spread, and each coder's "
+        "label. Computed from the stored annotations. " + _CSV_OR_JSON,
+        parameters=[ExportQuerySerializer],
+        responses={
+            (200, "application/json"): DiagnosticsExportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="diagnostics")
+    def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        _query, round_, question = self._target(request, ExportQuerySerializer)
+        table = annotation_table(round_=round_, question=question)
+        entries = exports.item_diagnostics(table)
+        if self._is_csv(request):
+            return _csv_response(
+                exports.item_diagnostics_csv(table, entries),
+                f"{_slug(round_.name)}-{question.key}-diagnostics.csv",
+            )
+        body = {
+            "round": round_.name,
+            "question": question.key,
+            "kind": question.kind,
+            "coders": table.coders,
+            "items": entries,
+        }
+        return Response(DiagnosticsExportSerializer(body).data)
+
+    @extend_schema(
+        summary="Export a computation's results",
+        description="The coefficients (value, standard error, interval) of the latest "
+        "finished computation of this round and question, or of `computation`; JSON adds "
+        "the parameters and diagnostics. 404 when there is none. " + _CSV_OR_JSON,
+        parameters=[ResultExportQuerySerializer],
+        responses={
+            (200, "application/json"): ResultsExportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="results")
+    def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query, round_, question = self._target(request, ResultExportQuerySerializer)
+        computation = computation_for_export(
+            study=self.study,
+            round_=round_,
+            question=question,
+            computation_id=query.get("computation"),
+        )
+        if computation is None:
+            raise Http404("No finished computation of this round and question.")
+        if self._is_csv(request):
+            return _csv_response(
+                exports.computation_results_csv(computation),
+                f"{_slug(round_.name)}-{question.key}-results-{computation.pk}.csv",
+            )
+        return Response(ResultsExportSerializer(exports.computation_results_json(computation)).data)

@@ -1,0 +1,208 @@
+"""Exports in the generic shapes: annotations long and wide, item-level diagnostics, and a
+finished computation's results. Pure formatting of what ``selectors_exports`` read; no
+database writes.
+
+- long: ``item,coder,label`` (the same shape the long CSV import and the bulk upload take);
+- wide: ``item,<coder 1>,...,<coder m>``: the reliability matrix, items in rows (an empty
+  cell is a missing label);
+- diagnostics: per item, how many coders labelled it, how many distinct labels, the most
+  frequent one and its share, the share of agreeing coder pairs, and every coder's label
+  (the counterpart of INCEpTION's Diagnosis export);
+- results: one row per coefficient with its value, standard error and interval.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from computations.models import Computation
+from exchange.selectors import AnnotationTable
+from studies.labels import Label, LabelScheme
+from studies.models import LabelKind
+
+LONG_COLUMNS = ("item", "coder", "label")
+DIAGNOSTIC_COLUMNS = (
+    "item",
+    "n_coders",
+    "n_distinct",
+    "majority",
+    "majority_share",
+    "pairwise_agreement",
+)
+NUMERIC_DIAGNOSTIC_COLUMNS = ("mean", "spread")
+RESULT_COLUMNS = ("coefficient", "value", "se", "ci_low", "ci_high", "ci_level")
+
+
+def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}" if math.isfinite(value) else ""
+    return value
+
+
+# Annotations ---------------------------------------------------------------------------
+
+
+def annotations_long_csv(table: AnnotationTable) -> str:
+    text = table.scheme.text
+    return _csv(
+        LONG_COLUMNS, ((item, coder, text(label)) for (item, coder), label in table.labels.items())
+    )
+
+
+def annotations_long_json(table: AnnotationTable) -> list[dict[str, Any]]:
+    value = table.scheme.json_value
+    return [
+        {"item": item, "coder": coder, "label": value(label)}
+        for (item, coder), label in table.labels.items()
+    ]
+
+
+def annotations_wide_csv(table: AnnotationTable) -> str:
+    text, labels = table.scheme.text, table.labels
+    return _csv(
+        ["item", *table.coders],
+        (
+            [item, *(text(labels[(item, c)]) if (item, c) in labels else "" for c in table.coders)]
+            for item in table.items
+        ),
+    )
+
+
+def annotations_wide_json(table: AnnotationTable) -> list[dict[str, Any]]:
+    value, labels = table.scheme.json_value, table.labels
+    return [
+        {
+            "item": item,
+            "labels": {c: value(labels[(item, c)]) for c in table.coders if (item, c) in labels},
+        }
+        for item in table.items
+    ]
+
+
+# Item-level diagnostics -----------------------------------------------------------------
+
+
+def _item_diagnostic(scheme: LabelScheme, labels: list[Label]) -> dict[str, Any]:
+    counts = Counter(labels)
+    n = len(labels)
+    majority, top = counts.most_common(1)[0]
+    agreeing_pairs = sum(c * (c - 1) // 2 for c in counts.values())
+    pairs = n * (n - 1) // 2
+    out: dict[str, Any] = {
+        "n_coders": n,
+        "n_distinct": len(counts),
+        "majority": scheme.text(majority) if top > 1 or n == 1 else None,
+        "majority_share": top / n,
+        "pairwise_agreement": agreeing_pairs / pairs if pairs else None,
+    }
+    if scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
+        numbers = [label[1] for label in labels if label[1] is not None]
+        out["mean"] = sum(numbers) / len(numbers)
+        out["spread"] = max(numbers) - min(numbers)
+    return out
+
+
+def item_diagnostics(table: AnnotationTable) -> list[dict[str, Any]]:
+    """One entry per item: the agreement figures above and ``labels`` by coder.
+
+    ``majority`` is empty when no label was chosen by two coders or more (a tie of single
+    votes has no majority); ``pairwise_agreement`` is empty for an item one coder labelled.
+    """
+    by_item: dict[str, dict[str, Label]] = {item: {} for item in table.items}
+    for (item, coder), label in table.labels.items():
+        by_item[item][coder] = label
+    value = table.scheme.json_value
+    out = []
+    for item, labels in by_item.items():
+        entry = {"item": item, **_item_diagnostic(table.scheme, list(labels.values()))}
+        entry["labels"] = {coder: value(label) for coder, label in labels.items()}
+        out.append(entry)
+    return out
+
+
+def item_diagnostics_csv(table: AnnotationTable, diagnostics: list[dict[str, Any]]) -> str:
+    numeric = table.scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO)
+    columns = [*DIAGNOSTIC_COLUMNS, *(NUMERIC_DIAGNOSTIC_COLUMNS if numeric else ())]
+    text = table.scheme.text
+
+    def row(entry: dict[str, Any]) -> list[Any]:
+        item = entry["item"]
+        cells = [_cell(entry.get(name)) for name in columns]
+        for coder in table.coders:
+            label = table.labels.get((item, coder))
+            cells.append("" if label is None else text(label))
+        return cells
+
+    return _csv([*columns, *table.coders], (row(entry) for entry in diagnostics))
+
+
+# Results of a computation ---------------------------------------------------------------
+
+
+def _interval(ci: Any) -> tuple[Any, Any, Any]:
+    if isinstance(ci, dict):
+        return ci.get("low", ci.get("lower")), ci.get("high", ci.get("upper")), ci.get("level")
+    if isinstance(ci, list | tuple) and len(ci) == 2:
+        return ci[0], ci[1], None
+    return None, None, None
+
+
+def computation_result_rows(computation: Computation) -> list[dict[str, Any]]:
+    """One row per coefficient of a finished computation."""
+    coefficients = (computation.results or {}).get("coefficients") or {}
+    rows = []
+    for name, entry in coefficients.items():
+        entry = entry if isinstance(entry, dict) else {"value": entry}
+        low, high, level = _interval(entry.get("ci"))
+        rows.append(
+            {
+                "coefficient": name,
+                "value": entry.get("value"),
+                "se": entry.get("se"),
+                "ci_low": low,
+                "ci_high": high,
+                "ci_level": level,
+            }
+        )
+    return rows
+
+
+def computation_results_csv(computation: Computation) -> str:
+    return _csv(
+        RESULT_COLUMNS,
+        (
+            [_cell(row[name]) for name in RESULT_COLUMNS]
+            for row in computation_result_rows(computation)
+        ),
+    )
+
+
+def computation_results_json(computation: Computation) -> dict[str, Any]:
+    results = computation.results or {}
+    return {
+        "computation": computation.pk,
+        "question": computation.question.key,
+        "scope": computation.scope,
+        "parameters": computation.parameters,
+        "finished_at": computation.finished_at.isoformat() if computation.finished_at else None,
+        "n_annotations": computation.n_annotations,
+        "metrics_version": computation.metrics_version,
+        "coefficients": computation_result_rows(computation),
+        "diagnostics": results.get("diagnostics"),
+        "skipped": results.get("skipped"),
+    }

@@ -1,0 +1,194 @@
+"""The generic shapes of agreement libraries (see docs/imports.md).
+
+``long_csv``: one annotation per line, columns ``item, coder, label`` (also accepted:
+``unit``/``subject``, ``rater``/``annotator``/``user``, ``value``/``category``) and an
+optional ``question`` column naming each line's question.
+
+``wide_csv``: a reliability matrix, items in rows: the first column is the item, every
+other column a coder (its header is the coder key). Empty cells, ``NA`` and ``.`` are
+missing values.
+
+``agreement_table``: value counts for anonymous (crowd) data: the first column is the
+item, every other column a category with the number of coders who chose it. Coders have
+no identity here, so each item's labels go to synthetic coders ``slot-1`` ... ``slot-n``
+in column order; only coefficients that ignore coder identity (Fleiss' kappa,
+Krippendorff's alpha, Randolph, AC1) are meaningful on such data.
+"""
+
+from __future__ import annotations
+
+from exchange.formats.base import (
+    ImportErrorCode,
+    MalformedFileError,
+    ParsedFile,
+    ParsedRow,
+    ParseOptions,
+    csv_rows,
+    decode,
+    register,
+)
+
+ALIASES = {
+    "item": ("item", "unit", "subject", "item_id"),
+    "coder": ("coder", "rater", "annotator", "user", "coder_id"),
+    "label": ("label", "value", "category", "answer"),
+}
+MISSING_CELLS = frozenset({"", "NA", "N/A", "NaN", "nan", "."})
+SLOT_PREFIX = "slot-"
+MAX_COUNT = 10_000
+
+
+def _column(columns: list[str], role: str) -> int | None:
+    for alias in ALIASES[role]:
+        if alias in columns:
+            return columns.index(alias)
+    return None
+
+
+@register(
+    "long_csv",
+    title="Long CSV (item, coder, label)",
+    description="One annotation per line; an optional question column.",
+)
+def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
+    header, lines = csv_rows(decode(data))
+    columns = [name.lower() for name in header]
+    at = {role: _column(columns, role) for role in ALIASES}
+    missing = [role for role, index in at.items() if index is None]
+    if missing:
+        raise MalformedFileError(
+            f"The CSV header lacks the column(s) {', '.join(missing)}; expected item,coder,label."
+        )
+    question_at = columns.index("question") if "question" in columns else None
+    parsed = ParsedFile()
+    for number, cells in lines:
+        parsed.records += 1
+        source = f"line {number}"
+        values = {
+            role: cells[index].strip() if index is not None and index < len(cells) else ""
+            for role, index in at.items()
+        }
+        empty = [role for role in ("item", "coder") if not values[role]]
+        if empty:
+            parsed.reject(source, empty[0], ImportErrorCode.REQUIRED, f"The {empty[0]} is empty.")
+            continue
+        if values["label"] in MISSING_CELLS:
+            parsed.skip("line with an empty label")
+            continue
+        field = None
+        if question_at is not None and question_at < len(cells):
+            field = cells[question_at].strip() or None
+        parsed.rows.append(
+            ParsedRow(
+                source=source,
+                item=values["item"],
+                coder=values["coder"],
+                label=values["label"],
+                field=field,
+            )
+        )
+    return parsed
+
+
+@register(
+    "wide_csv",
+    title="Wide CSV (item, then one column per coder)",
+    description="A reliability matrix with items in rows; empty, NA and . are missing.",
+)
+def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
+    header, lines = csv_rows(decode(data))
+    coders = header[1:]
+    if not coders:
+        raise MalformedFileError("A wide CSV has an item column and at least one coder column.")
+    if not all(coders):
+        raise MalformedFileError("Every coder column needs a name in the header.")
+    if len(set(coders)) != len(coders):
+        raise MalformedFileError("A coder appears twice in the header.")
+    parsed = ParsedFile()
+    for number, cells in lines:
+        parsed.records += 1
+        source = f"line {number}"
+        item = cells[0].strip()
+        if not item:
+            parsed.reject(
+                source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
+            )
+            continue
+        if len(cells) > len(header):
+            parsed.reject(
+                source,
+                "row",
+                ImportErrorCode.INVALID_TYPE,
+                f"The line has {len(cells)} cells; the header has {len(header)}.",
+            )
+            continue
+        for coder, cell in zip(coders, cells[1:], strict=False):
+            value = cell.strip()
+            if value in MISSING_CELLS:
+                continue
+            parsed.rows.append(
+                ParsedRow(source=f"{source}, column {coder}", item=item, coder=coder, label=value)
+            )
+    return parsed
+
+
+@register(
+    "agreement_table",
+    title="Agreement table (item x category counts)",
+    description="Anonymous crowd data: counts per item and category; synthetic coders "
+    "slot-1..slot-n are created.",
+)
+def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
+    header, lines = csv_rows(decode(data))
+    categories = header[1:]
+    if not categories or not all(categories):
+        raise MalformedFileError(
+            "An agreement table has an item column, then one named column per category."
+        )
+    parsed = ParsedFile()
+    slots = 0
+    for number, cells in lines:
+        parsed.records += 1
+        source = f"line {number}"
+        item = cells[0].strip()
+        if not item:
+            parsed.reject(
+                source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
+            )
+            continue
+        counts: list[tuple[str, int]] = []
+        bad = False
+        for category, cell in zip(categories, cells[1:], strict=False):
+            text = cell.strip() or "0"
+            if not text.isdigit() or int(text) > MAX_COUNT:
+                parsed.reject(
+                    f"{source}, column {category}",
+                    category,
+                    ImportErrorCode.INVALID_COUNT,
+                    f"{cell!r} is not a count (a whole number from 0 to {MAX_COUNT}).",
+                )
+                bad = True
+                continue
+            counts.append((category, int(text)))
+        if bad:
+            continue
+        slot = 0
+        for category, count in counts:
+            for _ in range(count):
+                slot += 1
+                parsed.rows.append(
+                    ParsedRow(
+                        source=f"{source}, column {category}",
+                        item=item,
+                        coder=f"{SLOT_PREFIX}{slot}",
+                        label=category,
+                    )
+                )
+        slots = max(slots, slot)
+    if slots:
+        parsed.notes.append(
+            f"The table has no coder identities: labels were given to {slots} synthetic "
+            f"coders {SLOT_PREFIX}1..{SLOT_PREFIX}{slots} in column order. Use coefficients "
+            "that ignore coder identity (Fleiss' kappa, Krippendorff's alpha)."
+        )
+    return parsed

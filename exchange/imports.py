@@ -1,0 +1,421 @@
+"""Importing a labeling tool's export file: parse, map onto round and questions, write.
+
+``annotations_import`` parses the file with the format's parser (``exchange.formats``),
+maps each row's tool field (Label Studio ``from_name``, an INCEpTION feature, a
+``question`` column...) onto one of the study's questions, and hands each question's rows
+to the one annotation writer, ``annotations_bulk_upsert``, which validates labels, creates
+missing items and coders, logs changes and leaves unchanged labels alone.
+
+Everything happens in one transaction: any rejected row rolls the whole import back
+(nothing is half-written), unless ``partial`` is asked, in which case the valid rows are
+written and the rejected ones reported. ``dry_run`` runs the very same code, then rolls
+back, so its report says exactly what a real import would do.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotations.services import (
+    AnnotationErrorCode,
+    annotations_bulk_upsert,
+    round_resolve,
+)
+from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
+from exchange.formats.base import ImportErrorCode, Rejection
+from studies.access import Actor
+from studies.exceptions import ApplicationError
+from studies.models import Item, Question, Study
+
+logger = logging.getLogger(__name__)
+
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+MAX_REPORTED_REJECTIONS = 1_000
+_SERVICE_ATTR = re.compile(r"^annotations\.(\d+)(?:\.(\w+))?$")
+_MAX_PARTIAL_PASSES = 5
+_IN_BATCH = 900  # under SQLite's historical 999 variables per statement
+
+
+class ImportFileTooLargeError(ApplicationError):
+    status_code = 413
+    code = "file_too_large"
+
+
+@dataclass(frozen=True)
+class QuestionReport:
+    question: str
+    annotations: int
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+@dataclass
+class ImportReport:
+    """What an import read, wrote (or, in a dry run, would write) and rejected."""
+
+    format: str
+    round: str
+    dry_run: bool
+    partial: bool
+    committed: bool = False
+    rows_read: int = 0
+    annotations: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    items_created: int = 0
+    coders_created: int = 0
+    rejected_count: int = 0
+    rejected: list[Rejection] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    questions: list[QuestionReport] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def reject(self, rejection: Rejection) -> None:
+        self.rejected_count += 1
+        if len(self.rejected) < MAX_REPORTED_REJECTIONS:
+            self.rejected.append(rejection)
+
+
+class _Rollback(Exception):  # noqa: N818  # control flow, not an error
+    pass
+
+
+# Resolving the request ----------------------------------------------------------------
+
+
+def _request_errors(
+    *,
+    study: Study,
+    format_name: str,
+    round_ref: int | str | None,
+    question_key: str | None,
+    question_map: Mapping[str, str | None],
+    question_keys: set[str],
+) -> dict[str, list[ValidationError]]:
+    errors: dict[str, list[ValidationError]] = {}
+    if format_name not in FORMATS:
+        errors["format"] = [
+            ValidationError(
+                f"Unknown format {format_name!r}; one of {', '.join(sorted(FORMATS))}.",
+                code=ImportErrorCode.UNKNOWN_FORMAT,
+            )
+        ]
+    if round_ref is None or str(round_ref).strip() == "":
+        errors["round"] = [ValidationError("A round is required.", code="required")]
+    elif round_resolve(study=study, ref=round_ref) is None:
+        errors["round"] = [
+            ValidationError(
+                f"No round {round_ref!r} in this study.", code=AnnotationErrorCode.UNKNOWN_ROUND
+            )
+        ]
+    if question_key and question_key not in question_keys:
+        errors["question"] = [
+            ValidationError(
+                f"No question {question_key!r} in this study.",
+                code=AnnotationErrorCode.UNKNOWN_QUESTION,
+            )
+        ]
+    unknown = sorted({key for key in question_map.values() if key and key not in question_keys})
+    if unknown:
+        errors["question_map"] = [
+            ValidationError(
+                f"No question(s) {', '.join(map(repr, unknown))} in this study.",
+                code=AnnotationErrorCode.UNKNOWN_QUESTION,
+            )
+        ]
+    return errors
+
+
+def _map_fields(
+    parsed: ParsedFile,
+    *,
+    question_key: str | None,
+    question_map: Mapping[str, str | None],
+    question_keys: set[str],
+    report: ImportReport,
+) -> dict[str, list[ParsedRow]]:
+    """The parsed rows grouped by question key; unmapped fields are rejected."""
+    fields = {row.field for row in parsed.rows if row.field is not None}
+    single_field = len(fields) == 1
+
+    def target(row_field: str | None) -> str | None:
+        if row_field is None:
+            return question_key
+        if row_field in question_map:
+            return question_map[row_field] or ""  # "" = deliberately ignored
+        if row_field in question_keys:
+            return row_field
+        if question_key and single_field:
+            return question_key
+        return None
+
+    groups: dict[str, list[ParsedRow]] = {}
+    unmapped: dict[str | None, list[ParsedRow]] = {}
+    for row in parsed.rows:
+        key = target(row.field)
+        if key == "":
+            report.skipped[f"field {row.field!r} ignored by question_map"] = (
+                report.skipped.get(f"field {row.field!r} ignored by question_map", 0) + 1
+            )
+        elif key is None:
+            unmapped.setdefault(row.field, []).append(row)
+        else:
+            groups.setdefault(key, []).append(row)
+    if None in unmapped:
+        raise ValidationError(
+            {
+                "question": [
+                    ValidationError(
+                        "A question is required: this file does not name its questions.",
+                        code="required",
+                    )
+                ]
+            }
+        )
+    for row_field, rows in unmapped.items():
+        report.reject(
+            Rejection(
+                source=rows[0].source,
+                field="question",
+                code=ImportErrorCode.UNMAPPED_FIELD,
+                detail=(
+                    f"{len(rows)} label(s) of the tool's field {row_field!r} map to no question: "
+                    "add it to question_map (a question key, or null to ignore it)."
+                ),
+            )
+        )
+    return groups
+
+
+# Writing one question's rows ------------------------------------------------------------
+
+
+def _service_rejections(
+    error: ValidationError, rows: Sequence[ParsedRow]
+) -> tuple[list[tuple[int | None, Rejection]], bool]:
+    """The service's row errors as (row index, rejection), and whether the list is complete."""
+    out: list[tuple[int | None, Rejection]] = []
+    complete = True
+    for attr, errors in error.error_dict.items():
+        match = _SERVICE_ATTR.match(attr)
+        for single in errors:
+            message = single.message % single.params if single.params else single.message
+            code = single.code or "invalid"
+            if code == AnnotationErrorCode.TOO_MANY_ERRORS:
+                complete = False
+            if match is None:
+                out.append((None, Rejection("file", attr, code, str(message))))
+                continue
+            index = int(match.group(1))
+            row = rows[index]
+            out.append((index, Rejection(row.source, match.group(2) or "row", code, str(message))))
+    return out, complete
+
+
+def _write_question(
+    *,
+    study: Study,
+    round_ref: int | str,
+    question_key: str,
+    rows: list[ParsedRow],
+    create_missing: bool,
+    partial: bool,
+    actor: Actor,
+    report: ImportReport,
+) -> None:
+    remaining = list(rows)
+    for _ in range(_MAX_PARTIAL_PASSES):
+        try:
+            result = annotations_bulk_upsert(
+                study=study,
+                round_ref=round_ref,
+                question_key=question_key,
+                rows=[{"item": r.item, "coder": r.coder, "label": r.label} for r in remaining],
+                create_missing=create_missing,
+                actor=actor,
+            )
+        except ValidationError as error:
+            if not hasattr(error, "error_dict"):
+                raise
+            rejections, _complete = _service_rejections(error, remaining)
+            for _index, rejection in rejections:
+                report.reject(rejection)
+            bad = {index for index, _ in rejections if index is not None}
+            if not partial or not bad:
+                report.questions.append(QuestionReport(question_key, len(rows)))
+                return
+            remaining = [row for index, row in enumerate(remaining) if index not in bad]
+            if not remaining:
+                report.questions.append(QuestionReport(question_key, len(rows)))
+                return
+            continue
+        report.created += result.created
+        report.updated += result.updated
+        report.unchanged += result.unchanged
+        report.items_created += result.items_created
+        report.coders_created += result.coders_created
+        report.questions.append(
+            QuestionReport(
+                question_key, len(rows), result.created, result.updated, result.unchanged
+            )
+        )
+        return
+    report.questions.append(QuestionReport(question_key, len(rows)))
+
+
+# Texts of the items an import creates ----------------------------------------------------
+
+
+def _missing_items(*, study: Study, keys: set[str]) -> set[str]:
+    ordered = sorted(keys)
+    existing: set[str] = set()
+    for start in range(0, len(ordered), _IN_BATCH):
+        existing.update(
+            Item.objects.filter(
+                study=study, external_id__in=ordered[start : start + _IN_BATCH]
+            ).values_list("external_id", flat=True)
+        )
+    return keys - existing
+
+
+def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str]) -> None:
+    """Give the items this import created the text the file carries (task text, span)."""
+    ordered = sorted(keys & texts.keys())
+    for start in range(0, len(ordered), _IN_BATCH):
+        items = list(
+            Item.objects.filter(
+                study=study, external_id__in=ordered[start : start + _IN_BATCH], text=""
+            )
+        )
+        for item in items:
+            item.text = texts[item.external_id]
+        Item.objects.bulk_update(items, ["text"])
+
+
+# The service ---------------------------------------------------------------------------
+
+
+def annotations_import(
+    *,
+    study: Study,
+    format_name: str,
+    data: bytes,
+    round_ref: int | str | None,
+    question_key: str | None = None,
+    question_map: Mapping[str, str | None] | None = None,
+    create_missing: bool = False,
+    dry_run: bool = False,
+    partial: bool = False,
+    coder: str | None = None,
+    filename: str | None = None,
+    actor: Actor,
+) -> ImportReport:
+    """Import one export file into a round, all or nothing; return the report.
+
+    Raises ``ValidationError`` for a bad request (unknown format, round or question, a file
+    that names no question and none given) and for a file that cannot be read at all
+    (``malformed_file``: not UTF-8, truncated JSON, missing header), ``ConflictError`` for a
+    closed round, ``ImportFileTooLargeError`` above ``MAX_IMPORT_BYTES``. Rejected rows do
+    not raise: the report lists them with ``committed = False`` and nothing is written
+    (with ``partial``, the other rows are written).
+    """
+    if len(data) > MAX_IMPORT_BYTES:
+        raise ImportFileTooLargeError(
+            f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
+        )
+    question_map = dict(question_map or {})
+    question_keys = set(Question.objects.filter(study=study).values_list("key", flat=True))
+    errors = _request_errors(
+        study=study,
+        format_name=format_name,
+        round_ref=round_ref,
+        question_key=question_key,
+        question_map=question_map,
+        question_keys=question_keys,
+    )
+    if errors:
+        raise ValidationError(errors)
+    assert round_ref is not None
+    try:
+        parsed = FORMATS[format_name].parse(data, ParseOptions(coder=coder, filename=filename))
+    except MalformedFileError as error:
+        raise ValidationError(
+            {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}
+        ) from None
+    report = ImportReport(
+        format=format_name,
+        round=str(round_ref),
+        dry_run=dry_run,
+        partial=partial,
+        rows_read=parsed.records,
+        annotations=len(parsed.rows),
+        skipped=dict(parsed.skipped),
+        notes=list(parsed.notes),
+    )
+    for rejection in parsed.rejected:
+        report.reject(rejection)
+    groups = _map_fields(
+        parsed,
+        question_key=question_key,
+        question_map=question_map,
+        question_keys=question_keys,
+        report=report,
+    )
+    if not groups and not report.rejected_count:
+        report.reject(
+            Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
+        )
+    new_items: set[str] = set()
+    if create_missing and parsed.item_texts:
+        new_items = _missing_items(
+            study=study,
+            keys={row.item for rows in groups.values() for row in rows} & parsed.item_texts.keys(),
+        )
+    try:
+        with transaction.atomic():
+            for key in sorted(groups):
+                _write_question(
+                    study=study,
+                    round_ref=round_ref,
+                    question_key=key,
+                    rows=groups[key],
+                    create_missing=create_missing,
+                    partial=partial,
+                    actor=actor,
+                    report=report,
+                )
+            if new_items:
+                _set_new_item_texts(study=study, texts=parsed.item_texts, keys=new_items)
+            report.committed = not dry_run and (partial or not report.rejected_count)
+            if not report.committed:
+                raise _Rollback
+    except _Rollback:
+        pass
+    if not report.committed and not dry_run:
+        # Nothing was written: counts of a rolled-back write would mislead.
+        report.created = report.updated = report.unchanged = 0
+        report.items_created = report.coders_created = 0
+        report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
+    logger.info(
+        "import study=%s format=%s round=%s dry_run=%s committed=%s read=%s created=%s "
+        "updated=%s unchanged=%s rejected=%s",
+        study.pk,
+        format_name,
+        round_ref,
+        dry_run,
+        report.committed,
+        report.rows_read,
+        report.created,
+        report.updated,
+        report.unchanged,
+        report.rejected_count,
+    )
+    return report

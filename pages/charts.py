@@ -1,0 +1,260 @@
+"""Server-side SVG charts: no JavaScript, no CDN, readable by screen readers.
+
+Every chart carries a ``<title>`` and a ``<desc>`` (``aria-labelledby``), axis labels, and a
+``<title>`` on each mark with its number; the pages put a table of the same numbers beside
+every chart. Inputs are plain data from ``pages.selectors``; nothing here queries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from pages.selectors import REFERENCE_LINES, CoefficientHistory, Matrix, Series
+
+#: Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4")
+
+WIDTH, HEIGHT = 680, 320
+LEFT, RIGHT, TOP, BOTTOM = 60, 150, 36, 56
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def _y_range(history: CoefficientHistory) -> tuple[float, float]:
+    values = [
+        v
+        for series in history.series
+        for p in series.points
+        for v in (p.value, p.low, p.high)
+        if v is not None
+    ]
+    low = min([0.0, *values])
+    high = max([1.0, *values])
+    return math.floor(low * 5) / 5, math.ceil(high * 5) / 5
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    step = 0.2 if high - low > 0.6 else 0.1
+    count = round((high - low) / step)
+    return [round(low + i * step, 6) for i in range(count + 1)]
+
+
+def _segments(points: Sequence[tuple[float, float] | None]) -> list[list[tuple[float, float]]]:
+    """Runs of consecutive known points (a missing round breaks the line)."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for point in points:
+        if point is None:
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append(point)
+    return [run for run in runs if run]
+
+
+def history_chart(
+    history: CoefficientHistory, *, chart_id: str, desc: str | None = None
+) -> SafeString:
+    """One coefficient across the study's rounds: a line and a confidence band per question,
+    with Krippendorff's 0.667 and 0.8 reference lines."""
+    rounds = history.rounds
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    low, high = _y_range(history)
+
+    def x(index: int) -> float:
+        if len(rounds) <= 1:
+            return LEFT + plot_w / 2
+        return LEFT + plot_w * index / (len(rounds) - 1)
+
+    def y(value: float) -> float:
+        return TOP + plot_h * (high - value) / (high - low)
+
+    title = f"{history.name} by round"
+    desc = desc or (
+        f"{history.name} in each of {len(rounds)} rounds, one line per question "
+        f"({', '.join(s.question_key for s in history.series) or 'no values yet'}), shaded "
+        "bands are confidence intervals; dashed lines mark 0.667 and 0.8. The table beside "
+        "the chart lists the same numbers."
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart history-chart" role="img" '
+        f'id="{escape(chart_id)}" data-coefficient="{escape(history.coefficient)}" '
+        f'data-rounds="{len(rounds)}" data-series="{len(history.series)}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
+        f'aria-labelledby="{escape(chart_id)}-title {escape(chart_id)}-desc">',
+        f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
+        f'<desc id="{escape(chart_id)}-desc">{escape(desc)}</desc>',
+        f'<rect class="plot-area" x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" '
+        'fill="#fff" stroke="#999"/>',
+    ]
+    for tick in _ticks(low, high):
+        ty = y(tick)
+        parts.append(
+            f'<line class="grid" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{ty:.1f}" y2="{ty:.1f}" '
+            'stroke="#e5e5e5"/>'
+            f'<text class="y-tick" x="{LEFT - 6}" y="{ty + 4:.1f}" text-anchor="end" '
+            f'font-size="11">{tick:.1f}</text>'
+        )
+    for reference in REFERENCE_LINES:
+        if low <= reference <= high:
+            ry = y(reference)
+            parts.append(
+                f'<line class="reference-line" data-value="{reference}" x1="{LEFT}" '
+                f'x2="{LEFT + plot_w}" y1="{ry:.1f}" y2="{ry:.1f}" stroke="#555" '
+                'stroke-dasharray="5 4"><title>Reference line at '
+                f"{reference}</title></line>"
+                f'<text class="reference-label" x="{LEFT + plot_w + 4}" y="{ry + 4:.1f}" '
+                f'font-size="10" fill="#555">{reference}</text>'
+            )
+    for index, name in enumerate(rounds):
+        parts.append(
+            f'<text class="round-tick" x="{x(index):.1f}" y="{TOP + plot_h + 16}" '
+            f'text-anchor="middle" font-size="11">{escape(name)}</text>'
+        )
+    parts.append(
+        f'<text class="axis-label" x="{LEFT + plot_w / 2}" y="{HEIGHT - 10}" '
+        'text-anchor="middle" font-size="12">Round</text>'
+        f'<text class="axis-label" transform="translate(14 {TOP + plot_h / 2}) rotate(-90)" '
+        f'text-anchor="middle" font-size="12">{escape(history.name)}</text>'
+    )
+    for number, series in enumerate(history.series):
+        parts.extend(_series_marks(series, number, x, y, legend_x=LEFT + plot_w))
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text above is escaped
+
+
+def _series_marks(
+    series: Series,
+    number: int,
+    x: Callable[[int], float],
+    y: Callable[[float], float],
+    *,
+    legend_x: float,
+) -> list[str]:
+    """One question's band, line, points (each with its number) and legend entry."""
+    out: list[str] = []
+    colour = PALETTE[number % len(PALETTE)]
+    dash = DASHES[number % len(DASHES)]
+    key = escape(series.question_key)
+    out.append(f'<g class="series" data-question="{key}">')
+    bands = _segments(
+        [
+            (x(i), i) if p.low is not None and p.high is not None else None
+            for i, p in enumerate(series.points)
+        ]
+    )
+    for run in bands:
+        indexes = [int(i) for _, i in run]
+        upper = [(x(i), y(series.points[i].high or 0.0)) for i in indexes]
+        lower = [(x(i), y(series.points[i].low or 0.0)) for i in reversed(indexes)]
+        if len(indexes) == 1:  # a single round: a short vertical bar
+            (bx, by1), (_, by2) = upper[0], lower[0]
+            out.append(
+                f'<rect class="ci-band" x="{bx - 6:.1f}" y="{by1:.1f}" width="12" '
+                f'height="{max(by2 - by1, 1):.1f}" fill="{colour}" fill-opacity="0.18"/>'
+            )
+            continue
+        points = " ".join(f"{px:.1f},{py:.1f}" for px, py in upper + lower)
+        out.append(
+            f'<polygon class="ci-band" points="{points}" fill="{colour}" '
+            'fill-opacity="0.18" stroke="none"/>'
+        )
+    known = [
+        (x(i), y(p.value)) if p.value is not None else None for i, p in enumerate(series.points)
+    ]
+    for run in _segments(known):
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in run)
+        out.append(
+            f'<polyline class="series-line" points="{path}" fill="none" stroke="{colour}" '
+            f'stroke-width="2" stroke-dasharray="{dash}"/>'
+        )
+    for i, p in enumerate(series.points):
+        if p.value is None:
+            continue
+        interval = (
+            f", interval {_number(p.low)} to {_number(p.high)}"
+            if p.low is not None and p.high is not None
+            else ""
+        )
+        out.append(
+            f'<circle class="point" cx="{x(i):.1f}" cy="{y(p.value):.1f}" r="4" '
+            f'fill="{colour}" data-value="{p.value}"><title>{key}, '
+            f"{escape(p.round_name)}: {_number(p.value)}{escape(interval)}</title></circle>"
+        )
+    legend_y = TOP + 14 + 18 * number
+    out.append(
+        f'<line x1="{legend_x + 30}" x2="{legend_x + 52}" y1="{legend_y - 4}" '
+        f'y2="{legend_y - 4}" stroke="{colour}" stroke-width="2" '
+        f'stroke-dasharray="{dash}"/><text class="legend" x="{legend_x + 56}" '
+        f'y="{legend_y}" font-size="11">{key}</text></g>'
+    )
+    return out
+
+
+def _cell_colour(value: float | None) -> str:
+    if value is None:
+        return "#f0f0f0"
+    v = max(-1.0, min(1.0, value))
+    if v >= 0:  # white to blue
+        r, g, b = (int(255 - (255 - c) * v) for c in (0x08, 0x51, 0x9C))
+    else:  # white to orange
+        r, g, b = (int(255 - (255 - c) * -v) for c in (0xD5, 0x5E, 0x00))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def heatmap(
+    matrix: Matrix, *, chart_id: str, title: str, desc: str, digits: int = 2, scale: bool = True
+) -> SafeString:
+    """A matrix as coloured cells with their numbers (coder × coder agreement, coincidences).
+
+    ``scale`` colours values in [-1, 1]; without it, cells are coloured relative to the
+    largest value (counts).
+    """
+    size = 46
+    left, top = 110, 90
+    width = left + size * len(matrix.columns) + 10
+    height = top + size * len(matrix.rows) + 10
+    largest = (
+        max((abs(v) for row in matrix.values for v in row if v is not None), default=1.0) or 1.0
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart heatmap" role="img" '
+        f'id="{escape(chart_id)}" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" aria-labelledby="{escape(chart_id)}-title {escape(chart_id)}-desc">',
+        f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
+        f'<desc id="{escape(chart_id)}-desc">{escape(desc)}</desc>',
+    ]
+    for j, column in enumerate(matrix.columns):
+        cx = left + size * j + size / 2
+        parts.append(
+            f'<text class="column-label" transform="translate({cx:.1f} {top - 6}) rotate(-45)" '
+            f'font-size="11">{escape(column)}</text>'
+        )
+    for i, row in enumerate(matrix.rows):
+        cy = top + size * i
+        parts.append(
+            f'<text class="row-label" x="{left - 6}" y="{cy + size / 2 + 4:.1f}" '
+            f'text-anchor="end" font-size="11">{escape(row)}</text>'
+        )
+        for j, value in enumerate(matrix.values[i]):
+            shade = value if scale or value is None else value / largest
+            colour = _cell_colour(shade)
+            dark = shade is not None and shade > 0.55
+            parts.append(
+                f'<g class="cell"><rect x="{left + size * j}" y="{cy}" width="{size}" '
+                f'height="{size}" fill="{colour}" stroke="#fff"/>'
+                f'<text x="{left + size * j + size / 2:.1f}" y="{cy + size / 2 + 4:.1f}" '
+                f'text-anchor="middle" font-size="11" fill="{"#fff" if dark else "#000"}">'
+                f"{_number(value, digits)}</text><title>{escape(row)} × "
+                f"{escape(matrix.columns[j])}: {_number(value, digits)}</title></g>"
+            )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text above is escaped

@@ -1,0 +1,578 @@
+"""Reads for the site's pages: study list rows, the study history, round reports, coder pages.
+
+Every number comes from a finished computation (``Computation.results``), the history
+service (``study_history``, ``coder_drift``, ``rounds_compare``) or, for what a computation
+does not store (Di Eugenio & Glass's indices per coder pair, annotator bias, the
+coincidence matrix), the metrics library run on the same scope the computation read. Views and
+templates only format.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from computations import engine
+from computations.comparison import rounds_compare
+from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.scope import coder_keys
+from computations.selectors import (
+    coder_drift,
+    computation_is_stale,
+    done_computations_for_history,
+    study_history,
+)
+from metrics.uncertainty.interpretation import interpret_interval, interpret_value
+from studies.access import Actor
+from studies.exceptions import ApplicationError
+from studies.labels import LabelScheme, label_of
+from studies.models import Annotation, Coder, Item, Question, Round, RoundStatus, Study
+from studies.selectors import study_list
+
+#: The coefficient a study's headline shows, first present wins.
+HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
+#: Krippendorff's cut-offs drawn on every chart.
+REFERENCE_LINES = (0.667, 0.8)
+#: A difference smaller than this is shown as "no change".
+TREND_TOLERANCE = 0.005
+#: Rounds larger than this are not bootstrapped against the previous one on page load.
+COMPARE_MAX_ANNOTATIONS = 500_000
+COMPARE_REPLICATES = 500
+
+COEFFICIENT_NAMES = {
+    "observed_agreement": "Observed agreement",
+    "s": "Bennett's S",
+    "pi": "Scott's / Fleiss' pi",
+    "kappa": "Cohen's kappa / multi-kappa",
+    "alpha": "Krippendorff's alpha",
+    "kappa_w": "Weighted kappa",
+    "light_kappa": "Light's kappa",
+    "ac1": "Gwet's AC1 / AC2",
+    "brennan_prediger": "Brennan–Prediger",
+}
+
+
+def coefficient_name(key: str) -> str:
+    return COEFFICIENT_NAMES.get(key, key)
+
+
+def headline_coefficient(names: Sequence[str]) -> str | None:
+    for name in HEADLINE_ORDER:
+        if name in names:
+            return name
+    return names[0] if names else None
+
+
+def reliability_label(value: float | None) -> str | None:
+    """Krippendorff's band of a value ("discard", "tentative", "good")."""
+    if value is None or math.isnan(value) or value > 1:
+        return None
+    return interpret_value(value).label
+
+
+def interval_label(ci: Mapping[str, Any] | None) -> str | None:
+    """The bands an interval reaches, e.g. "tentative to good: the interval straddles 0.8"."""
+    if not ci or ci.get("low") is None or ci.get("high") is None:
+        return None
+    low, high = float(ci["low"]), float(ci["high"])
+    if high > 1 or low > high:
+        return None
+    return interpret_interval(low, high).summary
+
+
+def trend(current: float | None, previous: float | None) -> str | None:
+    """ "up", "down" or "flat" from the previous round's value to this one's."""
+    if current is None or previous is None:
+        return None
+    if current - previous > TREND_TOLERANCE:
+        return "up"
+    if previous - current > TREND_TOLERANCE:
+        return "down"
+    return "flat"
+
+
+# -- study list -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A question's latest agreement: the newest round with a value of its headline coefficient."""
+
+    question_id: int
+    question_key: str
+    coefficient: str | None
+    round_id: int | None = None
+    round_name: str | None = None
+    value: float | None = None
+    ci: Mapping[str, Any] | None = None
+    label: str | None = None
+    previous_value: float | None = None
+    previous_round_name: str | None = None
+    trend: str | None = None
+    stale: bool | None = None
+
+
+def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
+    """One headline per question of a ``study_history`` result."""
+    out = []
+    for question in history["questions"]:
+        names: list[str] = []
+        for entry in question["rounds"]:
+            names.extend(n for n in entry["coefficients"] if n not in names)
+        name = headline_coefficient(names)
+        valued = [
+            entry
+            for entry in question["rounds"]
+            if name is not None and (entry["coefficients"].get(name) or {}).get("value") is not None
+        ]
+        if not valued:
+            out.append(Headline(question["question"], question["question_key"], name))
+            continue
+        last = valued[-1]
+        point = last["coefficients"][name]
+        previous = valued[-2] if len(valued) >= 2 else None
+        previous_value = previous["coefficients"][name]["value"] if previous else None
+        out.append(
+            Headline(
+                question_id=question["question"],
+                question_key=question["question_key"],
+                coefficient=name,
+                round_id=last["round"],
+                round_name=last["round_name"],
+                value=point["value"],
+                ci=point.get("ci"),
+                label=reliability_label(point["value"]),
+                previous_value=previous_value,
+                previous_round_name=previous["round_name"] if previous else None,
+                trend=trend(point["value"], previous_value),
+                stale=last["stale"],
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class StudyRow:
+    study: Study
+    rounds_open: int
+    rounds_closed: int
+    n_coders: int
+    n_items: int
+    headlines: list[Headline]
+
+
+def _counts_by_study(queryset: QuerySet[Any], study_ids: list[int]) -> dict[int, int]:
+    rows = queryset.filter(study_id__in=study_ids).values("study_id").annotate(n=Count("id"))
+    return {row["study_id"]: row["n"] for row in rows}
+
+
+def study_list_rows(*, actor: Actor) -> list[StudyRow]:
+    """The actor's studies with their latest agreement per question and their sizes."""
+    studies = list(study_list(actor=actor))
+    ids = [s.pk for s in studies]
+    # Grouped counts, one query per table, rather than joins that multiply rows.
+    rounds: dict[tuple[int, str], int] = {
+        (row["study_id"], row["status"]): row["n"]
+        for row in Round.objects.filter(study_id__in=ids)
+        .values("study_id", "status")
+        .annotate(n=Count("id"))
+    }
+    coders = _counts_by_study(Coder.objects.all(), ids)
+    items = _counts_by_study(Item.objects.all(), ids)
+    return [
+        StudyRow(
+            study=study,
+            rounds_open=rounds.get((study.pk, RoundStatus.OPEN), 0),
+            rounds_closed=rounds.get((study.pk, RoundStatus.CLOSED), 0),
+            n_coders=coders.get(study.pk, 0),
+            n_items=items.get(study.pk, 0),
+            headlines=question_headlines(study_history(study=study)),
+        )
+        for study in studies
+    ]
+
+
+# -- study page --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    round_name: str
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Series:
+    """One question's values of one coefficient, one point per round of the study."""
+
+    question_key: str
+    points: list[Point]
+
+
+@dataclass(frozen=True)
+class CoefficientHistory:
+    coefficient: str
+    name: str
+    rounds: list[str]
+    series: list[Series]
+
+
+def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistory]:
+    """The history regrouped for charts: per coefficient, one series per question."""
+    names: list[str] = []
+    rounds: list[str] = []
+    for question in history["questions"]:
+        for entry in question["rounds"]:
+            names.extend(n for n in entry["coefficients"] if n not in names)
+        if not rounds:
+            rounds = [entry["round_name"] for entry in question["rounds"]]
+    ordered = [n for n in engine.ALL_COEFFICIENTS if n in names] + [
+        n for n in names if n not in engine.ALL_COEFFICIENTS
+    ]
+    out = []
+    for name in ordered:
+        series = []
+        for question in history["questions"]:
+            points = []
+            for entry in question["rounds"]:
+                point = entry["coefficients"].get(name) or {}
+                ci = point.get("ci") or {}
+                points.append(
+                    Point(entry["round_name"], point.get("value"), ci.get("low"), ci.get("high"))
+                )
+            if any(p.value is not None for p in points):
+                series.append(Series(question["question_key"], points))
+        out.append(CoefficientHistory(name, coefficient_name(name), rounds, series))
+    return out
+
+
+def study_computations(*, study: Study, limit: int = 20) -> list[Computation]:
+    # The question key is shown for each row.
+    return list(
+        Computation.objects.filter(study=study)
+        .select_related("question")
+        .prefetch_related("rounds")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+# -- round report ------------------------------------------------------------------------------
+
+
+def round_computation(*, study: Study, round_: Round, question: Question) -> Computation | None:
+    """The latest done one-round computation of this question in this round."""
+    return (
+        done_computations_for_history(study_id=study.pk, question_id=question.pk)
+        .filter(rounds=round_, scope=ComputationScope.ROUND)
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class CoefficientRow:
+    key: str
+    name: str
+    value: float | None
+    observed: float | None
+    expected: float | None
+    kind: str | None
+    ci: Mapping[str, Any] | None
+    se: float | None
+    bootstrap_se: float | None
+    label: str | None
+    interval: str | None
+
+
+def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
+    rows = []
+    for key, entry in (results.get("coefficients") or {}).items():
+        rows.append(
+            CoefficientRow(
+                key=key,
+                name=coefficient_name(key),
+                value=entry.get("value"),
+                observed=entry.get("observed"),
+                expected=entry.get("expected"),
+                kind=entry.get("kind"),
+                ci=entry.get("ci"),
+                se=entry.get("se"),
+                bootstrap_se=entry.get("bootstrap_se"),
+                label=reliability_label(entry.get("value")),
+                interval=interval_label(entry.get("ci")),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A labelled square (or rectangular) table of numbers."""
+
+    rows: list[str]
+    columns: list[str]
+    values: list[list[float | None]]
+
+
+@dataclass(frozen=True)
+class DisputedItem:
+    item: str
+    disagreement: float | None
+    labels: dict[str, str]
+
+
+@dataclass
+class RoundExtras:
+    """The diagnostics shown beside the coefficients, as the worker stored them."""
+
+    kappa_comparisons: list[dict[str, Any]] = field(default_factory=list)
+    annotator_bias: dict[str, Any] | None = None
+    coincidence: Matrix | None = None
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RoundReport:
+    study: Study
+    round: Round
+    question: Question
+    computation: Computation | None
+    stale: bool | None = None
+    results: dict[str, Any] = field(default_factory=dict)
+    coefficients: list[CoefficientRow] = field(default_factory=list)
+    headline: str | None = None
+    per_category: list[dict[str, Any]] = field(default_factory=list)
+    coder_pairs: Matrix | None = None
+    coder_pairs_coefficient: str | None = None
+    disputed: list[DisputedItem] = field(default_factory=list)
+    disputed_coders: list[str] = field(default_factory=list)
+    extras: RoundExtras = field(default_factory=RoundExtras)
+    previous_round: Round | None = None
+    comparison: dict[str, Any] | None = None
+    comparison_error: str | None = None
+
+
+def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
+    coders = [names.get(int(c), str(c)) if str(c).isdigit() else str(c) for c in pairs["coders"]]
+    values = pairs.get("values")
+    if not values:
+        return None
+    defined = pairs.get("defined") or [[True] * len(coders) for _ in coders]
+    cleaned = [
+        [v if ok else None for v, ok in zip(row, ok_row, strict=False)]
+        for row, ok_row in zip(values, defined, strict=False)
+    ]
+    return Matrix(coders, coders, cleaned)
+
+
+def _per_category_rows(per_category: Mapping[str, Any]) -> list[dict[str, Any]]:
+    categories = per_category.get("categories") or []
+    values = per_category.get("values") or []
+    observed = per_category.get("observed") or [None] * len(categories)
+    expected = per_category.get("expected") or [None] * len(categories)
+    return [
+        {"category": str(c), "value": v, "observed": o, "expected": e}
+        for c, v, o, e in zip(categories, values, observed, expected, strict=False)
+    ]
+
+
+def _labels_by_item(
+    *, round_: Round, question: Question, external_ids: Sequence[str] | None
+) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Each coder's label text of the items (all items when ``external_ids`` is None)."""
+    scheme = LabelScheme.for_question(question)
+    queryset = Annotation.objects.filter(round=round_, question=question)
+    if external_ids is not None:
+        queryset = queryset.filter(item__external_id__in=list(external_ids))
+    labels: dict[str, dict[str, str]] = defaultdict(dict)
+    coders: set[str] = set()
+    for item, coder, category, number, category_set in queryset.values_list(
+        "item__external_id", "coder__key", "category_id", "number", "category_set"
+    ).order_by("item_id", "coder__key"):
+        labels[item][coder] = scheme.text(label_of(category, number, category_set))
+        coders.add(coder)
+    return dict(labels), sorted(coders)
+
+
+def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
+    """The two-coder reports, annotator bias and coincidences the worker stored."""
+    extras = RoundExtras(
+        kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
+        annotator_bias=diagnostics.get("annotator_bias"),
+        skipped={
+            key: reason
+            for key, reason in (diagnostics.get("skipped") or {}).items()
+            if key in ("kappa_comparisons", "annotator_bias", "coincidence")
+        },
+    )
+    coincidence = diagnostics.get("coincidence")
+    if coincidence:
+        labels = coincidence["labels"]
+        extras.coincidence = Matrix(labels, labels, coincidence["matrix"])
+    return extras
+
+
+def previous_round(round_: Round) -> Round | None:
+    return (
+        Round.objects.filter(study_id=round_.study_id, position__lt=round_.position)
+        .order_by("-position")
+        .first()
+    )
+
+
+def round_report(
+    *, study: Study, round_: Round, question: Question, compare: bool = True
+) -> RoundReport:
+    """Everything the round report shows for one question."""
+    computation = round_computation(study=study, round_=round_, question=question)
+    report = RoundReport(study=study, round=round_, question=question, computation=computation)
+    report.previous_round = previous_round(round_)
+    if computation is None:
+        return report
+    results = computation.results or {}
+    report.stale = computation_is_stale(computation)
+    report.results = results
+    report.coefficients = coefficient_rows(results)
+    report.headline = headline_coefficient([row.key for row in report.coefficients])
+    diagnostics = results.get("diagnostics") or {}
+    if diagnostics.get("per_category"):
+        report.per_category = _per_category_rows(diagnostics["per_category"])
+    pairs = diagnostics.get("coder_pairs")
+    if pairs:
+        names = coder_keys(int(c) for c in pairs["coders"] if str(c).isdigit())
+        report.coder_pairs = _matrix_of_pairs(pairs, names)
+        report.coder_pairs_coefficient = pairs.get("coefficient")
+    disputed = diagnostics.get("most_disputed_items") or []
+    if disputed:
+        labels, coders = _labels_by_item(
+            round_=round_, question=question, external_ids=[d["item"] for d in disputed]
+        )
+        report.disputed = [
+            DisputedItem(d["item"], d.get("disagreement"), labels.get(d["item"], {}))
+            for d in disputed
+        ]
+        report.disputed_coders = coders
+    report.extras = _round_extras(diagnostics)
+    if compare and report.previous_round is not None:
+        if (computation.n_annotations or 0) > COMPARE_MAX_ANNOTATIONS:
+            report.comparison_error = (
+                "the round is too large to bootstrap on page load; use the API's compare."
+            )
+            return report
+        try:
+            report.comparison = rounds_compare(
+                study=study,
+                question=question,
+                first=round_,
+                second=report.previous_round,
+                coefficient=report.headline,
+                replicates=COMPARE_REPLICATES,
+            )
+        except ApplicationError as error:
+            report.comparison_error = str(error)
+    return report
+
+
+# -- coder page --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoderQuestion:
+    question: Question
+    rounds: list[str]
+    own: list[float | None]
+    others: dict[str, list[float | None]]
+    change: float | None
+    distribution_round: str | None
+    distribution: list[dict[str, Any]]
+    divergence: float | None
+
+
+def _distribution(
+    computation: Computation | None, coder: Coder
+) -> tuple[list[dict[str, Any]], float | None]:
+    if computation is None:
+        return [], None
+    table = ((computation.results or {}).get("diagnostics") or {}).get("coder_distributions")
+    if not table:
+        return [], None
+    coders = [str(c) for c in table["coders"]]
+    if str(coder.pk) not in coders:
+        return [], None
+    index = coders.index(str(coder.pk))
+    proportions = table["proportions"][index]
+    counts = table["counts"][index]
+    rows = [
+        {"category": str(cat), "count": n, "share": share, "pooled": pooled}
+        for cat, n, share, pooled in zip(
+            table["categories"], counts, proportions, table["pooled"], strict=False
+        )
+    ]
+    divergence = (table.get("divergence") or [None] * len(coders))[index]
+    return rows, divergence
+
+
+def coder_history(entry: CoderQuestion, coder: Coder) -> CoefficientHistory:
+    """The coder's series first, then every other coder's, for a chart across rounds."""
+    series = [
+        Series(
+            key,
+            [
+                Point(name, value, None, None)
+                for name, value in zip(entry.rounds, values, strict=True)
+            ],
+        )
+        for key, values in [(coder.key, entry.own), *entry.others.items()]
+    ]
+    return CoefficientHistory(
+        "per-coder", "Mean agreement with the other coders", entry.rounds, series
+    )
+
+
+def coder_report(*, study: Study, coder: Coder) -> list[CoderQuestion]:
+    """Per question: the coder's mean agreement with the others over rounds, and their label
+    distribution against the pooled one in the latest round with a computation."""
+    out = []
+    for question in Question.objects.filter(study=study).order_by("position", "id"):
+        drift = coder_drift(study=study, question=question)
+        own: list[float | None] = [None] * len(drift["rounds"])
+        others: dict[str, list[float | None]] = {}
+        change = None
+        for row in drift["coders"]:
+            if row["coder"] == coder.key:
+                own, change = row["values"], row["change"]
+            else:
+                others[row["coder"]] = row["values"]
+        latest = None
+        latest_name = None
+        for entry in reversed(drift["rounds"]):
+            if entry["computation"] is not None:
+                latest = (
+                    Computation.objects.filter(
+                        pk=entry["computation"], status=ComputationStatus.DONE
+                    )
+                    .only("results")
+                    .first()
+                )
+                latest_name = entry["round_name"]
+                break
+        distribution, divergence = _distribution(latest, coder)
+        out.append(
+            CoderQuestion(
+                question=question,
+                rounds=[r["round_name"] for r in drift["rounds"]],
+                own=own,
+                others=others,
+                change=change,
+                distribution_round=latest_name,
+                distribution=distribution,
+                divergence=divergence,
+            )
+        )
+    return out

@@ -1,0 +1,90 @@
+"""Formatting filters for the study pages: numbers, intervals, trends, matrix cells."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+TREND_ARROWS = {"up": "▲", "down": "▼", "flat": "▶"}
+TREND_WORDS = {"up": "up", "down": "down", "flat": "no change"}
+
+
+@register.filter
+def num(value: float | int | None, digits: int = 3) -> str:
+    """A coefficient with ``digits`` decimals; an em dash when there is none."""
+    if value is None or isinstance(value, str):
+        return "—" if value is None else value
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        return "—"
+    return f"{number:.{int(digits)}f}"
+
+
+@register.filter
+def percent(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return "—"
+    return f"{100 * float(value):.{int(digits)}f} %"
+
+
+@register.filter
+def interval(ci: Mapping[str, Any] | None, digits: int = 3) -> str:
+    """``[low, high]`` of a CI mapping (``low``/``high``), or an em dash."""
+    if not ci or ci.get("low") is None or ci.get("high") is None:
+        return "—"
+    return f"[{num(ci['low'], digits)}, {num(ci['high'], digits)}]"
+
+
+@register.filter
+def level(ci: Mapping[str, Any] | None) -> str:
+    """ "95 % bca" for a CI with its level and method."""
+    if not ci or ci.get("level") is None:
+        return ""
+    method = f" {ci['method']}" if ci.get("method") else ""
+    return f"{100 * float(ci['level']):g} %{method}"
+
+
+@register.filter
+def trend_arrow(direction: str | None) -> str:
+    return TREND_ARROWS.get(direction or "", "")
+
+
+@register.filter
+def trend_word(direction: str | None) -> str:
+    return TREND_WORDS.get(direction or "", "no previous round")
+
+
+@register.filter
+def cell(row: Sequence[Any], index: int) -> Any:
+    """``row[index]`` in a template (matrix cells)."""
+    try:
+        return row[int(index)]
+    except (IndexError, TypeError, ValueError):
+        return None
+
+
+@register.filter
+def get(mapping: Mapping[str, Any] | None, key: str) -> Any:
+    if not mapping:
+        return None
+    return mapping.get(key)
+
+
+@register.filter
+def signed(value: float | None, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    return f"{float(value):+.{int(digits)}f}"
+
+
+@register.inclusion_tag("admin/studies/study/history.html")
+def admin_study_history(study: Any) -> dict[str, Any]:
+    """The study admin's history block (chart, latest results, computations)."""
+    from pages.admin_history import study_history_context
+
+    return study_history_context(study)

@@ -1,0 +1,60 @@
+"""The site's pages (mounted at the site root by ``agreement_server/urls.py``)."""
+
+from __future__ import annotations
+
+from django.urls import path, re_path, register_converter
+
+from pages import views
+
+
+class _IdConverter:
+    """A database id: at most 18 digits, so a huge number is a 404, not a database error."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(_IdConverter, "id")
+
+app_name = "pages"
+
+_REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<id:question_pk>"
+
+urlpatterns = [
+    path("", views.study_list_view, name="study-list"),
+    path("studies/<id:study_pk>/", views.study_detail_view, name="study-detail"),
+    path(
+        "studies/<id:study_pk>/computations/request/",
+        views.computation_request_view,
+        name="computation-request",
+    ),
+    path(
+        "studies/<id:study_pk>/computations/<id:computation_pk>/status/",
+        views.computation_status_view,
+        name="computation-status",
+    ),
+    path(
+        "studies/<id:study_pk>/rounds/<id:round_pk>/",
+        views.round_report_view,
+        name="round-report",
+    ),
+    path("studies/<id:study_pk>/coders/<id:coder_pk>/", views.coder_view, name="coder-detail"),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/(?P<question_pk>[0-9]{1,18})/"
+        r"results\.(?P<fmt>csv|json)$",
+        views.results_download,
+        name="results-download",
+    ),
+    path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/(?P<question_pk>[0-9]{1,18})/"
+        r"annotations-(?P<layout>long|wide)\.csv$",
+        views.annotations_download,
+        name="annotations-download",
+    ),
+]

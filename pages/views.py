@@ -1,0 +1,350 @@
+"""The site's HTML pages (and the two small JSON answers of the "request a computation" button).
+
+Thin views: sign-in required, the study's role from ``studies.access`` (non-members get
+404, as in the API), one selector or service call, a template. Numbers come from
+``pages.selectors``; charts from ``pages.charts``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse, reverse_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from computations.models import Computation, ComputationScope, ComputationTrigger
+from computations.selectors import study_history
+from computations.services import computation_request
+from exchange import exports
+from exchange.selectors import annotation_table, computation_for_export
+from pages import charts
+from pages.selectors import (
+    coder_history,
+    coder_report,
+    history_by_coefficient,
+    question_headlines,
+    round_report,
+    study_computations,
+    study_list_rows,
+)
+from studies.access import Actor, role_allows, study_role
+from studies.models import Coder, Question, Role, Round, Study
+from studies.selectors import question_list, round_list
+
+LOGIN_URL = reverse_lazy("login")
+CSV = "text/csv; charset=utf-8"
+MAX_ID_DIGITS = 18
+site_login_required = login_required(login_url=LOGIN_URL)
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor(user=request.user, token=None)
+
+
+def _study_for(request: HttpRequest, study_pk: int) -> tuple[Study, Role]:
+    """The study and the user's role in it; 404 when it does not exist or they are not a member."""
+    study = Study.objects.filter(pk=study_pk).first()
+    role = study_role(_actor(request), study) if study is not None else None
+    if study is None or role is None:
+        raise Http404("No such study.")
+    return study, role
+
+
+def _round_of(study: Study, round_pk: int) -> Round:
+    round_ = Round.objects.filter(study=study, pk=round_pk).first()
+    if round_ is None:
+        raise Http404("No such round in this study.")
+    return round_
+
+
+def _question_of(study: Study, question_pk: int | str | None) -> Question:
+    questions = Question.objects.filter(study=study).order_by("position", "id")
+    if question_pk not in (None, ""):
+        text = str(question_pk)
+        if not (text.isdigit() and len(text) <= MAX_ID_DIGITS):
+            raise Http404("No such question in this study.")
+        questions = questions.filter(pk=int(text))
+    question = questions.first()
+    if question is None:
+        raise Http404("No such question in this study.")
+    return question
+
+
+# -- pages ---------------------------------------------------------------------------------------
+
+
+@require_GET
+@site_login_required
+def study_list_view(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "pages/study_list.html", {"rows": study_list_rows(actor=_actor(request))}
+    )
+
+
+@require_GET
+@site_login_required
+def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    study, role = _study_for(request, study_pk)
+    history = study_history(study=study)
+    coefficient_histories = history_by_coefficient(history)
+    chart_rows = [
+        (item, charts.history_chart(item, chart_id=f"history-{item.coefficient}"))
+        for item in coefficient_histories
+    ]
+    rounds = list(round_list(study=study))
+    questions = list(question_list(study=study))
+    initial = {
+        "question": questions[0].pk if questions else None,
+        "round": rounds[-1].pk if rounds else None,
+    }
+    context = {
+        "study": study,
+        "role": role,
+        "can_request": role_allows(role, Role.ANNOTATOR),
+        "headlines": question_headlines(history),
+        "charts": chart_rows,
+        "rounds": rounds,
+        "questions": questions,
+        "coders": list(Coder.objects.filter(study=study).order_by("key")),
+        "computations": study_computations(study=study),
+        "form": ComputationRequestForm(study=study, initial=initial),
+    }
+    return render(request, "pages/study_detail.html", context)
+
+
+@require_GET
+@site_login_required
+def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> HttpResponse:
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _question_of(study, request.GET.get("question"))
+    report = round_report(study=study, round_=round_, question=question)
+    heatmap = None
+    if report.coder_pairs is not None:
+        heatmap = charts.heatmap(
+            report.coder_pairs,
+            chart_id="coder-heatmap",
+            title=f"Coder × coder agreement ({report.coder_pairs_coefficient})",
+            desc="Pairwise agreement of every two coders on the items both labelled; the "
+            "table below lists the same numbers.",
+        )
+    coincidence_chart = None
+    if report.extras.coincidence is not None:
+        coincidence_chart = charts.heatmap(
+            report.extras.coincidence,
+            chart_id="coincidence-heatmap",
+            title="Coincidence matrix",
+            desc="Krippendorff's coincidences of pairable values (rows and columns are "
+            "categories); the table below lists the same numbers.",
+            digits=1,
+            scale=False,
+        )
+    context = {
+        "study": study,
+        "role": role,
+        "report": report,
+        "questions": list(question_list(study=study)),
+        "heatmap": heatmap,
+        "coincidence_chart": coincidence_chart,
+    }
+    return render(request, "pages/round_report.html", context)
+
+
+@require_GET
+@site_login_required
+def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpResponse:
+    study, role = _study_for(request, study_pk)
+    coder = Coder.objects.filter(study=study, pk=coder_pk).first()
+    if coder is None:
+        raise Http404("No such coder in this study.")
+    context = {
+        "study": study,
+        "role": role,
+        "coder": coder,
+        "questions": [
+            (
+                entry,
+                charts.history_chart(
+                    coder_history(entry, coder),
+                    chart_id=f"coder-q{entry.question.pk}",
+                    desc=f"Each coder's mean agreement with the other coders on question "
+                    f"{entry.question.key}, round after round, {coder.key} first; the table "
+                    "beside the chart lists the same numbers.",
+                ),
+            )
+            for entry in coder_report(study=study, coder=coder)
+        ],
+    }
+    return render(request, "pages/coder_detail.html", context)
+
+
+# -- requesting a computation --------------------------------------------------------------------
+
+
+class _QuestionField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return str(obj.key)
+
+
+class _RoundField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Any) -> str:
+        return str(obj.name)
+
+
+class ComputationRequestForm(forms.Form):
+    """Input of the "request a computation" button: one question in one round, defaults."""
+
+    question = _QuestionField(queryset=Question.objects.none())
+    round = _RoundField(queryset=Round.objects.none())
+
+    def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        question_field = self.fields["question"]
+        round_field = self.fields["round"]
+        assert isinstance(question_field, forms.ModelChoiceField)
+        assert isinstance(round_field, forms.ModelChoiceField)
+        question_field.queryset = Question.objects.filter(study=study).order_by("position", "id")
+        round_field.queryset = Round.objects.filter(study=study).order_by("position")
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _status_body(study: Study, computation: Computation) -> dict[str, Any]:
+    round_ids = sorted(r.pk for r in computation.rounds.all())
+    report_url = None
+    if computation.scope == ComputationScope.ROUND and round_ids:
+        report_url = (
+            reverse("pages:round-report", args=[study.pk, round_ids[0]])
+            + f"?question={computation.question_id}"
+        )
+    return {
+        "id": computation.pk,
+        "status": computation.status,
+        "progress": computation.progress,
+        "error": computation.error,
+        "finished": computation.is_finished,
+        "status_url": reverse("pages:computation-status", args=[study.pk, computation.pk]),
+        "report_url": report_url,
+    }
+
+
+@require_POST
+@site_login_required
+def computation_request_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    study, role = _study_for(request, study_pk)
+    if not role_allows(role, Role.ANNOTATOR):
+        if _wants_json(request):
+            return JsonResponse({"error": "Viewers cannot request computations."}, status=403)
+        messages.error(request, "Viewers cannot request computations.")
+        return redirect("pages:study-detail", study.pk)
+    form = ComputationRequestForm(request.POST, study=study)
+    if not form.is_valid():
+        if _wants_json(request):
+            return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
+        messages.error(request, "Choose a question and a round.")
+        return redirect("pages:study-detail", study.pk)
+    try:
+        result = computation_request(
+            study=study,
+            question=form.cleaned_data["question"],
+            scope=ComputationScope.ROUND,
+            rounds=[form.cleaned_data["round"]],
+            trigger=ComputationTrigger.API,
+            requested_by=request.user,
+        )
+    except ValidationError as error:
+        if _wants_json(request):
+            return JsonResponse({"error": "; ".join(error.messages)}, status=400)
+        messages.error(request, "; ".join(error.messages))
+        return redirect("pages:study-detail", study.pk)
+    # Read it again: a worker (or eager mode) may already have moved it on.
+    computation = Computation.objects.prefetch_related("rounds").get(pk=result.computation.pk)
+    if _wants_json(request):
+        return JsonResponse(
+            {**_status_body(study, computation), "created": result.created},
+            status=202 if result.created else 200,
+        )
+    messages.success(request, f"Computation {computation.pk} requested ({computation.status}).")
+    return redirect("pages:study-detail", study.pk)
+
+
+@require_GET
+@site_login_required
+def computation_status_view(
+    request: HttpRequest, study_pk: int, computation_pk: int
+) -> HttpResponse:
+    study, _ = _study_for(request, study_pk)
+    computation = (
+        Computation.objects.filter(study=study, pk=computation_pk)
+        .prefetch_related("rounds")
+        .first()
+    )
+    if computation is None:
+        raise Http404("No such computation in this study.")
+    return JsonResponse(_status_body(study, computation))
+
+
+# -- downloads (the exports services of the imports/exports module) ----------------------------
+
+
+def _attachment(body: str, filename: str, content_type: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _download_target(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> tuple[Study, Round, Question, str]:
+    study, _ = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _question_of(study, question_pk)
+    return study, round_, question, f"study{study.pk}-{round_.name}-{question.key}"
+
+
+@require_GET
+@site_login_required
+def results_download(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, fmt: str
+) -> HttpResponse:
+    study, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
+    computation = computation_for_export(study=study, round_=round_, question=question)
+    if computation is None:
+        raise Http404("No finished computation for this question in this round.")
+    if fmt == "json":
+        body = json.dumps(exports.computation_results_json(computation), indent=2)
+        return _attachment(body, f"{name}-results.json", "application/json")
+    csv_text = exports.computation_results_csv(computation)
+    return _attachment(csv_text, f"{name}-results.csv", CSV)
+
+
+@require_GET
+@site_login_required
+def annotations_download(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, layout: str
+) -> HttpResponse:
+    _, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
+    table = annotation_table(round_=round_, question=question)
+    if layout == "wide":
+        return _attachment(exports.annotations_wide_csv(table), f"{name}-wide.csv", CSV)
+    return _attachment(exports.annotations_long_csv(table), f"{name}-long.csv", CSV)
+
+
+@require_GET
+@site_login_required
+def items_download(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    _, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
+    table = annotation_table(round_=round_, question=question)
+    body = exports.item_diagnostics_csv(table, exports.item_diagnostics(table))
+    return _attachment(body, f"{name}-items.csv", CSV)

@@ -1,0 +1,125 @@
+"""History round after round, coder drift, and comparing two rounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from computations.comparison import rounds_compare
+from computations.models import ComputationScope
+from computations.selectors import coder_drift, study_history
+from computations.services import computation_request
+from studies.exceptions import ApplicationError
+from studies.models import Annotation
+from tests.computations.helpers import (
+    EngineDouble,
+    label_round,
+    nominal_question,
+    random_table,
+)
+from tests.factories import RoundFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def compute(study: Any, question: Any, round_: Any, capture: Any, **parameters: Any) -> Any:
+    with capture(execute=True):
+        result = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters=parameters,
+        )  # fmt: skip
+    result.computation.refresh_from_db()
+    return result.computation
+
+
+@pytest.fixture
+def two_rounds(study: Any) -> tuple[Any, Any, Any, list, list]:
+    question = nominal_question(study)
+    first = RoundFactory(study=study, name="R1", position=1)
+    second = RoundFactory(study=study, name="R2", position=2)
+    coders, items = label_round(first, question, random_table(3, 40, "abc", agree=0.5, seed=1))
+    label_round(
+        second, question, random_table(3, 40, "abc", agree=0.9, seed=2), coders=coders, items=items
+    )
+    return question, first, second, coders, items
+
+
+def test_history_lists_every_round_in_order_with_its_latest_computation(
+    study: Any, two_rounds: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    EngineDouble(monkeypatch)
+    question, first, second, *_ = two_rounds
+    RoundFactory(study=study, name="R3", position=3)  # not computed yet
+    compute(study, question, first, django_capture_on_commit_callbacks, bootstrap=0)
+    latest = compute(study, question, second, django_capture_on_commit_callbacks, bootstrap=20)
+    history = study_history(study=study)
+    (entry,) = history["questions"]
+    assert [r["round_name"] for r in entry["rounds"]] == ["R1", "R2", "R3"]
+    r1, r2, r3 = entry["rounds"]
+    assert r2["computation"] == latest.pk
+    assert (r2["n_items"], r2["n_coders"]) == (40, 3)
+    assert r2["coefficients"]["alpha"]["ci"]["low"] is not None
+    assert r1["coefficients"]["alpha"]["ci"] is None
+    assert r3["computation"] is None
+    assert r2["stale"] is False
+
+
+def test_history_flags_a_round_whose_annotations_changed(
+    study: Any, two_rounds: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    EngineDouble(monkeypatch)
+    question, first, *_ = two_rounds
+    compute(study, question, first, django_capture_on_commit_callbacks, bootstrap=0)
+    Annotation.objects.filter(round=first).first().delete()
+    (entry,) = study_history(study=study, question_id=question.pk)["questions"]
+    assert entry["rounds"][0]["stale"] is True
+
+
+def test_coder_drift_lists_each_coders_agreement_per_round(
+    study: Any, two_rounds: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    EngineDouble(monkeypatch)
+    question, first, second, coders, _ = two_rounds
+    compute(study, question, first, django_capture_on_commit_callbacks, bootstrap=0)
+    compute(study, question, second, django_capture_on_commit_callbacks, bootstrap=0)
+    drift = coder_drift(study=study, question=question)
+    assert [r["round"] for r in drift["rounds"]] == [first.pk, second.pk]
+    assert sorted(row["coder"] for row in drift["coders"]) == sorted(c.key for c in coders)
+    assert all(len(row["values"]) == 2 for row in drift["coders"])
+
+
+def test_comparing_two_rounds_on_the_same_items_is_a_paired_difference(
+    study: Any, two_rounds: Any
+) -> None:
+    question, first, second, *_ = two_rounds
+    result = rounds_compare(
+        study=study, question=question, first=second, second=first, replicates=300, seed=1
+    )
+    assert result["paired"] is True
+    assert result["n_shared_items"] == 40
+    difference = result["difference"]
+    assert difference["estimate"] > 0  # round 2 agrees more than round 1
+    assert difference["ci"]["low"] <= difference["estimate"] <= difference["ci"]["high"]
+    assert "unpaired" not in result
+
+
+def test_rounds_with_different_items_get_an_unpaired_comparison(study: Any) -> None:
+    question = nominal_question(study)
+    first, second = RoundFactory(study=study), RoundFactory(study=study)
+    label_round(first, question, random_table(2, 30, "abc", agree=0.6, seed=3))
+    label_round(second, question, random_table(2, 30, "abc", agree=0.9, seed=4))
+    result = rounds_compare(study=study, question=question, first=second, second=first)
+    assert result["paired"] is False
+    assert result["n_shared_items"] == 0
+    assert result["difference"]["ci"]["low"] is not None
+
+
+def test_comparing_a_round_without_annotations_is_refused(study: Any, two_rounds: Any) -> None:
+    question, first, *_ = two_rounds
+    empty = RoundFactory(study=study)
+    with pytest.raises(ApplicationError):
+        rounds_compare(study=study, question=question, first=first, second=empty)

@@ -1,0 +1,85 @@
+"""The study admin's upload page (StudyImportAdminMixin), driven through its view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib import admin
+from django.contrib.messages.storage.fallback import FallbackStorage
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import RequestFactory
+
+from exchange.admin import StudyImportAdminMixin
+from studies.models import Study
+from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+class _StudyAdmin(StudyImportAdminMixin, admin.ModelAdmin):  # type: ignore[misc]
+    pass
+
+
+def call(user: Any, target: ImportStudy, data: dict[str, Any] | None = None) -> Any:
+    factory = RequestFactory()
+    url = f"/admin/studies/study/{target.study.pk}/import/"
+    request = factory.post(url, data) if data is not None else factory.get(url)
+    request.user = user
+    request.session = {}  # type: ignore[assignment]
+    request._messages = FallbackStorage(request)  # type: ignore[attr-defined]
+    response = _StudyAdmin(Study, admin.site).import_view(request, str(target.study.pk))
+    response.render()
+    return response
+
+
+def form_data(target: ImportStudy, name: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "file": SimpleUploadedFile(name, sample(name)),
+        "round": target.round.pk,
+        "create_missing": "on",
+        **fields,
+    }
+
+
+def test_the_page_shows_the_form_and_the_formats(target: ImportStudy) -> None:
+    response = call(UserFactory(is_staff=True, is_superuser=True), target)
+    assert response.status_code == 200
+    assert b"Label Studio JSON export" in response.content
+    assert b'enctype="multipart/form-data"' in response.content
+
+
+def test_a_dry_run_shows_the_report_and_writes_nothing(target: ImportStudy) -> None:
+    before = db_state(target.study)
+    response = call(
+        UserFactory(is_staff=True, is_superuser=True),
+        target,
+        form_data(target, "label_studio.json", format="label_studio", dry_run="on"),
+    )
+    assert response.status_code == 200
+    assert b"dry run: nothing written" in response.content
+    assert response.context_data["report"].created == 12
+    assert db_state(target.study) == before
+
+
+def test_an_import_writes_and_a_rejected_one_lists_its_rows(target: ImportStudy) -> None:
+    user = UserFactory(is_staff=True, is_superuser=True)
+    question = target.questions["sentiment"].pk
+    call(user, target, form_data(target, "long.csv", format="long_csv", question=question))
+    assert len(stored(target.round, "sentiment")) == 5
+    response = call(
+        user,
+        target,
+        form_data(target, "long_malformed.csv", format="long_csv", question=question),
+    )
+    assert b"rejected: nothing written" in response.content
+    assert b"line 4" in response.content
+    assert len(stored(target.round, "sentiment")) == 5
+
+
+def test_staff_without_change_permission_are_refused(target: ImportStudy) -> None:
+    from django.core.exceptions import PermissionDenied
+
+    with pytest.raises(PermissionDenied):
+        call(UserFactory(is_staff=True), target)

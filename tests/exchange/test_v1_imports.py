@@ -1,0 +1,216 @@
+"""POST /api/v1/studies/{study_pk}/imports/: multipart or raw body, report, all or none."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from studies.models import Role
+from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+
+pytestmark = pytest.mark.django_db
+
+
+def url(target: ImportStudy, suffix: str = "") -> str:
+    return f"/api/v1/studies/{target.study.pk}/imports/{suffix}"
+
+
+def upload(client: APIClient, target: ImportStudy, name: str, **fields: Any) -> Any:
+    fields.setdefault("round", "Round 1")
+    fields.setdefault("create_missing", "true")
+    fields["file"] = SimpleUploadedFile(name, sample(name))
+    return client.post(url(target), fields, format="multipart")
+
+
+def test_a_multipart_upload_imports_and_answers_the_report(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = upload(annotator_client, target, "label_studio.json", format="label_studio")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["committed"] is True
+    assert body["format"] == "label_studio"
+    assert (body["rows_read"], body["annotations"]) == (13, 12)
+    assert (body["created"], body["updated"], body["unchanged"]) == (12, 0, 0)
+    assert body["skipped"] == {"cancelled annotation": 1}
+    assert body["rejected"] == []
+    assert {q["question"] for q in body["questions"]} == {
+        "age", "score", "sentiment", "taxon", "topics",
+    }  # fmt: skip
+
+
+def test_a_raw_body_with_options_in_the_query_string_imports(
+    manager_client: APIClient, target: ImportStudy
+) -> None:
+    response = manager_client.post(
+        url(target) + "?format=long_csv&round=Round%201&question=sentiment&create_missing=true",
+        data=sample("long.csv"),
+        content_type="text/csv",
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["created"] == 5
+
+
+def test_the_doccano_file_name_names_its_annotator(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = upload(
+        annotator_client, target, "doccano_alice.jsonl", format="doccano", question="sentiment"
+    )
+    assert response.status_code == 200, response.json()
+    assert set(stored(target.round, "sentiment")) == {
+        ("1", "doccano_alice"), ("2", "doccano_alice"), ("3", "doccano_alice"),
+    }  # fmt: skip
+
+
+def test_a_rejected_import_answers_400_with_errors_and_report_and_writes_nothing(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client, target, "long_malformed.csv", format="long_csv", question="sentiment"
+    )
+    assert response.status_code == 400
+    body = response.json()
+    assert body["type"] == "validation_error"
+    assert body["errors"][0] == {
+        "code": "required",
+        "detail": "line 3: The coder is empty.",
+        "attr": "line 3.coder",
+    }
+    assert [e["code"] for e in body["errors"]] == [
+        "required", "unknown_category", "set_for_single_label", "duplicate_row",
+    ]  # fmt: skip
+    assert body["report"]["committed"] is False
+    assert body["report"]["rejected_count"] == 4
+    assert db_state(target.study) == before
+
+
+def test_a_partial_import_writes_the_valid_rows(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "long_malformed.csv",
+        format="long_csv",
+        question="sentiment",
+        partial="true",
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["committed"] is True
+    assert body["created"] == 1
+    assert body["rejected_count"] == 4
+
+
+def test_a_dry_run_answers_200_even_with_rejections_and_writes_nothing(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client,
+        target,
+        "long_malformed.csv",
+        format="long_csv",
+        question="sentiment",
+        dry_run="true",
+    )
+    assert response.status_code == 200
+    assert response.json()["dry_run"] is True
+    assert response.json()["rejected_count"] == 4
+    assert db_state(target.study) == before
+
+
+def test_a_truncated_file_is_a_malformed_file_error(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = upload(
+        annotator_client, target, "label_studio_truncated.json", format="label_studio"
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "malformed_file"
+    assert response.json()["errors"][0]["attr"] == "file"
+
+
+def test_question_map_is_a_json_object(annotator_client: APIClient, target: ImportStudy) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "inception_diagnosis.csv",
+        format="inception_diagnosis",
+        question_map=json.dumps({"value": "entity"}),
+    )
+    assert response.status_code == 200, response.json()
+    bad = upload(
+        annotator_client,
+        target,
+        "inception_diagnosis.csv",
+        format="inception_diagnosis",
+        question_map="[1, 2]",
+    )
+    assert bad.status_code == 400
+    assert bad.json()["errors"][0]["attr"] == "question_map"
+
+
+def test_missing_options_and_file_are_validation_errors(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = annotator_client.post(url(target), {"round": "Round 1"}, format="multipart")
+    assert response.status_code == 400
+    assert {e["attr"] for e in response.json()["errors"]} == {"format", "file"}
+
+
+def test_a_closed_round_answers_409(annotator_client: APIClient, target: ImportStudy) -> None:
+    response = upload(
+        annotator_client, target, "long.csv", format="long_csv", question="sentiment", round="Pilot"
+    )
+    assert response.status_code == 409
+    assert response.json()["errors"][0]["code"] == "round_closed"
+
+
+def test_viewers_may_not_import(viewer_client: APIClient, target: ImportStudy) -> None:
+    response = upload(viewer_client, target, "long.csv", format="long_csv", question="sentiment")
+    assert response.status_code == 403
+
+
+def test_non_members_get_404(outsider_client: APIClient, target: ImportStudy) -> None:
+    response = upload(outsider_client, target, "long.csv", format="long_csv", question="sentiment")
+    assert response.status_code == 404
+
+
+def test_a_study_token_with_annotator_role_may_import(
+    client_for: Any, study_token: Any, target: ImportStudy
+) -> None:
+    _, secret = study_token(Role.ANNOTATOR)
+    response = upload(
+        client_for(token_secret=secret), target, "prodigy.jsonl", format="prodigy",
+        question="sentiment",
+    )  # fmt: skip
+    assert response.status_code == 200, response.json()
+    assert response.json()["created"] == 3
+
+
+def test_the_formats_are_listed(viewer_client: APIClient, target: ImportStudy) -> None:
+    response = viewer_client.get(url(target, "formats/"))
+    assert response.status_code == 200
+    assert {f["name"] for f in response.json()} == {
+        "label_studio", "doccano", "prodigy", "inception", "inception_diagnosis",
+        "long_csv", "wide_csv", "agreement_table",
+    }  # fmt: skip
+
+
+def test_an_empty_raw_body_is_a_bad_request(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = annotator_client.post(
+        url(target) + "?format=long_csv&round=Round%201&question=sentiment",
+        data=b"",
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["detail"] == "The file is empty."

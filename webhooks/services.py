@@ -1,0 +1,575 @@
+"""Webhooks: manage a study's endpoints, fire events, and deliver them signed, with retries.
+
+Each event makes one delivery per subscribed endpoint (unique per endpoint and event id,
+so firing twice sends once), enqueued after the transaction commits. A delivery is
+attempted by ``webhook_deliver_task``; each attempt is logged (status code, an excerpt of
+the answer, the error, the duration). A failed attempt is retried with exponential
+backoff (``AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS`` × 2^(n−1), at most
+``AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS``) until ``AGREEMENT_WEBHOOK_MAX_ATTEMPTS``.
+
+The request::
+
+    POST <url>
+    Content-Type: application/json
+    User-Agent: agreement-server-webhooks/1
+    X-Agreement-Event: computation.finished
+    X-Agreement-Delivery: 42
+    X-Agreement-Timestamp: 1767225600
+    X-Agreement-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" with the secret>
+
+Signing the timestamp with the body lets a receiver refuse replays of old requests.
+Endpoints on private, loopback or link-local addresses are refused unless
+``AGREEMENT_WEBHOOKS_ALLOW_PRIVATE`` is true (a manager must not be able to make the server
+call its own network). Redirects are not followed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from computations import engine
+from computations.models import Computation, ComputationScope, ComputationStatus
+from studies.models import Study
+from webhooks import dispatch
+from webhooks.models import (
+    DeliveryStatus,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
+
+logger = logging.getLogger(__name__)
+
+SUBSCRIBABLE_EVENTS = (WebhookEvent.COMPUTATION_FINISHED, WebhookEvent.AGREEMENT_BELOW_THRESHOLD)
+MAX_ENDPOINTS_PER_STUDY = 20
+EXCERPT_CHARS = 1000
+SIGNATURE_HEADER = "X-Agreement-Signature"
+TIMESTAMP_HEADER = "X-Agreement-Timestamp"
+EVENT_HEADER = "X-Agreement-Event"
+DELIVERY_HEADER = "X-Agreement-Delivery"
+USER_AGENT = "agreement-server-webhooks/1"
+
+
+class WebhookErrorCode:
+    NO_EVENTS = "no_events"
+    UNKNOWN_EVENT = "unknown_event"
+    THRESHOLD_REQUIRED = "threshold_required"
+    UNKNOWN_COEFFICIENT = "unknown_coefficient"
+    THRESHOLD_OUT_OF_RANGE = "threshold_out_of_range"
+    INVALID_URL = "invalid_url"
+    TOO_MANY_ENDPOINTS = "too_many_endpoints"
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+def max_attempts() -> int:
+    return settings.AGREEMENT_WEBHOOK_MAX_ATTEMPTS
+
+
+def request_timeout() -> float:
+    return float(settings.AGREEMENT_WEBHOOK_TIMEOUT_SECONDS)
+
+
+def backoff_seconds(attempt: int) -> int:
+    """Seconds to wait after failed attempt number ``attempt`` (1, 2, …): doubling each time."""
+    base = settings.AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS
+    cap = settings.AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS
+    return int(min(base * 2 ** max(attempt - 1, 0), cap))
+
+
+def _allow_private() -> bool:
+    return bool(settings.AGREEMENT_WEBHOOKS_ALLOW_PRIVATE)
+
+
+# -- signing -------------------------------------------------------------------------------------
+
+
+def webhook_signature(*, secret: str, timestamp: str, body: bytes) -> str:
+    """``sha256=<hex>``: HMAC-SHA256 of ``<timestamp>.<body>`` keyed with the secret."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
+    return f"sha256={digest.hexdigest()}"
+
+
+def payload_body(payload: dict[str, Any]) -> bytes:
+    """The exact bytes sent (and signed): compact JSON, keys sorted."""
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True, default=str).encode()
+
+
+# -- endpoints -----------------------------------------------------------------------------------
+
+
+def webhook_endpoint_validate(*, endpoint: WebhookEndpoint) -> None:
+    """Raise ``ValidationError`` (with codes, per field) unless the endpoint is valid."""
+    _clean_endpoint(endpoint)
+
+
+def _clean_endpoint(endpoint: WebhookEndpoint) -> None:
+    errors: dict[str, ValidationError] = {}
+    events = endpoint.events
+    if not isinstance(events, list) or not events:
+        errors["events"] = ValidationError(
+            "Subscribe to at least one event.", code=WebhookErrorCode.NO_EVENTS
+        )
+    else:
+        unknown = [e for e in events if e not in SUBSCRIBABLE_EVENTS]
+        if unknown:
+            errors["events"] = ValidationError(
+                f"Unknown events {', '.join(map(str, unknown))}; known: "
+                f"{', '.join(SUBSCRIBABLE_EVENTS)}.",
+                code=WebhookErrorCode.UNKNOWN_EVENT,
+            )
+        endpoint.events = list(dict.fromkeys(events))
+    if (
+        WebhookEvent.AGREEMENT_BELOW_THRESHOLD in (events or [])
+        and endpoint.threshold is None
+        and "events" not in errors
+    ):
+        errors["threshold"] = ValidationError(
+            "agreement.below_threshold needs a threshold.",
+            code=WebhookErrorCode.THRESHOLD_REQUIRED,
+        )
+    if endpoint.threshold is not None and not -1 <= endpoint.threshold <= 1:
+        errors["threshold"] = ValidationError(
+            "A threshold is a coefficient value, from -1 to 1.",
+            code=WebhookErrorCode.THRESHOLD_OUT_OF_RANGE,
+        )
+    if endpoint.coefficient and endpoint.coefficient not in engine.ALL_COEFFICIENTS:
+        errors["coefficient"] = ValidationError(
+            f"Unknown coefficient; known: {', '.join(engine.ALL_COEFFICIENTS)}.",
+            code=WebhookErrorCode.UNKNOWN_COEFFICIENT,
+        )
+    if urlsplit(endpoint.url).scheme not in ("http", "https"):
+        errors["url"] = ValidationError(
+            "The URL must start with http:// or https://.", code=WebhookErrorCode.INVALID_URL
+        )
+    if errors:
+        raise ValidationError(errors)
+    endpoint.full_clean()
+
+
+@transaction.atomic
+def webhook_endpoint_create(
+    *,
+    study: Study,
+    url: str,
+    events: Sequence[str],
+    description: str = "",
+    threshold: float | None = None,
+    coefficient: str = "",
+    is_active: bool = True,
+    created_by: Any | None = None,
+) -> tuple[WebhookEndpoint, str]:
+    """A new endpoint and its secret (returned here only; it signs every request)."""
+    # Lock the study so two concurrent creates cannot both pass the limit.
+    Study.objects.select_for_update().filter(pk=study.pk).exists()
+    if WebhookEndpoint.objects.filter(study=study).count() >= MAX_ENDPOINTS_PER_STUDY:
+        raise ValidationError(
+            f"A study has at most {MAX_ENDPOINTS_PER_STUDY} webhook endpoints.",
+            code=WebhookErrorCode.TOO_MANY_ENDPOINTS,
+        )
+    secret = WebhookEndpoint.generate_secret()
+    endpoint = WebhookEndpoint(
+        study=study,
+        url=url,
+        events=list(events),
+        description=description,
+        threshold=threshold,
+        coefficient=coefficient,
+        is_active=is_active,
+        secret=secret,
+        created_by=created_by if getattr(created_by, "pk", None) else None,
+    )
+    _clean_endpoint(endpoint)
+    endpoint.save()
+    logger.info("webhook endpoint created id=%s study=%s", endpoint.pk, study.pk)
+    return endpoint, secret
+
+
+_UPDATABLE = frozenset({"url", "events", "description", "threshold", "coefficient", "is_active"})
+
+
+@transaction.atomic
+def webhook_endpoint_update(*, endpoint: WebhookEndpoint, **fields: Any) -> WebhookEndpoint:
+    """Change any of url, events, description, threshold, coefficient, is_active."""
+    unexpected = set(fields) - _UPDATABLE
+    if unexpected:
+        raise TypeError(f"webhook_endpoint_update() got unexpected fields {sorted(unexpected)}")
+    for name, value in fields.items():
+        setattr(endpoint, name, list(value) if name == "events" else value)
+    _clean_endpoint(endpoint)
+    endpoint.save()
+    return endpoint
+
+
+@transaction.atomic
+def webhook_endpoint_rotate_secret(*, endpoint: WebhookEndpoint) -> tuple[WebhookEndpoint, str]:
+    """A new secret; requests are signed with it from now on (retries included)."""
+    secret = WebhookEndpoint.generate_secret()
+    endpoint.secret = secret
+    endpoint.save(update_fields=["secret", "updated_at"])
+    return endpoint, secret
+
+
+@transaction.atomic
+def webhook_endpoint_delete(*, endpoint: WebhookEndpoint) -> None:
+    """Delete the endpoint and its delivery log; pending retries find nothing and stop."""
+    endpoint.delete()
+
+
+# -- events --------------------------------------------------------------------------------------
+
+
+def _api_url(name: str, **kwargs: Any) -> str:
+    path = reverse(name, kwargs={"version": "v1", **kwargs})
+    base = settings.AGREEMENT_PUBLIC_URL.rstrip("/")
+    return f"{base}{path}"
+
+
+def _envelope(*, event: str, event_id: str, study: Study, data: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": event_id,
+        "event": event,
+        "created_at": timezone.now().isoformat(),
+        "study": {"id": study.pk, "name": study.name},
+        "data": data,
+    }
+
+
+def _coefficients(results: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    out = {}
+    for name, entry in ((results or {}).get("coefficients") or {}).items():
+        if isinstance(entry, dict):
+            out[name] = {"value": entry.get("value"), "ci": entry.get("ci"), "se": entry.get("se")}
+    return out
+
+
+def _computation_data(computation: Computation, rounds: list[Any]) -> dict[str, Any]:
+    results = computation.results or {}
+    return {
+        "computation": {
+            "id": computation.pk,
+            "url": _api_url("computation-detail", study_pk=computation.study_id, pk=computation.pk),
+            "status": computation.status,
+            "error": computation.error,
+            "scope": computation.scope,
+            "trigger": computation.trigger,
+            "finished_at": computation.finished_at.isoformat() if computation.finished_at else None,
+            "n_annotations": computation.n_annotations,
+            "n_items": results.get("n_items"),
+            "n_coders": results.get("n_coders"),
+            "fingerprint": computation.fingerprint,
+        },
+        "question": {"id": computation.question_id, "key": computation.question.key},
+        "rounds": [{"id": r.pk, "name": r.name, "position": r.position} for r in rounds],
+        "coefficients": _coefficients(results),
+    }
+
+
+def _below_threshold(
+    endpoint: WebhookEndpoint, coefficients: dict[str, dict[str, Any]]
+) -> list[tuple[str, float]]:
+    threshold = endpoint.threshold
+    if threshold is None:
+        return []
+    found = []
+    for name, entry in coefficients.items():
+        if endpoint.coefficient and name != endpoint.coefficient:
+            continue
+        value = entry.get("value")
+        if isinstance(value, int | float) and value < threshold:
+            found.append((name, float(value)))
+    return found
+
+
+def _create_deliveries(
+    specs: Iterable[tuple[WebhookEndpoint, str, str, dict[str, Any]]],
+) -> list[int]:
+    """Create each (endpoint, event, event id, payload) once; enqueue the new ones on commit."""
+    created: list[int] = []
+    with transaction.atomic():
+        for endpoint, event, event_id, payload in specs:
+            if WebhookDelivery.objects.filter(endpoint=endpoint, event_id=event_id).exists():
+                continue
+            delivery = WebhookDelivery(
+                endpoint=endpoint, event=event, event_id=event_id, payload=payload
+            )
+            delivery.full_clean(validate_constraints=False)
+            try:
+                with transaction.atomic():
+                    delivery.save()
+            except IntegrityError:  # fired concurrently: the other one sends it
+                continue
+            created.append(delivery.pk)
+        if created:
+            dispatch.deliveries_enqueue(created)
+    return created
+
+
+def webhooks_on_computation_finished(*, computation_id: int) -> list[int]:
+    """Fire ``computation.finished`` (done or failed) and, for a one-round computation whose
+    coefficients fall below an endpoint's threshold, ``agreement.below_threshold``.
+
+    Call it after the computation is marked done or failed; calling it again sends nothing
+    twice. Returns the ids of the deliveries created.
+    """
+    computation = (
+        Computation.objects.select_related("study", "question").filter(pk=computation_id).first()
+    )
+    if computation is None or computation.status not in (
+        ComputationStatus.DONE,
+        ComputationStatus.FAILED,
+    ):
+        return []
+    endpoints = list(WebhookEndpoint.objects.filter(study_id=computation.study_id, is_active=True))
+    if not endpoints:
+        return []
+    rounds = list(computation.rounds.order_by("position"))
+    data = _computation_data(computation, rounds)
+    study = computation.study
+    specs: list[tuple[WebhookEndpoint, str, str, dict[str, Any]]] = []
+    for endpoint in endpoints:
+        if WebhookEvent.COMPUTATION_FINISHED in endpoint.events:
+            event_id = f"computation.finished:{computation.pk}:{computation.attempts}"
+            specs.append(
+                (
+                    endpoint,
+                    WebhookEvent.COMPUTATION_FINISHED,
+                    event_id,
+                    _envelope(
+                        event=WebhookEvent.COMPUTATION_FINISHED,
+                        event_id=event_id,
+                        study=study,
+                        data=data,
+                    ),
+                )
+            )
+        if (
+            WebhookEvent.AGREEMENT_BELOW_THRESHOLD in endpoint.events
+            and computation.status == ComputationStatus.DONE
+            and computation.scope == ComputationScope.ROUND
+            and rounds
+        ):
+            found = _below_threshold(endpoint, data["coefficients"])
+            if found:
+                # One event per computation and endpoint, listing every coefficient below.
+                event_id = f"agreement.below_threshold:{computation.pk}"
+                below = {
+                    "round": data["rounds"][0],
+                    "question": data["question"],
+                    "threshold": endpoint.threshold,
+                    "below": [
+                        {
+                            "coefficient": name,
+                            "value": value,
+                            "ci": data["coefficients"][name].get("ci"),
+                        }
+                        for name, value in sorted(found)
+                    ],
+                    "computation": {"id": computation.pk, "url": data["computation"]["url"]},
+                }
+                specs.append(
+                    (
+                        endpoint,
+                        WebhookEvent.AGREEMENT_BELOW_THRESHOLD,
+                        event_id,
+                        _envelope(
+                            event=WebhookEvent.AGREEMENT_BELOW_THRESHOLD,
+                            event_id=event_id,
+                            study=study,
+                            data=below,
+                        ),
+                    )
+                )
+    created = _create_deliveries(specs)
+    if created:
+        logger.info("webhooks fired computation=%s deliveries=%s", computation.pk, len(created))
+    return created
+
+
+def webhook_ping(*, endpoint: WebhookEndpoint) -> WebhookDelivery:
+    """Send a ``ping`` event now (to test the endpoint), whatever it subscribes to."""
+    event_id = f"ping:{endpoint.pk}:{time.time_ns()}"
+    payload = _envelope(
+        event=WebhookEvent.PING,
+        event_id=event_id,
+        study=endpoint.study,
+        data={"endpoint": {"id": endpoint.pk, "url": endpoint.url}},
+    )
+    created = _create_deliveries([(endpoint, WebhookEvent.PING, event_id, payload)])
+    return WebhookDelivery.objects.get(pk=created[0])
+
+
+@transaction.atomic
+def webhook_delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """Send a finished (failed or succeeded) delivery again: one more attempt, logged like
+    the others (retried only while under the attempt limit)."""
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), finished_at=None
+    )
+    dispatch.deliveries_enqueue([delivery.pk])
+    delivery.refresh_from_db()
+    return delivery
+
+
+# -- delivery ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What one attempt did; ``retry_in`` is the countdown of the next one (None: no retry)."""
+
+    attempted: bool
+    succeeded: bool = False
+    retry_in: int | None = None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # a 3xx is the answer, not a new request
+
+
+def _private_address(url: str) -> str | None:
+    """The first private/loopback/link-local address the URL's host resolves to, if any."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
+    except OSError:
+        return None  # the request itself reports the DNS error
+    for info in infos:
+        address = ipaddress.ip_address(info[4][0])
+        if (
+            address.is_private
+            or address.is_loopback
+            or address.is_link_local
+            or address.is_reserved
+            or address.is_multicast
+            or address.is_unspecified
+        ):
+            return str(address)
+    return None
+
+
+@dataclass
+class _Response:
+    status_code: int | None = None
+    excerpt: str = ""
+    error: str = ""
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> _Response:
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=request_timeout()) as answer:
+            text = answer.read(EXCERPT_CHARS * 4).decode("utf-8", "replace")
+            return _Response(answer.status, text[:EXCERPT_CHARS])
+    except urllib.error.HTTPError as error:
+        text = error.read(EXCERPT_CHARS * 4).decode("utf-8", "replace") if error.fp else ""
+        return _Response(error.code, text[:EXCERPT_CHARS], f"HTTP {error.code}")
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        return _Response(None, "", f"{type(error).__name__}: {reason}"[:EXCERPT_CHARS])
+
+
+def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
+    """Send a pending delivery once and log the attempt; the outcome says when to retry.
+
+    The attempt is claimed with a conditional UPDATE on the attempt count, so two workers
+    holding the same message never send it twice at once.
+    """
+    delivery = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
+    if delivery is None or delivery.status != DeliveryStatus.PENDING:
+        logger.info("webhook delivery skipped id=%s (gone or finished)", delivery_id)
+        return AttemptOutcome(attempted=False)
+    number = delivery.attempts + 1
+    claimed = WebhookDelivery.objects.filter(
+        pk=delivery.pk, status=DeliveryStatus.PENDING, attempts=delivery.attempts
+    ).update(attempts=number)
+    if not claimed:
+        return AttemptOutcome(attempted=False)
+    endpoint = delivery.endpoint
+    started = timezone.now()
+    clock = time.monotonic()
+    response: _Response
+    permanent = False
+    if not endpoint.is_active:
+        response, permanent = _Response(error="The endpoint is disabled."), True
+    elif not _allow_private() and (address := _private_address(endpoint.url)) is not None:
+        response = _Response(error=f"The endpoint's host resolves to a private address {address}.")
+        permanent = True
+    else:
+        body = payload_body(delivery.payload)
+        timestamp = str(int(time.time()))
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            EVENT_HEADER: delivery.event,
+            DELIVERY_HEADER: str(delivery.pk),
+            TIMESTAMP_HEADER: timestamp,
+            SIGNATURE_HEADER: webhook_signature(
+                secret=endpoint.secret, timestamp=timestamp, body=body
+            ),
+        }
+        response = _post(endpoint.url, body, headers)
+    duration_ms = int((time.monotonic() - clock) * 1000)
+    succeeded = response.status_code is not None and 200 <= response.status_code < 300
+    retry_in = None
+    if not succeeded and not permanent and number < max_attempts():
+        retry_in = backoff_seconds(number)
+    now = timezone.now()
+    with transaction.atomic():
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            number=number,
+            started_at=started,
+            duration_ms=duration_ms,
+            status_code=response.status_code,
+            response_excerpt=response.excerpt,
+            error=response.error,
+            succeeded=succeeded,
+            retry_in_seconds=retry_in,
+        )
+        status = (
+            DeliveryStatus.SUCCEEDED
+            if succeeded
+            else DeliveryStatus.PENDING
+            if retry_in is not None
+            else DeliveryStatus.FAILED
+        )
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            status=status,
+            last_status_code=response.status_code,
+            next_attempt_at=now + timedelta(seconds=retry_in) if retry_in is not None else None,
+            finished_at=None if retry_in is not None else now,
+        )
+    logger.info(
+        "webhook attempt delivery=%s number=%s status_code=%s succeeded=%s retry_in=%s",
+        delivery.pk,
+        number,
+        response.status_code,
+        succeeded,
+        retry_in,
+    )
+    return AttemptOutcome(attempted=True, succeeded=succeeded, retry_in=retry_in)
