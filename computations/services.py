@@ -146,6 +146,28 @@ def _scope_rounds(*, study: Study, scope: str, rounds: Sequence[Round] | None) -
     return chosen
 
 
+def _ensure_annotated(*, question: Question, scope: str, rounds: Sequence[Round]) -> None:
+    """A computation needs annotations to read: an empty scope is refused at request time,
+    not failed later on a worker."""
+    if question.annotations.filter(round__in=rounds).exists():
+        return
+    if scope == ComputationScope.STUDY:
+        where = "any round of this study"
+    elif len(rounds) == 1:
+        where = f"round {rounds[0].name!r}"
+    else:
+        where = "rounds " + ", ".join(repr(r.name) for r in rounds)
+    raise ValidationError(
+        {
+            "rounds": ValidationError(
+                f"Question {question.key!r} has no annotations in {where}: there is nothing "
+                "to compute.",
+                code="empty_scope",
+            )
+        }
+    )
+
+
 @dataclass(frozen=True)
 class ComputationRequestResult:
     computation: Computation
@@ -162,7 +184,12 @@ def computation_request(
     trigger: str = ComputationTrigger.API,
     requested_by: Any | None = None,
 ) -> ComputationRequestResult:
-    """Queue a computation, or return the live one for the same request on the same data."""
+    """Queue a computation, or return the live one for the same request on the same data.
+
+    Raises ``ValidationError`` (naming the field) for a question of another study, an
+    unknown scope, rounds that do not fit the scope, a scope without any annotation of the
+    question (``empty_scope``), and bad parameters; nothing is created then.
+    """
     if question.study_id != study.pk:
         raise ValidationError({"question": "The question belongs to another study."})
     if scope not in ComputationScope.values:
@@ -170,6 +197,7 @@ def computation_request(
             {"scope": f"The scope is one of {', '.join(ComputationScope.values)}."}
         )
     chosen = _scope_rounds(study=study, scope=scope, rounds=rounds)
+    _ensure_annotated(question=question, scope=scope, rounds=chosen)
     round_ids = [r.pk for r in chosen]
     params = computation_parameters(question=question, given=parameters or {})
     params_hash = parameters_hash(

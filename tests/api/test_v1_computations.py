@@ -110,17 +110,21 @@ def test_a_request_without_rounds_pools_the_whole_study(
 
 
 def test_a_failed_computation_shows_its_error(
-    manager_client: APIClient, study: Any, django_capture_on_commit_callbacks: Any
-) -> None:
-    question = nominal_question(study)
-    round_ = RoundFactory(study=study)
+    manager_client: APIClient, study: Any, scope: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    def undefined(*args: Any, **kwargs: Any) -> None:
+        raise ValueError("There has to be at least one pairable item.")
+
+    monkeypatch.setattr("computations.services.engine.point_report", undefined)
+    question, round_ = scope
     posted = post(
         manager_client, study, django_capture_on_commit_callbacks,
         question=question.pk, round=round_.pk, bootstrap=0,
     ).json()  # fmt: skip
     body = manager_client.get(url(study, posted["id"])).json()
     assert body["status"] == "failed"
-    assert "no annotations" in body["error"]
+    assert body["error"] == "There has to be at least one pairable item."
 
 
 @pytest.mark.parametrize(

@@ -142,13 +142,29 @@ def test_a_closed_round_raises_a_conflict(setup: dict[str, Any]) -> None:
     assert caught.value.codes == ["round_closed"]
 
 
-def test_a_failed_computation_raises_with_the_servers_reason(setup: dict[str, Any]) -> None:
+def test_a_failed_computation_raises_with_the_servers_reason(
+    setup: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def undefined(*args: Any, **kwargs: Any) -> None:
+        raise ValueError("There has to be at least one pairable item.")
+
+    # The worker runs in this process (eager Celery): its engine fails as a real one can.
+    monkeypatch.setattr("computations.services.engine.point_report", undefined)
     client, study = setup["client"], setup["study"]
-    computation = client.request_computation(study.pk, question="unused", round="Round 1")
+    client.upload_annotations(study.pk, "Round 1", "sentiment", ROUND_1, create_missing=True)
+    computation = client.request_computation(study.pk, question="sentiment", round="Round 1")
     with pytest.raises(ComputationFailedError) as caught:
         client.wait_for_computation(computation, timeout=30, poll=0.05)
-    assert "no annotations" in str(caught.value)
+    assert "There has to be at least one pairable item." in str(caught.value)
     assert caught.value.computation["status"] == "failed"
+
+
+def test_a_computation_of_nothing_is_an_invalid_request(setup: dict[str, Any]) -> None:
+    client, study = setup["client"], setup["study"]
+    with pytest.raises(InvalidRequestError) as caught:
+        client.request_computation(study.pk, question="unused", round="Round 1")
+    assert caught.value.status == 400
+    assert caught.value.codes == ["empty_scope"]
 
 
 def test_unknown_names_and_other_studies_raise_not_found(setup: dict[str, Any]) -> None:

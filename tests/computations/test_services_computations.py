@@ -321,16 +321,30 @@ def test_an_engine_error_fails_the_computation_with_the_reason(
     assert computation.finished_at is not None
 
 
-def test_an_empty_scope_fails_with_a_clear_message(
-    study: Any, django_capture_on_commit_callbacks: Any
-) -> None:
-    question = nominal_question(study)
-    round_ = RoundFactory(study=study)
-    with django_capture_on_commit_callbacks(execute=True):
-        computation = request(study, question, round_, bootstrap=0).computation
-    computation.refresh_from_db()
-    assert computation.status == ComputationStatus.FAILED
-    assert "no annotations" in computation.error
+def test_an_empty_scope_is_refused_at_request_time_and_creates_nothing(study: Any) -> None:
+    question = nominal_question(study, key="unlabelled")
+    round_ = RoundFactory(study=study, name="Round 1")
+    with pytest.raises(ValidationError) as caught:
+        request(study, question, round_, bootstrap=0)
+    assert caught.value.message_dict == {
+        "rounds": [
+            "Question 'unlabelled' has no annotations in round 'Round 1': there is nothing "
+            "to compute."
+        ]
+    }
+    assert caught.value.error_dict["rounds"][0].code == "empty_scope"
+    assert not Computation.objects.exists()
+
+
+def test_an_empty_study_scope_names_every_round(study: Any) -> None:
+    question = nominal_question(study, key="unlabelled")
+    RoundFactory(study=study, name="Round 1")
+    with pytest.raises(ValidationError) as caught:
+        computation_request(study=study, question=question, scope=ComputationScope.STUDY)
+    assert caught.value.messages == [
+        "Question 'unlabelled' has no annotations in any round of this study: there is "
+        "nothing to compute."
+    ]
 
 
 # -- fan-out ------------------------------------------------------------------------------------
