@@ -8,14 +8,22 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from studies.labels import CategoryRow, Label, LabelScheme, label_of
-from studies.models import Annotation, AnnotationChange, Category, LabelKind, Question, Study
+from studies.models import (
+    Annotation,
+    AnnotationChange,
+    Category,
+    LabelKind,
+    Question,
+    Round,
+    Study,
+)
 
 
 def annotation_list(
     *,
     study: Study,
-    round_id: int | None = None,
-    question_key: str | None = None,
+    round_: Round | None = None,
+    question: Question | None = None,
     item: str | None = None,
     coder: str | None = None,
     updated_since: datetime | None = None,
@@ -29,10 +37,10 @@ def annotation_list(
         # The unique constraint's column order: pages are read off its index, no sort.
         .order_by("round_id", "question_id", "item_id", "coder_id")
     )
-    if round_id is not None:
-        annotations = annotations.filter(round_id=round_id)
-    if question_key:
-        annotations = annotations.filter(question__key=question_key)
+    if round_ is not None:
+        annotations = annotations.filter(round=round_)
+    if question is not None:
+        annotations = annotations.filter(question=question)
     if item:
         annotations = annotations.filter(item__external_id=item)
     if coder:
@@ -78,8 +86,8 @@ def annotation_get(*, study: Study, pk: int) -> Annotation:
 def annotation_change_list(
     *,
     study: Study,
-    round_id: int | None = None,
-    question_key: str | None = None,
+    round_: Round | None = None,
+    question: Question | None = None,
     item: str | None = None,
     coder: str | None = None,
     action: str | None = None,
@@ -95,10 +103,10 @@ def annotation_change_list(
         "changed_by",
         "token",
     )
-    if round_id is not None:
-        changes = changes.filter(round_id=round_id)
-    if question_key:
-        changes = changes.filter(question__key=question_key)
+    if round_ is not None:
+        changes = changes.filter(round=round_)
+    if question is not None:
+        changes = changes.filter(question=question)
     if item:
         changes = changes.filter(item__external_id=item)
     if coder:

@@ -24,6 +24,7 @@ from studies.access import Actor
 from studies.exceptions import ApplicationError, ConflictError
 from studies.labels import Label, LabelError, LabelScheme, label_of
 from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
+from studies.selectors import round_resolve
 
 logger = logging.getLogger(__name__)
 
@@ -108,23 +109,12 @@ class _ParsedUpload:
 # Resolving the request's round and question --------------------------------------------
 
 
-def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:
-    """A round of the study by name, or by id (a name wins over an id that looks alike)."""
-    rounds = Round.objects.filter(study=study)
-    if lock:
-        rounds = rounds.select_for_update()
-    text = str(ref).strip()
-    found = rounds.filter(name=text).first()
-    if found is None and text.isascii() and text.isdigit() and len(text) <= 18:
-        found = rounds.filter(pk=int(text)).first()
-    return found
-
-
 def target_resolve(
     *, study: Study, round_ref: int | str | None, question_key: str | None, lock: bool = False
 ) -> tuple[Round, Question]:
-    """The round (id or name) and question (key) named by a request; ``ValidationError``
-    naming each that is missing or unknown. ``lock`` takes the round's row lock."""
+    """The round (id or name, by ``studies.selectors.round_resolve``) and question (key)
+    named by a request; ``ValidationError`` naming each that is missing or unknown.
+    ``lock`` takes the round's row lock."""
     errors: dict[str, list[ValidationError]] = {}
     round_ = None
     if round_ref is None or str(round_ref).strip() == "":

@@ -65,6 +65,64 @@ def round_list(*, study: Study) -> QuerySet[Round]:
     return Round.objects.filter(study=study).order_by("position", "id")
 
 
+# Addressing a question or a round -------------------------------------------------------
+#
+# Every endpoint names a question and a round the same way: by id, or by the question's
+# key / the round's name. A JSON integer, or text of digits only, is an id first; when no
+# question (round) of the study has that id, the text is a key (name), so a round named
+# "2024" is still found by its name. Anything else is a key (name). Surrounding spaces are
+# ignored; keys and names are compared exactly (case included).
+
+MAX_ID = 2**63 - 1  # the largest id the database stores
+_MAX_ID_DIGITS = 18  # every number of at most 18 digits is below MAX_ID
+
+
+def _as_id(ref: int | str) -> int | None:
+    """The id ``ref`` spells, if it is an integer or text of ASCII digits only."""
+    if isinstance(ref, bool):
+        return None
+    if isinstance(ref, int):
+        return ref if 1 <= ref <= MAX_ID else None
+    text = ref.strip()
+    if text.isascii() and text.isdigit() and len(text) <= _MAX_ID_DIGITS:
+        return int(text)
+    return None
+
+
+def _as_text(ref: int | str) -> str | None:
+    """``ref`` as a key or name; None if no key or name could be it (empty, or with NUL
+    characters, which PostgreSQL text cannot hold)."""
+    text = str(ref).strip()
+    return text if text and "\x00" not in text else None
+
+
+def question_resolve(*, study: Study, ref: int | str) -> Question | None:
+    """The study's question with this id or key (see the rule above), or None."""
+    questions = Question.objects.filter(study=study)
+    pk = _as_id(ref)
+    if pk is not None:
+        found = questions.filter(pk=pk).first()
+        if found is not None:
+            return found
+    key = _as_text(ref)
+    return questions.filter(key=key).first() if key is not None else None
+
+
+def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:
+    """The study's round with this id or name (see the rule above), or None; ``lock``
+    takes the round's row lock (inside a transaction)."""
+    rounds = Round.objects.filter(study=study)
+    if lock:
+        rounds = rounds.select_for_update()
+    pk = _as_id(ref)
+    if pk is not None:
+        found = rounds.filter(pk=pk).first()
+        if found is not None:
+            return found
+    name = _as_text(ref)
+    return rounds.filter(name=name).first() if name is not None else None
+
+
 def membership_list(*, study: Study) -> QuerySet[Membership]:
     # Each membership shows its user's username.
     return (

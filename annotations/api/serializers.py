@@ -14,9 +14,8 @@ from rest_framework import serializers
 
 from annotations.selectors import annotation_label
 from annotations.services import MAX_BULK_ROWS
+from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.models import AnnotationChange
-
-MAX_ID = 2**63 - 1  # the largest id the database stores
 
 LABEL_SCHEMA = {
     "description": (
@@ -74,10 +73,8 @@ class AnnotationRowsField(serializers.Field):
 
 
 class AnnotationBulkInputSerializer(serializers.Serializer):
-    round = serializers.CharField(
-        help_text="The round's id or name (a name wins when both could match)."
-    )
-    question = serializers.CharField(help_text="The question's key.")
+    round = RoundField(help_text=ROUND_HELP)
+    question = QuestionField(help_text=QUESTION_HELP)
     create_missing = serializers.BooleanField(
         default=False,
         help_text="Create unknown items and coders instead of rejecting their rows.",
@@ -90,8 +87,8 @@ class AnnotationBulkInputSerializer(serializers.Serializer):
 class AnnotationBulkQuerySerializer(serializers.Serializer):
     """Query parameters of a CSV upload (a JSON upload carries them in its body)."""
 
-    round = serializers.CharField(required=False, help_text="CSV uploads: the round's id or name.")
-    question = serializers.CharField(required=False, help_text="CSV uploads: the question's key.")
+    round = RoundField(required=False, help_text=f"CSV uploads only. {ROUND_HELP}")
+    question = QuestionField(required=False, help_text=f"CSV uploads only. {QUESTION_HELP}")
     create_missing = serializers.BooleanField(
         required=False,
         default=False,
@@ -108,10 +105,8 @@ class AnnotationBulkOutputSerializer(serializers.Serializer):
 
 
 class AnnotationFilterSerializer(serializers.Serializer):
-    round = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
-    )
-    question = serializers.CharField(required=False, help_text="A question's key.")
+    round = RoundField(required=False, help_text=ROUND_HELP)
+    question = QuestionField(required=False, help_text=QUESTION_HELP)
     item = serializers.CharField(required=False, help_text="An item's external id.")
     coder = serializers.CharField(required=False, help_text="A coder's key.")
     updated_since = serializers.DateTimeField(
@@ -120,10 +115,8 @@ class AnnotationFilterSerializer(serializers.Serializer):
 
 
 class AnnotationChangeFilterSerializer(serializers.Serializer):
-    round = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_ID, help_text="A round's id."
-    )
-    question = serializers.CharField(required=False, help_text="A question's key.")
+    round = RoundField(required=False, help_text=ROUND_HELP)
+    question = QuestionField(required=False, help_text=QUESTION_HELP)
     item = serializers.CharField(required=False, help_text="An item's external id.")
     coder = serializers.CharField(required=False, help_text="A coder's key.")
     action = serializers.ChoiceField(choices=AnnotationChange.Action.choices, required=False)
@@ -142,7 +135,8 @@ class AnnotationOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     round = serializers.IntegerField(source="round_id")
     round_name = serializers.CharField(source="round.name")
-    question = serializers.CharField(source="question.key")
+    question = serializers.CharField(source="question.key", help_text="The question's key.")
+    question_id = serializers.IntegerField()
     item = serializers.CharField(source="item.external_id")
     coder = serializers.CharField(source="coder.key")
     label = serializers.SerializerMethodField()  # type: ignore[assignment]
@@ -170,7 +164,8 @@ class AnnotationChangeOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     round = serializers.IntegerField(source="round_id")
     round_name = serializers.CharField(source="round.name")
-    question = serializers.CharField(source="question.key")
+    question = serializers.CharField(source="question.key", help_text="The question's key.")
+    question_id = serializers.IntegerField()
     item = serializers.CharField(source="item.external_id")
     coder = serializers.CharField(source="coder.key")
     action = serializers.ChoiceField(choices=AnnotationChange.Action.choices)

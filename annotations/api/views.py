@@ -16,7 +16,7 @@ from drf_spectacular.utils import (
 from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializer
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -68,8 +68,12 @@ question in one request, all or none.
 - **JSON** (`application/json`): `{{"round", "question", "create_missing", "annotations":
   [{{"item", "coder", "label"}}, ...]}}`.
 - **CSV** (`text/csv`): a header `item,coder,label`, one annotation per line; `round`,
-  `question` and `create_missing` go in the query string. A set is written `a|b|c`; a
-  hierarchy node by its code or its path `root/child/leaf`.
+  `question` and `create_missing` go in the query string (a JSON upload refuses them there,
+  `csv_only_parameter`). A set is written `a|b|c`; a hierarchy node by its code or its path
+  `root/child/leaf`.
+
+`round` is the round's id or name, `question` the question's id or key (digits are an id
+first, then a name / key).
 
 Unknown items and coders are created when `create_missing` is true, otherwise each is a row
 error. Rows whose label is already stored are left alone, so re-sending an upload changes
@@ -88,10 +92,30 @@ class _AnnotationScopedMixin(StudyScopedMixin):
     write_role = Role.ANNOTATOR
 
 
+def _refuse_csv_parameters(request: Request) -> None:
+    """A JSON upload names its round and question in its body: the same names in the query
+    string would be ignored, so they are refused."""
+    given = [
+        name
+        for name in AnnotationBulkQuerySerializer().fields.keys()
+        if name in request.query_params
+    ]
+    if given:
+        raise ValidationError(
+            {
+                name: ErrorDetail(
+                    "A JSON upload names its round, question and create_missing in its "
+                    f"body; the query parameter {name!r} is for CSV uploads only.",
+                    code="csv_only_parameter",
+                )
+                for name in given
+            }
+        )
+
+
 @extend_schema_view(
     list=extend_schema(
         summary="List annotations",
-        parameters=[AnnotationFilterSerializer],
         responses={200: AnnotationOutputSerializer(many=True)},
     ),
     retrieve=extend_schema(
@@ -118,6 +142,7 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     queryset = Annotation.objects.none()
     serializer_class = AnnotationOutputSerializer
     lookup_value_regex = r"[0-9]{1,18}"
+    query_serializers = {"list": AnnotationFilterSerializer, "bulk": AnnotationBulkQuerySerializer}
 
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
@@ -131,13 +156,11 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             raise Http404("No such annotation.") from None
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        filters = AnnotationFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = filters.validated_data
+        data = self.query
         annotations = annotation_list(
             study=self.study,
-            round_id=data.get("round"),
-            question_key=data.get("question"),
+            round_=data.get("round"),
+            question=data.get("question"),
             item=data.get("item"),
             coder=data.get("coder"),
             updated_since=data.get("updated_since"),
@@ -162,7 +185,6 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     @extend_schema(
         summary="Upload annotations in bulk (JSON or CSV)",
         description=_BULK_DESCRIPTION,
-        parameters=[AnnotationBulkQuerySerializer],
         request={
             "application/json": OpenApiRequest(
                 AnnotationBulkInputSerializer,
@@ -197,22 +219,23 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     )
     def bulk(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if (request.content_type or "").split(";")[0].strip().lower() == CsvParser.media_type:
-            query = AnnotationBulkQuerySerializer(data=request.query_params)
-            query.is_valid(raise_exception=True)
-            envelope = dict(query.validated_data)
+            envelope = dict(self.query)
             parsed = request.data if isinstance(request.data, dict) else {}
             if "annotations" not in parsed:
                 # DRF skips the parser for an empty body.
                 raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
             envelope["annotations"] = parsed["annotations"]
         else:
-            body = AnnotationBulkInputSerializer(data=request.data)
+            _refuse_csv_parameters(request)
+            body = AnnotationBulkInputSerializer(data=request.data, context={"study": self.study})
             body.is_valid(raise_exception=True)
             envelope = dict(body.validated_data)
+        round_, question = envelope.get("round"), envelope.get("question")
         result = annotations_bulk_upsert(
             study=self.study,
-            round_ref=envelope.get("round"),
-            question_key=envelope.get("question"),
+            # The round by id (the service locks it); the question by its key.
+            round_ref=round_.pk if round_ is not None else None,
+            question_key=question.key if question is not None else None,
             rows=envelope["annotations"],
             create_missing=envelope.get("create_missing", False),
             actor=self.actor,
@@ -224,7 +247,6 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
 @extend_schema_view(
     list=extend_schema(
         summary="List annotation changes (history)",
-        parameters=[AnnotationChangeFilterSerializer],
         responses={200: AnnotationChangeOutputSerializer(many=True)},
     ),
 )
@@ -235,6 +257,7 @@ class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows
 
     queryset = AnnotationChange.objects.none()
     serializer_class = AnnotationChangeOutputSerializer
+    query_serializers = {"list": AnnotationChangeFilterSerializer}
 
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
@@ -242,13 +265,11 @@ class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows
         return annotation_change_list(study=self.study)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        filters = AnnotationChangeFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = filters.validated_data
+        data = self.query
         changes = annotation_change_list(
             study=self.study,
-            round_id=data.get("round"),
-            question_key=data.get("question"),
+            round_=data.get("round"),
+            question=data.get("question"),
             item=data.get("item"),
             coder=data.get("coder"),
             action=data.get("action"),

@@ -13,17 +13,7 @@ from computations import engine
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import scope_data_revision
 from computations.services import LEVELS, MAX_BOOTSTRAP
-from studies.models import Question, Round
-
-
-class _StudyRelatedField(serializers.PrimaryKeyRelatedField):
-    """A primary key among the objects of the study in the serializer's context."""
-
-    def get_queryset(self) -> Any:
-        queryset = super().get_queryset()
-        if queryset is None:  # pragma: no cover - every field here passes a queryset
-            raise AssertionError("A queryset is required.")
-        return queryset.filter(study=self.context["study"])
+from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 
 
 class ComputationRequestInputSerializer(serializers.Serializer):
@@ -33,10 +23,15 @@ class ComputationRequestInputSerializer(serializers.Serializer):
     The scope is one ``round``, several ``rounds`` pooled, or (neither given, or
     ``scope=study``) every round of the study."""
 
-    question = _StudyRelatedField(queryset=Question.objects.all())
+    question = QuestionField(help_text=QUESTION_HELP)
     scope = serializers.ChoiceField(choices=ComputationScope.choices, required=False)
-    round = _StudyRelatedField(queryset=Round.objects.all(), required=False)
-    rounds = _StudyRelatedField(queryset=Round.objects.all(), many=True, required=False)
+    round = RoundField(required=False, help_text=ROUND_HELP)
+    rounds = serializers.ListField(
+        child=RoundField(),
+        required=False,
+        max_length=10_000,
+        help_text="Rounds to pool, each by id or name (digits are an id first).",
+    )
     coefficients = serializers.ListField(
         child=serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS),
         required=False,
@@ -76,6 +71,7 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     question_key = serializers.CharField(source="question.key", read_only=True)
     rounds = serializers.SerializerMethodField()
+    round_names = serializers.SerializerMethodField()
     stale = serializers.SerializerMethodField()
 
     class Meta:
@@ -88,6 +84,7 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
             "question_key",
             "scope",
             "rounds",
+            "round_names",
             "status",
             "error",
             "progress",
@@ -117,6 +114,10 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
         # rounds are prefetched by the selector: no query per computation.
         return sorted(r.pk for r in computation.rounds.all())
 
+    def get_round_names(self, computation: Computation) -> list[str]:
+        """The names of ``rounds``, in the same order."""
+        return [r.name for r in sorted(computation.rounds.all(), key=lambda r: r.pk)]
+
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_stale(self, computation: Computation) -> bool:
         """Annotations of the scope changed after the computation was requested."""
@@ -134,27 +135,26 @@ class ComputationListOutputSerializer(ComputationOutputSerializer):
         read_only_fields = fields
 
 
-MAX_ID = 2**63 - 1  # the largest id the database stores
-
-
-def _id_field(**kwargs: object) -> serializers.IntegerField:
-    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)  # type: ignore[arg-type]
-
-
 class ComputationFilterSerializer(serializers.Serializer):
-    question = _id_field(required=False)
-    round = _id_field(required=False)
+    question = QuestionField(required=False, help_text=QUESTION_HELP)
+    round = RoundField(required=False, help_text=f"Computations that read it. {ROUND_HELP}")
     status = serializers.ChoiceField(choices=ComputationStatus.choices, required=False)
 
 
 class HistoryQuerySerializer(serializers.Serializer):
-    question = _id_field(required=False, help_text="Only this question.")
+    question = QuestionField(required=False, help_text=f"Only this question. {QUESTION_HELP}")
+
+
+class CoderDriftQuerySerializer(serializers.Serializer):
+    question = QuestionField(
+        required=False, help_text=f"The question (default: the first). {QUESTION_HELP}"
+    )
 
 
 class CompareQuerySerializer(serializers.Serializer):
-    question = _id_field()
-    first = _id_field(help_text="Round id (the later round, usually).")
-    second = _id_field(help_text="Round id to compare with.")
+    question = QuestionField(help_text=QUESTION_HELP)
+    first = RoundField(help_text=f"The later round, usually. {ROUND_HELP}")
+    second = RoundField(help_text=f"The round to compare it with. {ROUND_HELP}")
     coefficient = serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS, required=False)
     bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
@@ -197,12 +197,14 @@ class HistoryOutputSerializer(serializers.Serializer):
 class CoderDriftOutputSerializer(serializers.Serializer):
     study = serializers.IntegerField()
     question = serializers.IntegerField()
+    question_key = serializers.CharField()
     rounds = serializers.ListField(child=serializers.DictField())
     coders = serializers.ListField(child=serializers.DictField())
 
 
 class CompareOutputSerializer(serializers.Serializer):
     question = serializers.IntegerField()
+    question_key = serializers.CharField()
     coefficient = serializers.CharField()
     first = serializers.DictField()
     second = serializers.DictField()

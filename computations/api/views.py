@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from computations.api.serializers import (
     CoderDriftOutputSerializer,
+    CoderDriftQuerySerializer,
     CompareOutputSerializer,
     CompareQuerySerializer,
     ComputationFilterSerializer,
@@ -27,13 +28,13 @@ from computations.models import Computation, ComputationTrigger
 from computations.selectors import coder_drift, computations_of_study, study_history
 from computations.services import computation_request
 from studies.api.permissions import StudyScopedMixin
-from studies.models import Question, Role, Round
+from studies.models import Role
+from studies.selectors import question_list
 
 
 @extend_schema_view(
     list=extend_schema(
         summary="List computations",
-        parameters=[ComputationFilterSerializer],
         responses=ComputationListOutputSerializer(many=True),
     ),
     retrieve=extend_schema(
@@ -47,7 +48,9 @@ from studies.models import Question, Role, Round
         summary="Request a computation",
         description="Queues the computation and answers **202** with its URL (also in "
         "`Location`). The same request on unchanged annotations answers **200** with the "
-        "existing computation instead of computing again.",
+        "existing computation instead of computing again. `question` is an id or a key, "
+        "`round`/`rounds` ids or names (digits are an id first). A scope without any "
+        "annotation of the question is a 400 (`empty_scope`): there is nothing to compute.",
         request=ComputationRequestInputSerializer,
         responses={
             202: ComputationOutputSerializer,
@@ -67,17 +70,16 @@ class ComputationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows requ
     write_role = Role.ANNOTATOR
     queryset = Computation.objects.none()
     lookup_value_regex = r"[0-9]{1,18}"
+    query_serializers = {"list": ComputationFilterSerializer}
 
     def get_queryset(self) -> Any:
         queryset = computations_of_study(study_id=self.study.pk)
         if self.action == "list":
-            filters = ComputationFilterSerializer(data=self.request.query_params)
-            filters.is_valid(raise_exception=True)
-            data = filters.validated_data
+            data = self.query
             if "question" in data:
-                queryset = queryset.filter(question_id=data["question"])
+                queryset = queryset.filter(question=data["question"])
             if "round" in data:
-                queryset = queryset.filter(rounds__id=data["round"])
+                queryset = queryset.filter(rounds=data["round"])
             if "status" in data:
                 queryset = queryset.filter(status=data["status"])
         return queryset
@@ -123,10 +125,9 @@ class ComputationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows requ
 @extend_schema_view(
     list=extend_schema(
         summary="Agreement history",
-        description="For each question (or `?question=`), each round in order with the "
-        "coefficients (value, CI, SE), the numbers of items and coders, and the computation "
-        "they come from (the round's latest finished one-round computation).",
-        parameters=[HistoryQuerySerializer],
+        description="For each question (or `?question=`, an id or a key), each round in "
+        "order with the coefficients (value, CI, SE), the numbers of items and coders, and "
+        "the computation they come from (the round's latest finished one-round computation).",
         responses=HistoryOutputSerializer,
     ),
 )
@@ -137,70 +138,55 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
     pagination_class = None
     serializer_class = HistoryOutputSerializer
     queryset = Computation.objects.none()  # the history reads finished computations
-
-    def _question(self, question_id: int) -> Question:
-        question = Question.objects.filter(study=self.study, pk=question_id).first()
-        if question is None:
-            raise Http404("No such question in this study.")
-        return question
-
-    def _round(self, round_id: int) -> Round:
-        round_ = Round.objects.filter(study=self.study, pk=round_id).first()
-        if round_ is None:
-            raise Http404("No such round in this study.")
-        return round_
+    query_serializers = {
+        "list": HistoryQuerySerializer,
+        "compare": CompareQuerySerializer,
+        "coders": CoderDriftQuerySerializer,
+    }
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = HistoryQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        question_id = query.validated_data.get("question")
-        if question_id is not None:
-            self._question(question_id)
-        history = study_history(study=self.study, question_id=question_id)
+        question = self.query.get("question")
+        history = study_history(
+            study=self.study, question_id=question.pk if question is not None else None
+        )
         return Response(HistoryOutputSerializer(history).data)
 
     @extend_schema(
         summary="Compare two rounds",
         description="`first − second` for one coefficient with a bootstrap CI: paired on the "
         "items both rounds labelled, plus `unpaired` on all items when the item sets differ. "
-        "`prob_below[0.0]` is the probability that `first` is not above `second`.",
-        parameters=[CompareQuerySerializer],
+        "`prob_below[0.0]` is the probability that `first` is not above `second`. "
+        "`question` is an id or a key, `first` and `second` ids or names.",
         responses=CompareOutputSerializer,
     )
     @action(detail=False, methods=["get"])
     def compare(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = CompareQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
+        data = self.query
+        question = data["question"]
         result = rounds_compare(
             study=self.study,
-            question=self._question(data["question"]),
-            first=self._round(data["first"]),
-            second=self._round(data["second"]),
+            question=question,
+            first=data["first"],
+            second=data["second"],
             coefficient=data.get("coefficient"),
             replicates=data.get("bootstrap", 1000),
             seed=data.get("seed", 0),
             confidence=data.get("confidence", 0.95),
         )
-        return Response(result)
+        return Response({**result, "question_key": question.key})
 
     @extend_schema(
         summary="Coder drift across rounds",
         description="Each coder's mean agreement with the other coders in each round "
         "(from the rounds' latest computations), and the change from first to last.",
-        parameters=[HistoryQuerySerializer],
         responses=CoderDriftOutputSerializer,
     )
     @action(detail=False, methods=["get"])
     def coders(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query = HistoryQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        question_id = query.validated_data.get("question")
-        if question_id is None:
-            first = Question.objects.filter(study=self.study).order_by("position", "id").first()
-            if first is None:
+        question = self.query.get("question")
+        if question is None:
+            question = question_list(study=self.study).first()
+            if question is None:
                 raise Http404("The study has no questions.")
-            question = first
-        else:
-            question = self._question(question_id)
-        return Response(coder_drift(study=self.study, question=question))
+        drift = coder_drift(study=self.study, question=question)
+        return Response({**drift, "question_key": question.key})

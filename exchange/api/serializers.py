@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from exchange.formats import FORMATS
+from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.api.schema import _ErrorItemSerializer
 
 FORMAT_CHOICES = sorted(FORMATS)
@@ -18,12 +19,12 @@ class ImportOptionsSerializer(serializers.Serializer):
     """The options of an import: form fields of a multipart upload, or the query string."""
 
     format = serializers.ChoiceField(choices=FORMAT_CHOICES, help_text="The file's format.")
-    round = serializers.CharField(help_text="The round's id or name.")
-    question = serializers.CharField(
+    round = RoundField(help_text=ROUND_HELP)
+    question = QuestionField(
         required=False,
         allow_blank=True,
-        help_text="The question key for labels whose tool field names no question of the "
-        "study (or files without fields: doccano, Prodigy choices, CSVs without a question "
+        help_text="The question (id or key) for labels whose tool field names no question of "
+        "the study (or files without fields: doccano, Prodigy choices, CSVs without a question "
         "column).",
     )
     question_map = serializers.CharField(
@@ -145,8 +146,11 @@ class ImportFormatSerializer(serializers.Serializer):
 
 
 class ExportQuerySerializer(serializers.Serializer):
-    round = serializers.CharField(help_text="The round's id or name.")
-    question = serializers.CharField(help_text="The question's key.")
+    round = RoundField(help_text=ROUND_HELP)
+    question = QuestionField(help_text=QUESTION_HELP)
+    format = serializers.ChoiceField(
+        choices=["json", "csv"], required=False, help_text="csv for CSV; JSON otherwise."
+    )
 
 
 class AnnotationExportQuerySerializer(ExportQuerySerializer):

@@ -10,7 +10,7 @@ from typing import IO, Any
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -23,7 +23,6 @@ from annotations.api.serializers import (
     AnnotationConflictErrorResponseSerializer,
     AnnotationTooLargeErrorResponseSerializer,
 )
-from annotations.services import target_resolve
 from exchange import exports
 from exchange.api.serializers import (
     AnnotationExportQuerySerializer,
@@ -119,11 +118,11 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     parser_classes = [MultiPartParser, FormParser, RawBodyParser]
     content_negotiation_class = _FormatIsNotARenderer
     serializer_class = ImportReportSerializer
+    query_serializers = {"create": ImportOptionsSerializer}
 
     @extend_schema(
         summary="Import a labeling tool's export file",
         description=_IMPORT_DESCRIPTION,
-        parameters=[ImportOptionsSerializer],
         request={
             "multipart/form-data": ImportUploadSerializer,
             "application/octet-stream": OpenApiTypes.BINARY,
@@ -146,12 +145,15 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         payload: Any = request.data
         options: ImportOptionsSerializer
         media_type = (request.content_type or "").split(";")[0].strip().lower()
+        context = self.query_serializer_context()
         if media_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
             fields = {**request.query_params.dict(), **{key: payload.get(key) for key in payload}}
             fields.pop("file", None)
-            options = ImportUploadSerializer(data={**fields, "file": payload.get("file")})
+            options = ImportUploadSerializer(
+                data={**fields, "file": payload.get("file")}, context=context
+            )
         else:
-            options = ImportOptionsSerializer(data=request.query_params)
+            options = ImportOptionsSerializer(data=request.query_params, context=context)
         options.is_valid(raise_exception=True)
         data = options.validated_data
         upload = data.get("file")
@@ -165,12 +167,13 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             content, filename = payload.get("raw", b""), None
         if not content:
             raise ParseError("The file is empty.")
+        round_, question = data["round"], data.get("question")
         report = annotations_import(
             study=self.study,
             format_name=data["format"],
             data=content,
-            round_ref=data["round"],
-            question_key=data.get("question") or None,
+            round_ref=round_.pk,
+            question_key=question.key if question is not None else None,
             question_map=data.get("question_map") or {},
             create_missing=data["create_missing"],
             dry_run=data["dry_run"],
@@ -179,6 +182,7 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             filename=filename,
             actor=self.actor,
         )
+        report.round = round_.name  # the round imported into, however the request named it
         if report.rejected_count and not report.dry_run and not report.committed:
             return Response(
                 ImportRejectedResponseSerializer.body(report), status=status.HTTP_400_BAD_REQUEST
@@ -213,19 +217,15 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     renderer_classes = [JSONRenderer, CsvRenderer]
     serializer_class = AnnotationExportSerializer
     pagination_class = None
+    query_serializers = {
+        "annotations": AnnotationExportQuerySerializer,
+        "diagnostics": ExportQuerySerializer,
+        "results": ResultExportQuerySerializer,
+    }
 
-    def _target(
-        self, request: Request, serializer_class: type[serializers.Serializer]
-    ) -> tuple[dict[str, Any], Round, Question]:
+    def _target(self) -> tuple[dict[str, Any], Round, Question]:
         """The validated query and the round and question it names."""
-        query = serializer_class(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        round_, question = target_resolve(
-            study=self.study,
-            round_ref=query.validated_data["round"],
-            question_key=query.validated_data["question"],
-        )
-        return query.validated_data, round_, question
+        return self.query, self.query["round"], self.query["question"]
 
     def _is_csv(self, request: Request) -> bool:
         return getattr(request.accepted_renderer, "format", "") == "csv"
@@ -236,7 +236,6 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         "`shape=wide`: `item,<coder>...`, the reliability matrix (items in rows, an empty "
         "cell is a missing label). Sets are written `a|b`, hierarchy nodes by code. "
         + _CSV_OR_JSON,
-        parameters=[AnnotationExportQuerySerializer],
         responses={
             (200, "application/json"): AnnotationExportSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
@@ -244,7 +243,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="annotations")
     def annotations(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query, round_, question = self._target(request, AnnotationExportQuerySerializer)
+        query, round_, question = self._target()
         table = annotation_table(round_=round_, question=question)
         shape = query["shape"]
         if self._is_csv(request):
@@ -271,7 +270,6 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         description="Per item: coders, distinct labels, the majority label and its share, "
         "the share of agreeing coder pairs, (numbers) mean and spread, and each coder's "
         "label. Computed from the stored annotations. " + _CSV_OR_JSON,
-        parameters=[ExportQuerySerializer],
         responses={
             (200, "application/json"): DiagnosticsExportSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
@@ -279,7 +277,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="diagnostics")
     def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        _query, round_, question = self._target(request, ExportQuerySerializer)
+        _query, round_, question = self._target()
         table = annotation_table(round_=round_, question=question)
         entries = exports.item_diagnostics(table)
         if self._is_csv(request):
@@ -301,7 +299,6 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         description="The coefficients (value, standard error, interval) of the latest "
         "finished computation of this round and question, or of `computation`; JSON adds "
         "the parameters and diagnostics. 404 when there is none. " + _CSV_OR_JSON,
-        parameters=[ResultExportQuerySerializer],
         responses={
             (200, "application/json"): ResultsExportSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
@@ -309,7 +306,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="results")
     def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query, round_, question = self._target(request, ResultExportQuerySerializer)
+        query, round_, question = self._target()
         computation = computation_for_export(
             study=self.study,
             round_=round_,

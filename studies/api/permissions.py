@@ -11,16 +11,18 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 
 from studies.access import Actor, actor_from_request, role_allows, study_role
+from studies.api.query import QueryParametersMixin
 from studies.models import Role, Study
 
 READ_ACTIONS = frozenset({"list", "retrieve", "metadata"})
 
 
-class StudyScopedMixin:
+class StudyScopedMixin(QueryParametersMixin):
     """For views under ``/studies/{study_pk}/``.
 
     ``write_role`` is the role needed for any action that is not a read; override
-    ``action_roles`` to ask more (or less) for particular actions.
+    ``action_roles`` to ask more (or less) for particular actions. Query parameters are
+    those each action declares (``QueryParametersMixin``).
     """
 
     write_role: ClassVar[Role] = Role.MANAGER
@@ -56,8 +58,8 @@ class StudyScopedMixin:
             return Role.VIEWER
         return self.write_role
 
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+    def check_permissions(self, request: Request) -> None:
+        super().check_permissions(request)  # type: ignore[misc]
         if getattr(self, "swagger_fake_view", False):
             return
         role = self.study_role_of_actor(self.study)
@@ -66,3 +68,6 @@ class StudyScopedMixin:
                 f"Your role in this study ({role}) cannot do this; it needs "
                 f"{self.required_role().value} or above."
             )
+
+    def query_serializer_context(self) -> dict[str, Any]:
+        return {**super().query_serializer_context(), "study": self.study}

@@ -1,5 +1,6 @@
 """OpenAPI generation: drf-standardized-errors' schema plus the error answers our domain
-adds (409 conflict on writes, 413 where an endpoint declares it)."""
+adds (409 conflict on writes, 413 where an endpoint declares it), and each action's query
+parameters read from the view (``studies.api.query``), the same ones it accepts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 from drf_standardized_errors.openapi import AutoSchema as StandardizedErrorsAutoSchema
 from drf_standardized_errors.openapi_serializers import ClientErrorEnum
 from rest_framework import serializers
+
+from studies.api.query import QueryParametersMixin
 
 
 class _ErrorItemSerializer(serializers.Serializer):
@@ -31,6 +34,26 @@ class ErrorResponse413Serializer(serializers.Serializer):
 
 
 class AutoSchema(StandardizedErrorsAutoSchema):
+    def get_override_parameters(self) -> list[Any]:
+        parameters = list(super().get_override_parameters())
+        if isinstance(self.view, QueryParametersMixin):
+            serializer_class = self.view.query_serializer_class()
+            if serializer_class is not None:
+                parameters.append(serializer_class)
+        return parameters
+
+    def _get_pagination_parameters(self) -> list[Any]:
+        if not isinstance(self.view, QueryParametersMixin):
+            return list(super()._get_pagination_parameters())
+        if not self.view.paginates_query():
+            return []
+        return list(self.view.paginator.get_schema_operation_parameters(self.view))  # type: ignore[attr-defined]
+
+    def _get_filter_parameters(self) -> list[Any]:
+        if isinstance(self.view, QueryParametersMixin) and not self.view.filters_query():
+            return []
+        return list(super()._get_filter_parameters())
+
     def _should_add_error_response(self, responses: dict[str, Any], status_code: str) -> bool:
         if status_code == "409":
             return status_code not in responses and self.method not in ("GET", "HEAD")

@@ -23,6 +23,7 @@ from studies.access import actor_from_request, role_allows, study_role
 from studies.api import filters
 from studies.api import serializers as s
 from studies.api.permissions import StudyScopedMixin
+from studies.api.query import QueryParametersMixin
 from studies.models import (
     ApiToken,
     Category,
@@ -89,7 +90,9 @@ class StudyScopedViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ig
     list=extend_schema(summary="List the studies you are a member of"),
     retrieve=extend_schema(summary="Get a study"),
 )
-class StudyViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class StudyViewSet(  # type: ignore[misc]  # QueryParametersMixin narrows request/action
+    QueryParametersMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Studies. Any user may create one and becomes its manager; members read it; managers
     change or delete it. A study token sees only its own study and cannot create one."""
 
@@ -250,8 +253,8 @@ class StudyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyS
     list=extend_schema(summary="List your personal tokens (never their secrets)"),
     retrieve=extend_schema(summary="Get one of your personal tokens"),
 )
-class PersonalTokenViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+class PersonalTokenViewSet(  # type: ignore[misc]  # QueryParametersMixin narrows request/action
+    QueryParametersMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     """Your personal tokens: each acts as you, in every study you belong to. The secret is
     returned once, by the create call. Study tokens have no personal tokens (403)."""
@@ -262,8 +265,8 @@ class PersonalTokenViewSet(
     parser_classes = PARSERS
     http_method_names = ["get", "post", "head", "options"]
 
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        super().initial(request, *args, **kwargs)
+    def check_permissions(self, request: Request) -> None:
+        super().check_permissions(request)
         if actor_from_request(request).user is None:
             raise exceptions.PermissionDenied("A study token has no personal tokens.")
 

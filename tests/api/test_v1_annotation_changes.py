@@ -66,6 +66,7 @@ def test_the_history_lists_every_change_newest_first(
         "round": history.round.pk,
         "round_name": "Round 1",
         "question": "sentiment",
+        "question_id": history.sentiment.pk,
         "item": "doc-1",
         "coder": "alice",
         "action": "updated",

@@ -62,7 +62,9 @@ def test_history_of_one_question_and_of_an_unknown_question(
     question, *_ = computed
     base = f"/api/v1/studies/{study.pk}/history/"
     assert len(viewer_client.get(base, {"question": question.pk}).json()["questions"]) == 1
-    assert viewer_client.get(base, {"question": 999999}).status_code == 404
+    unknown = viewer_client.get(base, {"question": 999999})
+    assert unknown.status_code == 400
+    assert unknown.json()["errors"][0]["code"] == "unknown_question"
 
 
 def test_coder_drift_endpoint(viewer_client: APIClient, study: Any, computed: Any) -> None:

@@ -47,6 +47,7 @@ class WebhookEndpointViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows 
 
     model = WebhookEndpoint
     serializer_class = WebhookEndpointOutputSerializer
+    paginated_actions = frozenset({"list", "deliveries"})
     action_roles: ClassVar[dict[str, Role]] = {
         "list": Role.MANAGER,
         "retrieve": Role.MANAGER,
