@@ -214,8 +214,8 @@ class AgreementClient:
 
     ``base_url`` is the server's root (``http://127.0.0.1:8000``) or its API root
     (``…/api/v1``). ``token`` is a personal or study token's secret (sent as
-    ``Authorization: Token <secret>``). Studies, rounds and questions are given by id;
-    rounds may also be given by name and questions by key where noted.
+    ``Authorization: Token <secret>``). Studies are given by id; rounds by id or name and
+    questions by id or key (the server reads digits as an id first, then as a name / key).
     """
 
     def __init__(self, base_url: str, token: str, *, timeout: float = 60.0) -> None:
@@ -319,14 +319,17 @@ class AgreementClient:
         return self.iterate(f"studies/{int(study_id)}/items/", **filters)
 
     def list_annotations(self, study_id: int, **filters: Any) -> Iterator[dict]:
-        """Filters: ``round`` (id), ``question`` (key), ``item``, ``coder``, ``updated_since``."""
+        """Filters: ``round`` (id or name), ``question`` (id or key), ``item``, ``coder``,
+        ``updated_since``. A round or question not in the study raises ``InvalidRequestError``."""
         return self.iterate(f"studies/{int(study_id)}/annotations/", **filters)
 
     def list_annotation_changes(self, study_id: int, **filters: Any) -> Iterator[dict]:
+        """Filters: ``round`` (id or name), ``question`` (id or key), ``item``, ``coder``,
+        ``action``, ``since``."""
         return self.iterate(f"studies/{int(study_id)}/annotation-changes/", **filters)
 
     def list_computations(self, study_id: int, **filters: Any) -> Iterator[dict]:
-        """Filters: ``question`` (id), ``round`` (id), ``status``."""
+        """Filters: ``question`` (id or key), ``round`` (id or name), ``status``."""
         return self.iterate(f"studies/{int(study_id)}/computations/", **filters)
 
     def list_webhooks(self, study_id: int) -> Iterator[dict]:
@@ -377,11 +380,11 @@ class AgreementClient:
         self,
         study_id: int,
         round: int | str,  # the API's name for it
-        question: str,
+        question: int | str,
         rows: Iterable[Mapping[str, Any] | tuple[Any, Any, Any]],
         create_missing: bool = False,
     ) -> dict:
-        """Create or update the annotations of one round (id or name) and question (key),
+        """Create or update the annotations of one round (id or name) and question (id or key),
         all or none. ``rows`` are ``{"item", "coder", "label"}`` mappings or
         ``(item, coder, label)`` tuples; a label is a code, a number, a list of codes (set)
         or a node path ``root/child``. Returns ``created``, ``updated``, ``unchanged``,
@@ -395,7 +398,7 @@ class AgreementClient:
         ]
         body = {
             "round": str(round),
-            "question": question,
+            "question": str(question),
             "create_missing": bool(create_missing),
             "annotations": annotations,
         }
@@ -407,11 +410,12 @@ class AgreementClient:
         source: str | bytes | os.PathLike[str] | BinaryIO | TextIO,
         *,
         round: int | str,
-        question: str,
+        question: int | str,
         create_missing: bool = False,
     ) -> dict:
-        """Upload a CSV with the header ``item,coder,label`` (sets as ``a|b``). ``source`` is
-        the CSV text or bytes, a path, or an open file."""
+        """Upload a CSV with the header ``item,coder,label`` (sets as ``a|b``) into one round
+        (id or name) and question (id or key). ``source`` is the CSV text or bytes, a path,
+        or an open file."""
         if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and os.path.exists(source)
         ):
@@ -429,7 +433,7 @@ class AgreementClient:
             f"studies/{int(study_id)}/annotations/bulk/",
             params={
                 "round": str(round),
-                "question": question,
+                "question": str(question),
                 "create_missing": "true" if create_missing else "false",
             },
             data=data,

@@ -29,7 +29,7 @@ class ComputationRequestInputSerializer(serializers.Serializer):
     rounds = serializers.ListField(
         child=RoundField(),
         required=False,
-        max_length=10_000,
+        max_length=1_000,
         help_text="Rounds to pool, each by id or name (digits are an id first).",
     )
     coefficients = serializers.ListField(

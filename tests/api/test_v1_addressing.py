@@ -419,6 +419,23 @@ def test_a_computation_on_an_empty_scope_is_a_400_and_creates_nothing(
     assert Computation.objects.count() == before
 
 
+def test_pooled_rounds_without_annotations_are_named_in_the_refusal(
+    manager_client: APIClient, study: Study, two_rounds: Any
+) -> None:
+    QuestionFactory(study=study, key="unlabelled")
+
+    response = manager_client.post(
+        computations_url(study), {"question": "unlabelled", "rounds": ["R1", "R2"]}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["detail"] == (
+        "Question 'unlabelled' has no annotations in rounds 'R1', 'R2': there is nothing to "
+        "compute."
+    )
+    assert not Computation.objects.filter(question__key="unlabelled").exists()
+
+
 def test_the_computation_list_filters_by_question_key_and_round_name(
     viewer_client: APIClient, study: Study, two_rounds: Any
 ) -> None:

@@ -236,3 +236,25 @@ def test_a_tool_registers_a_webhook_and_its_ping_arrives_signed(
     assert [a["status_code"] for a in logged["attempt_log"]] == [503, 200]
     assert [w["id"] for w in client.list_webhooks(study.pk)] == [endpoint["id"]]
     assert "secret" not in next(iter(client.list_webhooks(study.pk)))
+
+
+def test_a_tool_names_questions_and_rounds_by_id_or_by_key_and_name(
+    setup: dict[str, Any],
+) -> None:
+    client, study = setup["client"], setup["study"]
+    question, round_ = setup["question"], setup["round"]
+
+    report = client.upload_annotations(
+        study.pk, round_.pk, question.pk, ROUND_1[:3], create_missing=True
+    )
+    by_names = list(client.list_annotations(study.pk, round="Round 1", question="sentiment"))
+    by_ids = list(client.list_annotations(study.pk, round=round_.pk, question=question.pk))
+
+    assert report["created"] == 3
+    assert {(a["item"], a["coder"], a["label"]) for a in by_names} == {
+        ("post-1", "alice", "a"), ("post-1", "bob", "a"), ("post-1", "chen", "a"),
+    }  # fmt: skip
+    assert by_ids == by_names
+    with pytest.raises(InvalidRequestError) as caught:
+        list(client.list_annotations(study.pk, question="mood"))
+    assert caught.value.codes == ["unknown_question"]
