@@ -27,10 +27,11 @@ from computations.selectors import (
     done_computations_for_history,
     study_history,
 )
-from metrics.uncertainty.interpretation import interpret_interval, interpret_value
+from metrics import interpret_interval, interpret_value
+from pages.label_text import LabelText
 from studies.access import Actor
 from studies.exceptions import ApplicationError
-from studies.labels import LabelScheme, label_of
+from studies.labels import label_of
 from studies.models import Annotation, Coder, Item, Question, Round, RoundStatus, Study
 from studies.selectors import study_list
 
@@ -371,13 +372,13 @@ def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matr
     return Matrix(coders, coders, cleaned)
 
 
-def _per_category_rows(per_category: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _per_category_rows(per_category: Mapping[str, Any], labels: LabelText) -> list[dict[str, Any]]:
     categories = per_category.get("categories") or []
     values = per_category.get("values") or []
     observed = per_category.get("observed") or [None] * len(categories)
     expected = per_category.get("expected") or [None] * len(categories)
     return [
-        {"category": str(c), "value": v, "observed": o, "expected": e}
+        {"category": labels.stored(c), "value": v, "observed": o, "expected": e}
         for c, v, o, e in zip(categories, values, observed, expected, strict=False)
     ]
 
@@ -386,7 +387,7 @@ def _labels_by_item(
     *, round_: Round, question: Question, external_ids: Sequence[str] | None
 ) -> tuple[dict[str, dict[str, str]], list[str]]:
     """Each coder's label text of the items (all items when ``external_ids`` is None)."""
-    scheme = LabelScheme.for_question(question)
+    text = LabelText.for_question(question)
     queryset = Annotation.objects.filter(round=round_, question=question)
     if external_ids is not None:
         queryset = queryset.filter(item__external_id__in=list(external_ids))
@@ -395,12 +396,12 @@ def _labels_by_item(
     for item, coder, category, number, category_set in queryset.values_list(
         "item__external_id", "coder__key", "category_id", "number", "category_set"
     ).order_by("item_id", "coder__key"):
-        labels[item][coder] = scheme.text(label_of(category, number, category_set))
+        labels[item][coder] = text.annotation(label_of(category, number, category_set))
         coders.add(coder)
     return dict(labels), sorted(coders)
 
 
-def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
+def _round_extras(diagnostics: Mapping[str, Any], labels: LabelText) -> RoundExtras:
     """The two-coder reports, annotator bias and coincidences the worker stored."""
     extras = RoundExtras(
         kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
@@ -413,8 +414,8 @@ def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
     )
     coincidence = diagnostics.get("coincidence")
     if coincidence:
-        labels = coincidence["labels"]
-        extras.coincidence = Matrix(labels, labels, coincidence["matrix"])
+        names = [labels.stored(label) for label in coincidence["labels"]]
+        extras.coincidence = Matrix(names, names, coincidence["matrix"])
     return extras
 
 
@@ -441,8 +442,9 @@ def round_report(
     report.coefficients = coefficient_rows(results)
     report.headline = headline_coefficient([row.key for row in report.coefficients])
     diagnostics = results.get("diagnostics") or {}
+    label_text = LabelText.for_question(question)
     if diagnostics.get("per_category"):
-        report.per_category = _per_category_rows(diagnostics["per_category"])
+        report.per_category = _per_category_rows(diagnostics["per_category"], label_text)
     pairs = diagnostics.get("coder_pairs")
     if pairs:
         names = coder_keys(int(c) for c in pairs["coders"] if str(c).isdigit())
@@ -458,7 +460,7 @@ def round_report(
             for d in disputed
         ]
         report.disputed_coders = coders
-    report.extras = _round_extras(diagnostics)
+    report.extras = _round_extras(diagnostics, label_text)
     if compare and report.previous_round is not None:
         if (computation.n_annotations or 0) > COMPARE_MAX_ANNOTATIONS:
             report.comparison_error = (
@@ -495,7 +497,7 @@ class CoderQuestion:
 
 
 def _distribution(
-    computation: Computation | None, coder: Coder
+    computation: Computation | None, coder: Coder, labels: LabelText
 ) -> tuple[list[dict[str, Any]], float | None]:
     if computation is None:
         return [], None
@@ -509,7 +511,7 @@ def _distribution(
     proportions = table["proportions"][index]
     counts = table["counts"][index]
     rows = [
-        {"category": str(cat), "count": n, "share": share, "pooled": pooled}
+        {"category": labels.stored(cat), "count": n, "share": share, "pooled": pooled}
         for cat, n, share, pooled in zip(
             table["categories"], counts, proportions, table["pooled"], strict=False
         )
@@ -562,7 +564,7 @@ def coder_report(*, study: Study, coder: Coder) -> list[CoderQuestion]:
                 )
                 latest_name = entry["round_name"]
                 break
-        distribution, divergence = _distribution(latest, coder)
+        distribution, divergence = _distribution(latest, coder, LabelText.for_question(question))
         out.append(
             CoderQuestion(
                 question=question,
