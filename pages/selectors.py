@@ -254,6 +254,24 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
     return out
 
 
+def latest_annotated_rounds(
+    *, questions: Sequence[Question], rounds: Sequence[Round]
+) -> dict[int, Round]:
+    """Per question id, the latest round (by position) holding annotations for it.
+
+    Questions without annotations are left out. Each probe is an EXISTS on the annotations'
+    (round, question, ...) index, latest round first, so the page never scans annotations.
+    """
+    latest: dict[int, Round] = {}
+    newest_first = sorted(rounds, key=lambda r: r.position, reverse=True)
+    for question in questions:
+        for round_ in newest_first:
+            if Annotation.objects.filter(round=round_, question=question).exists():
+                latest[question.pk] = round_
+                break
+    return latest
+
+
 def study_computations(*, study: Study, limit: int = 20) -> list[Computation]:
     # The question key is shown for each row.
     return list(
