@@ -37,8 +37,11 @@ from studies.selectors import study_list
 
 #: The coefficient a study's headline shows, first present wins.
 HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
-#: Krippendorff's cut-offs drawn on every chart.
+#: Krippendorff's cut-offs drawn on the charts of chance-corrected coefficients.
 REFERENCE_LINES = (0.667, 0.8)
+#: Coefficients without an expected (chance) term: Krippendorff's reliability bands do not
+#: apply to them, and they have no expected value to show.
+NOT_CHANCE_CORRECTED = frozenset({"observed_agreement"})
 #: A difference smaller than this is shown as "no change".
 TREND_TOLERANCE = 0.005
 #: Rounds larger than this are not bootstrapped against the previous one on page load.
@@ -69,16 +72,22 @@ def headline_coefficient(names: Sequence[str]) -> str | None:
     return names[0] if names else None
 
 
-def reliability_label(value: float | None) -> str | None:
-    """Krippendorff's band of a value ("discard", "tentative", "good")."""
-    if value is None or math.isnan(value) or value > 1:
+def has_bands(coefficient: str | None) -> bool:
+    """Whether Krippendorff's reliability bands apply (a chance-corrected coefficient)."""
+    return coefficient not in NOT_CHANCE_CORRECTED
+
+
+def reliability_label(value: float | None, coefficient: str | None) -> str | None:
+    """Krippendorff's band of a coefficient's value ("discard", "tentative", "good"); None for
+    a coefficient the bands do not apply to."""
+    if not has_bands(coefficient) or value is None or math.isnan(value) or value > 1:
         return None
     return interpret_value(value).label
 
 
-def interval_label(ci: Mapping[str, Any] | None) -> str | None:
+def interval_label(ci: Mapping[str, Any] | None, coefficient: str | None) -> str | None:
     """The bands an interval reaches, e.g. "tentative to good: the interval straddles 0.8"."""
-    if not ci or ci.get("low") is None or ci.get("high") is None:
+    if not has_bands(coefficient) or not ci or ci.get("low") is None or ci.get("high") is None:
         return None
     low, high = float(ci["low"]), float(ci["high"])
     if high > 1 or low > high:
@@ -147,7 +156,7 @@ def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
                 round_name=last["round_name"],
                 value=point["value"],
                 ci=point.get("ci"),
-                label=reliability_label(point["value"]),
+                label=reliability_label(point["value"], name),
                 previous_value=previous_value,
                 previous_round_name=previous["round_name"] if previous else None,
                 trend=trend(point["value"], previous_value),
@@ -223,6 +232,8 @@ class CoefficientHistory:
     name: str
     rounds: list[str]
     series: list[Series]
+    #: Draw Krippendorff's reference lines (chance-corrected coefficients only).
+    bands: bool = True
 
 
 def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistory]:
@@ -250,7 +261,9 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
                 )
             if any(p.value is not None for p in points):
                 series.append(Series(question["question_key"], points))
-        out.append(CoefficientHistory(name, coefficient_name(name), rounds, series))
+        out.append(
+            CoefficientHistory(name, coefficient_name(name), rounds, series, has_bands(name))
+        )
     return out
 
 
@@ -318,13 +331,13 @@ def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
                 name=coefficient_name(key),
                 value=entry.get("value"),
                 observed=entry.get("observed"),
-                expected=entry.get("expected"),
+                expected=entry.get("expected") if has_bands(key) else None,
                 kind=entry.get("kind"),
                 ci=entry.get("ci"),
                 se=entry.get("se"),
                 bootstrap_se=entry.get("bootstrap_se"),
-                label=reliability_label(entry.get("value")),
-                interval=interval_label(entry.get("ci")),
+                label=reliability_label(entry.get("value"), key),
+                interval=interval_label(entry.get("ci"), key),
             )
         )
     return rows
