@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from pages.number_text import number_text as _number
 from pages.selectors import REFERENCE_LINES, CoefficientHistory, Matrix, Series
 
 #: Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
@@ -21,12 +22,6 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4")
 
 WIDTH, HEIGHT = 680, 320
 LEFT, RIGHT, TOP, BOTTOM = 60, 150, 36, 56
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{value:.{digits}f}"
 
 
 def _y_range(history: CoefficientHistory) -> tuple[float, float]:
