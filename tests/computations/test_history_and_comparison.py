@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from rest_framework.test import APIClient
 
 from computations.comparison import rounds_compare
 from computations.models import ComputationScope
@@ -123,3 +124,64 @@ def test_comparing_a_round_without_annotations_is_refused(study: Any, two_rounds
     empty = RoundFactory(study=study)
     with pytest.raises(ApplicationError):
         rounds_compare(study=study, question=question, first=first, second=empty)
+
+
+# -- one convention: later round minus earlier round ---------------------------------------------
+
+#: Two coders, eight items. In R1 the pairs are (a,a), (a,b), (b,b), (b,a), twice: 16 pairable
+#: values, 8 a and 8 b, 8 disagreeing: D_o = 8/16 = 0.5, D_e = 2 * 8 * 8 / (16 * 15) = 0.5333,
+#: alpha = 1 - 0.5 / 0.5333 = 0.0625. In R2 the coders always agree: alpha = 1.
+EARLIER = [list("aabbaabb"), list("abbaabba")]
+LATER = [list("aabbaabb"), list("aabbaabb")]
+LATER_MINUS_EARLIER = 0.9375
+
+
+@pytest.fixture
+def earlier_and_later(study: Any) -> tuple[Any, Any, Any]:
+    question = nominal_question(study, codes=("a", "b"), key="ab")
+    earlier = RoundFactory(study=study, name="R1", position=1)
+    later = RoundFactory(study=study, name="R2", position=2)
+    coders, items = label_round(earlier, question, EARLIER)
+    label_round(later, question, LATER, coders=coders, items=items)
+    return question, earlier, later
+
+
+@pytest.mark.parametrize("later_first", [True, False], ids=["later-first", "earlier-first"])
+def test_a_comparison_is_later_minus_earlier_whatever_the_order_given(
+    study: Any, earlier_and_later: Any, later_first: bool
+) -> None:
+    question, earlier, later = earlier_and_later
+    first, second = (later, earlier) if later_first else (earlier, later)
+    result = rounds_compare(
+        study=study, question=question, first=first, second=second, coefficient="alpha",
+        replicates=200, seed=1,
+    )  # fmt: skip
+    assert result["difference_is"] == "later round minus earlier round"
+    assert result["later"] == {"round": later.pk, "round_name": "R2", "n_items": 8}
+    assert result["earlier"] == {"round": earlier.pk, "round_name": "R1", "n_items": 8}
+    assert result["first"]["round"] == first.pk
+    assert result["paired"] is True
+    assert result["difference"]["estimate"] == pytest.approx(LATER_MINUS_EARLIER)
+
+
+def test_the_api_compares_later_minus_earlier_in_either_order(
+    study: Any, earlier_and_later: Any, viewer: Any
+) -> None:
+    question, earlier, later = earlier_and_later
+    client = APIClient()
+    client.force_authenticate(user=viewer)
+    url = f"/api/v1/studies/{study.pk}/history/compare/"
+    for first, second in ((earlier, later), (later, earlier)):
+        body = client.get(
+            url, {"question": question.pk, "first": first.pk, "second": second.pk,
+                  "coefficient": "alpha", "bootstrap": 200},
+        ).json()  # fmt: skip
+        assert body["later"]["round_name"] == "R2", body
+        assert body["earlier"]["round_name"] == "R1"
+        assert body["difference"]["estimate"] == pytest.approx(LATER_MINUS_EARLIER)
+
+
+def test_a_round_is_not_compared_with_itself(study: Any, earlier_and_later: Any) -> None:
+    question, earlier, _ = earlier_and_later
+    with pytest.raises(ApplicationError, match="two different rounds"):
+        rounds_compare(study=study, question=question, first=earlier, second=earlier)
