@@ -5,20 +5,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from django.conf import settings
 
 from computations import engine
-from computations.scope import ScopeAnnotations, scope_annotations
-from computations.selectors import latest_round_computations
+from computations.models import Computation, ComputationScope
+from computations.scope import ScopeAnnotations, scope_annotations, scope_data_revision
+from computations.selectors import computation_round_ids, latest_round_computations
 from studies.exceptions import ApplicationError
-from studies.models import Question, Round, Study
+from studies.models import Annotation, Question, Round, Study
+
+logger = logging.getLogger(__name__)
 
 MIN_SHARED_ITEMS = 2
 #: What ``difference`` is, in every comparison's result.
 DIFFERENCE_IS = "later round minus earlier round"
+#: The coefficient a study's headline shows and a round is compared on, first present wins.
+HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
+#: Two rounds holding more annotations than this together are not compared when a
+#: computation finishes (``settings.AGREEMENT_COMPARE_MAX_ANNOTATIONS`` overrides it).
+COMPARE_MAX_ANNOTATIONS = 500_000
+#: Bootstrap replicates of the comparison stored with a finished computation.
+COMPARE_REPLICATES = 500
+#: Where a finished one-round computation keeps its comparison with the previous round.
+COMPARISON_KEY = "comparison_with_previous"
+
+
+def headline_coefficient(names: Sequence[str]) -> str | None:
+    """The coefficient a result is summed up by: the first of ``HEADLINE_ORDER`` present."""
+    for name in HEADLINE_ORDER:
+        if name in names:
+            return name
+    return names[0] if names else None
+
+
+def compare_max_annotations() -> int:
+    return int(getattr(settings, "AGREEMENT_COMPARE_MAX_ANNOTATIONS", COMPARE_MAX_ANNOTATIONS))
 
 
 def _restricted(scope: ScopeAnnotations, keep: np.ndarray) -> ScopeAnnotations:
@@ -174,3 +200,71 @@ def _rounds_compare(
         out["paired"] = False
         out["difference"] = unpaired
     return out
+
+
+# -- the comparison a finished computation stores -------------------------------------------------
+
+
+def earlier_annotated_round(*, question: Question, round_: Round) -> Round | None:
+    """The latest round before ``round_`` holding annotations for the question."""
+    return (
+        Round.objects.filter(study_id=round_.study_id, position__lt=round_.position)
+        .filter(annotations__question=question)
+        .order_by("-position")
+        .distinct()
+        .first()
+    )
+
+
+def comparison_with_previous(
+    *, computation: Computation, results: Mapping[str, Any], n_annotations: int
+) -> dict[str, Any] | None:
+    """What a finishing one-round computation stores under ``COMPARISON_KEY``.
+
+    The computation's round minus the latest earlier round with annotations for the question,
+    on the result's headline coefficient with the computation's level, distance, seed and
+    confidence. ``status`` is ``done`` (the ``rounds_compare`` result and the earlier round's
+    data revision, so a page can tell when it changed), ``skipped`` (no earlier round, or
+    more annotations than ``compare_max_annotations``) or ``failed``, each with a ``reason``.
+    None for computations over several rounds, which have no previous round.
+    """
+    if computation.scope != ComputationScope.ROUND:
+        return None
+    round_ids = computation_round_ids(computation)
+    round_ = Round.objects.get(pk=round_ids[0])
+    question = computation.question
+    earlier = earlier_annotated_round(question=question, round_=round_)
+    if earlier is None:
+        first = not Round.objects.filter(
+            study_id=round_.study_id, position__lt=round_.position
+        ).exists()
+        reason = (
+            f"{round_.name} is the study's first round."
+            if first
+            else f"No round before {round_.name} has annotations for this question."
+        )
+        return {"status": "skipped", "reason": reason}
+    bound = compare_max_annotations()
+    total = n_annotations + Annotation.objects.filter(round=earlier, question=question).count()
+    if total > bound:
+        return {
+            "status": "skipped",
+            "reason": f"{round_.name} and {earlier.name} hold {total} annotations of this "
+            f"question, more than the {bound} compared when a computation finishes "
+            "(AGREEMENT_COMPARE_MAX_ANNOTATIONS); compare them with the API's history/compare.",
+            "earlier": {"round": earlier.pk, "round_name": earlier.name},
+        }
+    coefficient = headline_coefficient(list(results.get("coefficients") or {}))
+    if coefficient is None:
+        return {"status": "skipped", "reason": "No coefficient was reported to compare."}
+    params = computation.parameters
+    try:
+        compared = rounds_compare(
+            study=computation.study, question=question, first=round_, second=earlier,
+            coefficient=coefficient, replicates=COMPARE_REPLICATES, seed=int(params["seed"]),
+            confidence=float(params["confidence"]), parameters=params,
+        )  # fmt: skip
+    except ApplicationError as error:
+        return {"status": "failed", "reason": error.message}
+    revision = scope_data_revision(question=question, round_ids=[earlier.pk])
+    return {"status": "done", **compared, "earlier_data_revision": revision}

@@ -1,10 +1,8 @@
 """Reads for the site's pages: study list rows, the study history, round reports, coder pages.
 
-Every number comes from a finished computation (``Computation.results``), the history
-service (``study_history``, ``coder_drift``, ``rounds_compare``) or, for what a computation
-does not store (Di Eugenio & Glass's indices per coder pair, annotator bias, the
-coincidence matrix), the metrics library run on the same scope the computation read. Views and
-templates only format.
+Every number comes from a finished computation (``Computation.results``: coefficients,
+diagnostics, the comparison with the previous round) or the history reads (``study_history``,
+``coder_drift``); nothing here computes. Views and templates only format.
 """
 
 from __future__ import annotations
@@ -18,9 +16,9 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from computations import engine
-from computations.comparison import rounds_compare
+from computations.comparison import COMPARISON_KEY, headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.scope import coder_keys
+from computations.scope import coder_keys, scope_data_revision
 from computations.selectors import (
     coder_drift,
     computation_is_stale,
@@ -30,13 +28,10 @@ from computations.selectors import (
 from metrics import interpret_interval, interpret_value
 from pages.label_text import LabelText
 from studies.access import Actor
-from studies.exceptions import ApplicationError
 from studies.labels import label_of
 from studies.models import Annotation, Coder, Item, Question, Round, RoundStatus, Study
 from studies.selectors import study_list
 
-#: The coefficient a study's headline shows, first present wins.
-HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
 #: Krippendorff's cut-offs drawn on the charts of chance-corrected coefficients.
 REFERENCE_LINES = (0.667, 0.8)
 #: Coefficients without an expected (chance) term: Krippendorff's reliability bands do not
@@ -44,9 +39,6 @@ REFERENCE_LINES = (0.667, 0.8)
 NOT_CHANCE_CORRECTED = frozenset({"observed_agreement"})
 #: A difference smaller than this is shown as "no change".
 TREND_TOLERANCE = 0.005
-#: Rounds larger than this are not bootstrapped against the previous one on page load.
-COMPARE_MAX_ANNOTATIONS = 500_000
-COMPARE_REPLICATES = 500
 
 COEFFICIENT_NAMES = {
     "observed_agreement": "Observed agreement",
@@ -63,13 +55,6 @@ COEFFICIENT_NAMES = {
 
 def coefficient_name(key: str) -> str:
     return COEFFICIENT_NAMES.get(key, key)
-
-
-def headline_coefficient(names: Sequence[str]) -> str | None:
-    for name in HEADLINE_ORDER:
-        if name in names:
-            return name
-    return names[0] if names else None
 
 
 def has_bands(coefficient: str | None) -> bool:
@@ -385,9 +370,12 @@ class RoundReport:
     disputed: list[DisputedItem] = field(default_factory=list)
     disputed_coders: list[str] = field(default_factory=list)
     extras: RoundExtras = field(default_factory=RoundExtras)
-    previous_round: Round | None = None
+    #: The comparison with the previous round the worker stored (status "done") ...
     comparison: dict[str, Any] | None = None
+    #: ... or why there is none.
     comparison_error: str | None = None
+    #: The earlier round's annotations changed after the comparison was stored.
+    comparison_stale: bool = False
 
 
 def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
@@ -450,21 +438,31 @@ def _round_extras(diagnostics: Mapping[str, Any], labels: LabelText) -> RoundExt
     return extras
 
 
-def previous_round(round_: Round) -> Round | None:
-    return (
-        Round.objects.filter(study_id=round_.study_id, position__lt=round_.position)
-        .order_by("-position")
-        .first()
-    )
+#: Shown for a computation finished before comparisons were stored with computations.
+NO_STORED_COMPARISON = (
+    "this computation was made before comparisons were stored with it; request it again."
+)
 
 
-def round_report(
-    *, study: Study, round_: Round, question: Question, compare: bool = True
-) -> RoundReport:
+def _stored_comparison(report: RoundReport, results: Mapping[str, Any]) -> None:
+    """The comparison with the previous round as the worker stored it (never computed here)."""
+    stored = results.get(COMPARISON_KEY)
+    if not stored:
+        report.comparison_error = NO_STORED_COMPARISON
+        return
+    if stored.get("status") != "done":
+        report.comparison_error = str(stored.get("reason") or "unknown reason.")
+        return
+    report.comparison = {**stored, "coefficient_name": coefficient_name(stored["coefficient"])}
+    earlier = stored["earlier"]["round"]
+    revision = scope_data_revision(question=report.question, round_ids=[earlier])
+    report.comparison_stale = revision != stored.get("earlier_data_revision")
+
+
+def round_report(*, study: Study, round_: Round, question: Question) -> RoundReport:
     """Everything the round report shows for one question."""
     computation = round_computation(study=study, round_=round_, question=question)
     report = RoundReport(study=study, round=round_, question=question, computation=computation)
-    report.previous_round = previous_round(round_)
     if computation is None:
         return report
     results = computation.results or {}
@@ -492,23 +490,7 @@ def round_report(
         ]
         report.disputed_coders = coders
     report.extras = _round_extras(diagnostics, label_text)
-    if compare and report.previous_round is not None:
-        if (computation.n_annotations or 0) > COMPARE_MAX_ANNOTATIONS:
-            report.comparison_error = (
-                "the round is too large to bootstrap on page load; use the API's compare."
-            )
-            return report
-        try:
-            report.comparison = rounds_compare(
-                study=study,
-                question=question,
-                first=round_,
-                second=report.previous_round,
-                coefficient=report.headline,
-                replicates=COMPARE_REPLICATES,
-            )
-        except ApplicationError as error:
-            report.comparison_error = str(error)
+    _stored_comparison(report, results)
     return report
 
 
