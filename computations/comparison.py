@@ -5,12 +5,12 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db.models import Exists, OuterRef
 
 from computations import engine
 from computations.models import Computation, ComputationScope
@@ -18,8 +18,6 @@ from computations.scope import ScopeAnnotations, scope_annotations, scope_data_r
 from computations.selectors import computation_round_ids, latest_round_computations
 from studies.exceptions import ApplicationError
 from studies.models import Annotation, Question, Round, Study
-
-logger = logging.getLogger(__name__)
 
 MIN_SHARED_ITEMS = 2
 #: What ``difference`` is, in every comparison's result.
@@ -206,12 +204,13 @@ def _rounds_compare(
 
 
 def earlier_annotated_round(*, question: Question, round_: Round) -> Round | None:
-    """The latest round before ``round_`` holding annotations for the question."""
+    """The latest round before ``round_`` holding annotations for the question (an EXISTS
+    per round on the annotations' (round, question, ...) index, never a scan)."""
+    labelled = Annotation.objects.filter(round=OuterRef("pk"), question=question)
     return (
         Round.objects.filter(study_id=round_.study_id, position__lt=round_.position)
-        .filter(annotations__question=question)
+        .filter(Exists(labelled))
         .order_by("-position")
-        .distinct()
         .first()
     )
 

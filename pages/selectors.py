@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from computations import engine
 from computations.comparison import COMPARISON_KEY, headline_coefficient
@@ -255,18 +255,24 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
 def latest_annotated_rounds(
     *, questions: Sequence[Question], rounds: Sequence[Round]
 ) -> dict[int, Round]:
-    """Per question id, the latest round (by position) holding annotations for it.
+    """Per question id, the latest of ``rounds`` (by position) holding annotations for it.
 
-    Questions without annotations are left out. Each probe is an EXISTS on the annotations'
-    (round, question, ...) index, latest round first, so the page never scans annotations.
+    Questions without annotations are left out. One query per question, an EXISTS per round
+    on the annotations' (round, question, ...) index: the page never scans annotations.
     """
+    by_id = {round_.pk: round_ for round_ in rounds}
     latest: dict[int, Round] = {}
-    newest_first = sorted(rounds, key=lambda r: r.position, reverse=True)
     for question in questions:
-        for round_ in newest_first:
-            if Annotation.objects.filter(round=round_, question=question).exists():
-                latest[question.pk] = round_
-                break
+        labelled = Annotation.objects.filter(round=OuterRef("pk"), question=question)
+        found = (
+            Round.objects.filter(pk__in=list(by_id))
+            .filter(Exists(labelled))
+            .order_by("-position")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if found is not None:
+            latest[question.pk] = by_id[found]
     return latest
 
 
