@@ -37,6 +37,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from computations import dispatch, engine
+from computations.comparison import COMPARISON_KEY, comparison_with_previous
 from computations.models import (
     Computation,
     ComputationChunk,
@@ -444,10 +445,30 @@ def _run_step(computation: Computation) -> None:
         )
         _apply_intervals(results, decompositions, [values], params)
         lap("bootstrap")
+    _store_comparison(computation, results, loaded.scope.n_annotations)
+    lap("comparison")
     Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
         status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
     )
     logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _store_comparison(
+    computation: Computation, results: dict[str, Any], n_annotations: int
+) -> None:
+    """Keep the comparison with the previous round in the results, so pages only read it.
+
+    Its failure is stored as its reason: the computation's own agreement is done and stays so.
+    """
+    try:
+        comparison = comparison_with_previous(
+            computation=computation, results=results, n_annotations=n_annotations
+        )
+    except Exception as error:
+        logger.exception("comparison with the previous round failed id=%s", computation.pk)
+        comparison = {"status": "failed", "reason": f"{type(error).__name__}: {error}"}
+    if comparison is not None:
+        results[COMPARISON_KEY] = comparison
 
 
 def _decompositions_of(
@@ -603,6 +624,7 @@ def _combine_step(computation: Computation) -> None:
     _apply_intervals(
         results, decompositions, [chunk.values or {} for chunk in chunks], computation.parameters
     )
+    _store_comparison(computation, results, computation.n_annotations or 0)
     Computation.objects.filter(
         pk=computation.pk, status=ComputationStatus.RUNNING, phase="combining"
     ).update(

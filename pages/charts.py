@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from pages.number_text import number_text as _number
 from pages.selectors import REFERENCE_LINES, CoefficientHistory, Matrix, Series
 
 #: Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
@@ -21,12 +22,6 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4", "4 4")
 
 WIDTH, HEIGHT = 680, 320
 LEFT, RIGHT, TOP, BOTTOM = 60, 150, 36, 56
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{value:.{digits}f}"
 
 
 def _y_range(history: CoefficientHistory) -> tuple[float, float]:
@@ -64,7 +59,7 @@ def history_chart(
     history: CoefficientHistory, *, chart_id: str, desc: str | None = None
 ) -> SafeString:
     """One coefficient across the study's rounds: a line and a confidence band per question,
-    with Krippendorff's 0.667 and 0.8 reference lines."""
+    with Krippendorff's 0.667 and 0.8 reference lines when the coefficient is chance-corrected."""
     rounds = history.rounds
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     low, high = _y_range(history)
@@ -78,11 +73,13 @@ def history_chart(
         return TOP + plot_h * (high - value) / (high - low)
 
     title = f"{history.name} by round"
+    references = REFERENCE_LINES if history.bands else ()
     desc = desc or (
         f"{history.name} in each of {len(rounds)} rounds, one line per question "
         f"({', '.join(s.question_key for s in history.series) or 'no values yet'}), shaded "
-        "bands are confidence intervals; dashed lines mark 0.667 and 0.8. The table beside "
-        "the chart lists the same numbers."
+        "bands are confidence intervals"
+        + ("; dashed lines mark 0.667 and 0.8" if references else "")
+        + ". The table beside the chart lists the same numbers."
     )
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart history-chart" role="img" '
@@ -103,7 +100,7 @@ def history_chart(
             f'<text class="y-tick" x="{LEFT - 6}" y="{ty + 4:.1f}" text-anchor="end" '
             f'font-size="11">{tick:.1f}</text>'
         )
-    for reference in REFERENCE_LINES:
+    for reference in references:
         if low <= reference <= high:
             ry = y(reference)
             parts.append(

@@ -1,10 +1,8 @@
 """Reads for the site's pages: study list rows, the study history, round reports, coder pages.
 
-Every number comes from a finished computation (``Computation.results``), the history
-service (``study_history``, ``coder_drift``, ``rounds_compare``) or, for what a computation
-does not store (Di Eugenio & Glass's indices per coder pair, annotator bias, the
-coincidence matrix), the metrics library run on the same scope the computation read. Views and
-templates only format.
+Every number comes from a finished computation (``Computation.results``: coefficients,
+diagnostics, the comparison with the previous round) or the history reads (``study_history``,
+``coder_drift``); nothing here computes. Views and templates only format.
 """
 
 from __future__ import annotations
@@ -15,34 +13,32 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from computations import engine
-from computations.comparison import rounds_compare
+from computations.comparison import COMPARISON_KEY, headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.scope import coder_keys
+from computations.scope import coder_keys, scope_data_revision
 from computations.selectors import (
     coder_drift,
     computation_is_stale,
     done_computations_for_history,
     study_history,
 )
-from metrics.uncertainty.interpretation import interpret_interval, interpret_value
+from metrics import interpret_interval, interpret_value
+from pages.label_text import LabelText
 from studies.access import Actor
-from studies.exceptions import ApplicationError
-from studies.labels import LabelScheme, label_of
+from studies.labels import label_of
 from studies.models import Annotation, Coder, Item, Question, Round, RoundStatus, Study
 from studies.selectors import study_list
 
-#: The coefficient a study's headline shows, first present wins.
-HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
-#: Krippendorff's cut-offs drawn on every chart.
+#: Krippendorff's cut-offs drawn on the charts of chance-corrected coefficients.
 REFERENCE_LINES = (0.667, 0.8)
+#: Coefficients without an expected (chance) term: Krippendorff's reliability bands do not
+#: apply to them, and they have no expected value to show.
+NOT_CHANCE_CORRECTED = frozenset({"observed_agreement"})
 #: A difference smaller than this is shown as "no change".
 TREND_TOLERANCE = 0.005
-#: Rounds larger than this are not bootstrapped against the previous one on page load.
-COMPARE_MAX_ANNOTATIONS = 500_000
-COMPARE_REPLICATES = 500
 
 COEFFICIENT_NAMES = {
     "observed_agreement": "Observed agreement",
@@ -61,23 +57,22 @@ def coefficient_name(key: str) -> str:
     return COEFFICIENT_NAMES.get(key, key)
 
 
-def headline_coefficient(names: Sequence[str]) -> str | None:
-    for name in HEADLINE_ORDER:
-        if name in names:
-            return name
-    return names[0] if names else None
+def has_bands(coefficient: str | None) -> bool:
+    """Whether Krippendorff's reliability bands apply (a chance-corrected coefficient)."""
+    return coefficient not in NOT_CHANCE_CORRECTED
 
 
-def reliability_label(value: float | None) -> str | None:
-    """Krippendorff's band of a value ("discard", "tentative", "good")."""
-    if value is None or math.isnan(value) or value > 1:
+def reliability_label(value: float | None, coefficient: str | None) -> str | None:
+    """Krippendorff's band of a coefficient's value ("discard", "tentative", "good"); None for
+    a coefficient the bands do not apply to."""
+    if not has_bands(coefficient) or value is None or math.isnan(value) or value > 1:
         return None
     return interpret_value(value).label
 
 
-def interval_label(ci: Mapping[str, Any] | None) -> str | None:
+def interval_label(ci: Mapping[str, Any] | None, coefficient: str | None) -> str | None:
     """The bands an interval reaches, e.g. "tentative to good: the interval straddles 0.8"."""
-    if not ci or ci.get("low") is None or ci.get("high") is None:
+    if not has_bands(coefficient) or not ci or ci.get("low") is None or ci.get("high") is None:
         return None
     low, high = float(ci["low"]), float(ci["high"])
     if high > 1 or low > high:
@@ -146,7 +141,7 @@ def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
                 round_name=last["round_name"],
                 value=point["value"],
                 ci=point.get("ci"),
-                label=reliability_label(point["value"]),
+                label=reliability_label(point["value"], name),
                 previous_value=previous_value,
                 previous_round_name=previous["round_name"] if previous else None,
                 trend=trend(point["value"], previous_value),
@@ -222,6 +217,8 @@ class CoefficientHistory:
     name: str
     rounds: list[str]
     series: list[Series]
+    #: Draw Krippendorff's reference lines (chance-corrected coefficients only).
+    bands: bool = True
 
 
 def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistory]:
@@ -249,8 +246,34 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
                 )
             if any(p.value is not None for p in points):
                 series.append(Series(question["question_key"], points))
-        out.append(CoefficientHistory(name, coefficient_name(name), rounds, series))
+        out.append(
+            CoefficientHistory(name, coefficient_name(name), rounds, series, has_bands(name))
+        )
     return out
+
+
+def latest_annotated_rounds(
+    *, questions: Sequence[Question], rounds: Sequence[Round]
+) -> dict[int, Round]:
+    """Per question id, the latest of ``rounds`` (by position) holding annotations for it.
+
+    Questions without annotations are left out. One query per question, an EXISTS per round
+    on the annotations' (round, question, ...) index: the page never scans annotations.
+    """
+    by_id = {round_.pk: round_ for round_ in rounds}
+    latest: dict[int, Round] = {}
+    for question in questions:
+        labelled = Annotation.objects.filter(round=OuterRef("pk"), question=question)
+        found = (
+            Round.objects.filter(pk__in=list(by_id))
+            .filter(Exists(labelled))
+            .order_by("-position")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if found is not None:
+            latest[question.pk] = by_id[found]
+    return latest
 
 
 def study_computations(*, study: Study, limit: int = 20) -> list[Computation]:
@@ -299,13 +322,13 @@ def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
                 name=coefficient_name(key),
                 value=entry.get("value"),
                 observed=entry.get("observed"),
-                expected=entry.get("expected"),
+                expected=entry.get("expected") if has_bands(key) else None,
                 kind=entry.get("kind"),
                 ci=entry.get("ci"),
                 se=entry.get("se"),
                 bootstrap_se=entry.get("bootstrap_se"),
-                label=reliability_label(entry.get("value")),
-                interval=interval_label(entry.get("ci")),
+                label=reliability_label(entry.get("value"), key),
+                interval=interval_label(entry.get("ci"), key),
             )
         )
     return rows
@@ -353,9 +376,12 @@ class RoundReport:
     disputed: list[DisputedItem] = field(default_factory=list)
     disputed_coders: list[str] = field(default_factory=list)
     extras: RoundExtras = field(default_factory=RoundExtras)
-    previous_round: Round | None = None
+    #: The comparison with the previous round the worker stored (status "done") ...
     comparison: dict[str, Any] | None = None
+    #: ... or why there is none.
     comparison_error: str | None = None
+    #: The earlier round's annotations changed after the comparison was stored.
+    comparison_stale: bool = False
 
 
 def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
@@ -371,13 +397,13 @@ def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matr
     return Matrix(coders, coders, cleaned)
 
 
-def _per_category_rows(per_category: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _per_category_rows(per_category: Mapping[str, Any], labels: LabelText) -> list[dict[str, Any]]:
     categories = per_category.get("categories") or []
     values = per_category.get("values") or []
     observed = per_category.get("observed") or [None] * len(categories)
     expected = per_category.get("expected") or [None] * len(categories)
     return [
-        {"category": str(c), "value": v, "observed": o, "expected": e}
+        {"category": labels.stored(c), "value": v, "observed": o, "expected": e}
         for c, v, o, e in zip(categories, values, observed, expected, strict=False)
     ]
 
@@ -386,7 +412,7 @@ def _labels_by_item(
     *, round_: Round, question: Question, external_ids: Sequence[str] | None
 ) -> tuple[dict[str, dict[str, str]], list[str]]:
     """Each coder's label text of the items (all items when ``external_ids`` is None)."""
-    scheme = LabelScheme.for_question(question)
+    text = LabelText.for_question(question)
     queryset = Annotation.objects.filter(round=round_, question=question)
     if external_ids is not None:
         queryset = queryset.filter(item__external_id__in=list(external_ids))
@@ -395,12 +421,12 @@ def _labels_by_item(
     for item, coder, category, number, category_set in queryset.values_list(
         "item__external_id", "coder__key", "category_id", "number", "category_set"
     ).order_by("item_id", "coder__key"):
-        labels[item][coder] = scheme.text(label_of(category, number, category_set))
+        labels[item][coder] = text.annotation(label_of(category, number, category_set))
         coders.add(coder)
     return dict(labels), sorted(coders)
 
 
-def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
+def _round_extras(diagnostics: Mapping[str, Any], labels: LabelText) -> RoundExtras:
     """The two-coder reports, annotator bias and coincidences the worker stored."""
     extras = RoundExtras(
         kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
@@ -413,26 +439,36 @@ def _round_extras(diagnostics: Mapping[str, Any]) -> RoundExtras:
     )
     coincidence = diagnostics.get("coincidence")
     if coincidence:
-        labels = coincidence["labels"]
-        extras.coincidence = Matrix(labels, labels, coincidence["matrix"])
+        names = [labels.stored(label) for label in coincidence["labels"]]
+        extras.coincidence = Matrix(names, names, coincidence["matrix"])
     return extras
 
 
-def previous_round(round_: Round) -> Round | None:
-    return (
-        Round.objects.filter(study_id=round_.study_id, position__lt=round_.position)
-        .order_by("-position")
-        .first()
-    )
+#: Shown for a computation finished before comparisons were stored with computations.
+NO_STORED_COMPARISON = (
+    "this computation was made before comparisons were stored with it; request it again."
+)
 
 
-def round_report(
-    *, study: Study, round_: Round, question: Question, compare: bool = True
-) -> RoundReport:
+def _stored_comparison(report: RoundReport, results: Mapping[str, Any]) -> None:
+    """The comparison with the previous round as the worker stored it (never computed here)."""
+    stored = results.get(COMPARISON_KEY)
+    if not stored:
+        report.comparison_error = NO_STORED_COMPARISON
+        return
+    if stored.get("status") != "done":
+        report.comparison_error = str(stored.get("reason") or "unknown reason.")
+        return
+    report.comparison = {**stored, "coefficient_name": coefficient_name(stored["coefficient"])}
+    earlier = stored["earlier"]["round"]
+    revision = scope_data_revision(question=report.question, round_ids=[earlier])
+    report.comparison_stale = revision != stored.get("earlier_data_revision")
+
+
+def round_report(*, study: Study, round_: Round, question: Question) -> RoundReport:
     """Everything the round report shows for one question."""
     computation = round_computation(study=study, round_=round_, question=question)
     report = RoundReport(study=study, round=round_, question=question, computation=computation)
-    report.previous_round = previous_round(round_)
     if computation is None:
         return report
     results = computation.results or {}
@@ -441,8 +477,9 @@ def round_report(
     report.coefficients = coefficient_rows(results)
     report.headline = headline_coefficient([row.key for row in report.coefficients])
     diagnostics = results.get("diagnostics") or {}
+    label_text = LabelText.for_question(question)
     if diagnostics.get("per_category"):
-        report.per_category = _per_category_rows(diagnostics["per_category"])
+        report.per_category = _per_category_rows(diagnostics["per_category"], label_text)
     pairs = diagnostics.get("coder_pairs")
     if pairs:
         names = coder_keys(int(c) for c in pairs["coders"] if str(c).isdigit())
@@ -458,24 +495,8 @@ def round_report(
             for d in disputed
         ]
         report.disputed_coders = coders
-    report.extras = _round_extras(diagnostics)
-    if compare and report.previous_round is not None:
-        if (computation.n_annotations or 0) > COMPARE_MAX_ANNOTATIONS:
-            report.comparison_error = (
-                "the round is too large to bootstrap on page load; use the API's compare."
-            )
-            return report
-        try:
-            report.comparison = rounds_compare(
-                study=study,
-                question=question,
-                first=round_,
-                second=report.previous_round,
-                coefficient=report.headline,
-                replicates=COMPARE_REPLICATES,
-            )
-        except ApplicationError as error:
-            report.comparison_error = str(error)
+    report.extras = _round_extras(diagnostics, label_text)
+    _stored_comparison(report, results)
     return report
 
 
@@ -495,7 +516,7 @@ class CoderQuestion:
 
 
 def _distribution(
-    computation: Computation | None, coder: Coder
+    computation: Computation | None, coder: Coder, labels: LabelText
 ) -> tuple[list[dict[str, Any]], float | None]:
     if computation is None:
         return [], None
@@ -509,7 +530,7 @@ def _distribution(
     proportions = table["proportions"][index]
     counts = table["counts"][index]
     rows = [
-        {"category": str(cat), "count": n, "share": share, "pooled": pooled}
+        {"category": labels.stored(cat), "count": n, "share": share, "pooled": pooled}
         for cat, n, share, pooled in zip(
             table["categories"], counts, proportions, table["pooled"], strict=False
         )
@@ -562,7 +583,7 @@ def coder_report(*, study: Study, coder: Coder) -> list[CoderQuestion]:
                 )
                 latest_name = entry["round_name"]
                 break
-        distribution, divergence = _distribution(latest, coder)
+        distribution, divergence = _distribution(latest, coder, LabelText.for_question(question))
         out.append(
             CoderQuestion(
                 question=question,

@@ -29,12 +29,14 @@ from pages.selectors import (
     coder_history,
     coder_report,
     history_by_coefficient,
+    latest_annotated_rounds,
     question_headlines,
     round_report,
     study_computations,
     study_list_rows,
 )
 from studies.access import Actor, role_allows, study_role
+from studies.exceptions import ApplicationError
 from studies.models import Coder, Question, Role, Round, Study
 from studies.selectors import question_list, round_list
 
@@ -100,9 +102,13 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     ]
     rounds = list(round_list(study=study))
     questions = list(question_list(study=study))
+    # Propose a scope that has annotations: the first question that has any, in its
+    # latest round with annotations (not simply the last round, which may be empty).
+    latest = latest_annotated_rounds(questions=questions, rounds=rounds)
+    proposed = next((q for q in questions if q.pk in latest), None)
     initial = {
-        "question": questions[0].pk if questions else None,
-        "round": rounds[-1].pk if rounds else None,
+        "question": proposed.pk if proposed else (questions[0].pk if questions else None),
+        "round": latest[proposed.pk].pk if proposed else (rounds[-1].pk if rounds else None),
     }
     context = {
         "study": study,
@@ -115,6 +121,8 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "coders": list(Coder.objects.filter(study=study).order_by("key")),
         "computations": study_computations(study=study),
         "form": ComputationRequestForm(study=study, initial=initial),
+        "has_annotations": bool(latest),
+        "latest_rounds": json.dumps({str(q): r.pk for q, r in latest.items()}),
     }
     return render(request, "pages/study_detail.html", context)
 
@@ -261,10 +269,13 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
             trigger=ComputationTrigger.API,
             requested_by=request.user,
         )
-    except ValidationError as error:
+    except (ValidationError, ApplicationError) as error:
+        # The service's refusal (e.g. a round without annotations for the question), shown
+        # as it worded it.
+        text = "; ".join(error.messages) if isinstance(error, ValidationError) else error.message
         if _wants_json(request):
-            return JsonResponse({"error": "; ".join(error.messages)}, status=400)
-        messages.error(request, "; ".join(error.messages))
+            return JsonResponse({"error": text}, status=400)
+        messages.error(request, text)
         return redirect("pages:study-detail", study.pk)
     # Read it again: a worker (or eager mode) may already have moved it on.
     computation = Computation.objects.prefetch_related("rounds").get(pk=result.computation.pk)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import template
+
+from pages.number_text import number_text, percent_text, signed_text
 
 register = template.Library()
 
@@ -16,20 +17,15 @@ TREND_WORDS = {"up": "up", "down": "down", "flat": "no change"}
 
 @register.filter
 def num(value: float | int | None, digits: int = 3) -> str:
-    """A coefficient with ``digits`` decimals; an em dash when there is none."""
-    if value is None or isinstance(value, str):
-        return "—" if value is None else value
-    number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        return "—"
-    return f"{number:.{int(digits)}f}"
+    """A coefficient with ``digits`` decimals; an em dash when there is none; never -0.000."""
+    if isinstance(value, str):
+        return value
+    return number_text(value, digits)
 
 
 @register.filter
 def percent(value: float | None, digits: int = 1) -> str:
-    if value is None:
-        return "—"
-    return f"{100 * float(value):.{int(digits)}f} %"
+    return percent_text(value, digits)
 
 
 @register.filter
@@ -77,9 +73,7 @@ def get(mapping: Mapping[str, Any] | None, key: str) -> Any:
 
 @register.filter
 def signed(value: float | None, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    return f"{float(value):+.{int(digits)}f}"
+    return signed_text(value, digits)
 
 
 @register.inclusion_tag("admin/studies/study/history.html")

@@ -10,6 +10,8 @@ import pytest
 from django.urls import reverse
 
 from computations.models import Computation, ComputationStatus
+from tests.computations.helpers import label_round, nominal_question
+from tests.factories import RoundFactory
 from tests.pages.conftest import PagesWorld
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -90,3 +92,58 @@ def test_a_member_reads_the_history_and_requests_a_computation_that_finishes(
     )
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.drift")))
     driver.save_screenshot(str(screenshot_dir / "05-coder-page.png"))
+
+
+EMPTY_SCOPE = "Round R3 has no annotations for question relevant: there is nothing to compute."
+
+
+def test_the_request_form_proposes_annotated_rounds_and_shows_a_refusal(
+    pages_world: PagesWorld,
+    annotator: Any,
+    live_server: Any,
+    chromium_driver: Any,
+    screenshot_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R3 is closed and empty; "second" is labelled in R1 only. The service refuses an empty
+    scope (its contract); the page shows its message without a reload."""
+    from django.core.exceptions import ValidationError
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    study = pages_world.study
+    RoundFactory(study=study, name="R3", position=3, closed=True)
+    second = nominal_question(study, codes=("yes", "no"), key="second")
+    label_round(pages_world.rounds[0], second, [["yes", "no"], ["yes", "yes"]],
+                coders=pages_world.coders[:2])  # fmt: skip
+
+    def refuse(**_: Any) -> Any:
+        raise ValidationError({"rounds": [EMPTY_SCOPE]})
+
+    monkeypatch.setattr("pages.views.computation_request", refuse)
+    annotator.set_password("browser-pw")
+    annotator.save()
+    driver = chromium_driver
+    wait = WebDriverWait(driver, WAIT)
+    _sign_in(driver, live_server.url, annotator.username, "browser-pw")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.studies")))
+    driver.get(live_server.url + reverse("pages:study-detail", args=[study.pk]))
+    wait.until(ec.presence_of_element_located((By.ID, "request-computation")))
+
+    rounds = Select(driver.find_element(By.ID, "id_round"))
+    assert rounds.first_selected_option.text == "R2"
+    Select(driver.find_element(By.ID, "id_question")).select_by_visible_text("second")
+    assert rounds.first_selected_option.text == "R1"
+    Select(driver.find_element(By.ID, "id_question")).select_by_visible_text("relevant")
+    assert rounds.first_selected_option.text == "R2"
+
+    rounds.select_by_visible_text("R3")
+    url_before = driver.current_url
+    driver.find_element(By.ID, "request-computation").click()
+    form = driver.find_element(By.CSS_SELECTOR, "form.compute-form")
+    wait.until(lambda d: form.get_attribute("data-state") == "error")
+    driver.save_screenshot(str(screenshot_dir / "06-request-refused.png"))
+    assert driver.find_element(By.CSS_SELECTOR, ".compute-status").text == EMPTY_SCOPE
+    assert driver.current_url == url_before
+    assert driver.find_element(By.ID, "request-computation").is_enabled()

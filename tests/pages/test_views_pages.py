@@ -36,7 +36,7 @@ def test_study_list_shows_the_latest_alpha_its_interval_label_and_trend(
     row = re.search(r'<tr class="study-row".*?</tr>', html, re.S).group(0)
     assert f"{latest['value']:.3f}" in row
     assert interval(latest["ci"]) in row
-    assert f">{reliability_label(latest['value'])}<" in row
+    assert f">{reliability_label(latest['value'], 'alpha')}<" in row
     direction = "up" if latest["value"] > previous["value"] else "down"
     assert f"trend-{direction}" in row
     assert '<td class="num rounds" rowspan="1">2 / 0</td>' in row
@@ -102,7 +102,10 @@ def test_round_report_shows_the_stored_coefficients_with_observed_and_expected(
         row = re.search(rf'<tr data-coefficient="{name}">.*?</tr>', html, re.S).group(0)
         assert f'<td class="num value">{num(entry["value"])}</td>' in row
         assert f"{num(entry['observed'])} <small>" in row
-        assert f"{num(entry['expected'])} <small>" in row
+        if name == "observed_agreement":  # no expected term
+            assert '<td class="num expected">—</td>' in row
+        else:
+            assert f"{num(entry['expected'])} <small>" in row
         assert interval(entry.get("ci")) in row
     assert f'<dd class="n-items">{results["n_items"]}</dd>' in html
     assert "Prevalence index" in html

@@ -81,7 +81,21 @@
       });
   }
 
+  // Choosing a question proposes its latest round with annotations (data-latest-rounds:
+  // {question id: round id}); a question without annotations keeps the chosen round.
+  function proposeRound(form) {
+    var latest = JSON.parse(form.dataset.latestRounds || "{}");
+    var question = form.querySelector("select[name=question]");
+    var round = form.querySelector("select[name=round]");
+    if (!question || !round) { return; }
+    question.addEventListener("change", function () {
+      var proposed = latest[question.value];
+      if (proposed !== undefined) { round.value = String(proposed); }
+    });
+  }
+
   document.querySelectorAll("form.compute-form").forEach(function (form) {
     form.addEventListener("submit", submit);
+    proposeRound(form);
   });
 })();
