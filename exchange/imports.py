@@ -29,6 +29,7 @@ from annotations.services import (
 )
 from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
 from exchange.formats.base import ImportErrorCode, Rejection
+from exchange.mapping import fields_to_questions
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.models import Item, Question, Study
@@ -75,6 +76,8 @@ class ImportReport:
     rejected_count: int = 0
     rejected: list[Rejection] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    # tool field -> its records left out because question_map maps it to null
+    ignored_fields: dict[str, int] = field(default_factory=dict)
     questions: list[QuestionReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -132,67 +135,6 @@ def _request_errors(
             )
         ]
     return errors
-
-
-def _map_fields(
-    parsed: ParsedFile,
-    *,
-    question_key: str | None,
-    question_map: Mapping[str, str | None],
-    question_keys: set[str],
-    report: ImportReport,
-) -> dict[str, list[ParsedRow]]:
-    """The parsed rows grouped by question key; unmapped fields are rejected."""
-    fields = {row.field for row in parsed.rows if row.field is not None}
-    single_field = len(fields) == 1
-
-    def target(row_field: str | None) -> str | None:
-        if row_field is None:
-            return question_key
-        if row_field in question_map:
-            return question_map[row_field] or ""  # "" = deliberately ignored
-        if row_field in question_keys:
-            return row_field
-        if question_key and single_field:
-            return question_key
-        return None
-
-    groups: dict[str, list[ParsedRow]] = {}
-    unmapped: dict[str | None, list[ParsedRow]] = {}
-    for row in parsed.rows:
-        key = target(row.field)
-        if key == "":
-            report.skipped[f"field {row.field!r} ignored by question_map"] = (
-                report.skipped.get(f"field {row.field!r} ignored by question_map", 0) + 1
-            )
-        elif key is None:
-            unmapped.setdefault(row.field, []).append(row)
-        else:
-            groups.setdefault(key, []).append(row)
-    if None in unmapped:
-        raise ValidationError(
-            {
-                "question": [
-                    ValidationError(
-                        "A question is required: this file does not name its questions.",
-                        code="required",
-                    )
-                ]
-            }
-        )
-    for row_field, rows in unmapped.items():
-        report.reject(
-            Rejection(
-                source=rows[0].source,
-                field="question",
-                code=ImportErrorCode.UNMAPPED_FIELD,
-                detail=(
-                    f"{len(rows)} label(s) of the tool's field {row_field!r} map to no question: "
-                    "add it to question_map (a question key, or null to ignore it)."
-                ),
-            )
-        )
-    return groups
 
 
 # Writing one question's rows ------------------------------------------------------------
@@ -286,9 +228,9 @@ def _missing_items(*, study: Study, keys: set[str]) -> set[str]:
     return keys - existing
 
 
-def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str]) -> None:
+def _set_new_item_texts(*, study: Study, texts: Mapping[str, str]) -> None:
     """Give the items this import created the text the file carries (task text, span)."""
-    ordered = sorted(keys & texts.keys())
+    ordered = sorted(texts)
     for start in range(0, len(ordered), _IN_BATCH):
         items = list(
             Item.objects.filter(
@@ -298,6 +240,83 @@ def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str
         for item in items:
             item.text = texts[item.external_id]
         Item.objects.bulk_update(items, ["text"])
+
+
+def _parse(format_name: str, data: bytes, options: ParseOptions) -> ParsedFile:
+    try:
+        return FORMATS[format_name].parse(data, options)
+    except MalformedFileError as error:
+        raise ValidationError(
+            {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}
+        ) from None
+
+
+def _map_onto_study(
+    parsed: ParsedFile,
+    *,
+    question_key: str | None,
+    question_map: Mapping[str, str | None],
+    question_keys: set[str],
+    report: ImportReport,
+) -> dict[str, list[ParsedRow]]:
+    """The rows to write per question key; the report gets what the mapping left out."""
+    mapped = fields_to_questions(
+        parsed,
+        question_key=question_key,
+        question_map=question_map,
+        question_keys=question_keys,
+    )
+    for rejection in mapped.rejections:
+        report.reject(rejection)
+    for tool_field, count in mapped.ignored.items():
+        report.ignored_fields[tool_field] = count
+        report.skipped[f"field {tool_field!r} ignored by question_map"] = count
+    groups = mapped.rows
+    if not groups and not report.rejected_count:
+        report.reject(
+            Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
+        )
+    return groups
+
+
+def _write_all(
+    *,
+    study: Study,
+    round_ref: int | str,
+    groups: Mapping[str, list[ParsedRow]],
+    new_item_texts: Mapping[str, str],
+    create_missing: bool,
+    partial: bool,
+    dry_run: bool,
+    actor: Actor,
+    report: ImportReport,
+) -> None:
+    """Write every question's rows in one transaction, kept only when the import commits."""
+    try:
+        with transaction.atomic():
+            for key in sorted(groups):
+                _write_question(
+                    study=study,
+                    round_ref=round_ref,
+                    question_key=key,
+                    rows=groups[key],
+                    create_missing=create_missing,
+                    partial=partial,
+                    actor=actor,
+                    report=report,
+                )
+            if new_item_texts:
+                _set_new_item_texts(study=study, texts=new_item_texts)
+            report.committed = not dry_run and (partial or not report.rejected_count)
+            if not report.committed:
+                raise _Rollback
+    except _Rollback:
+        pass
+    if not report.committed and not dry_run:
+        # Nothing was written: counts of a rolled-back write would mislead.
+        report.created = report.updated = report.unchanged = 0
+        report.items_created = report.coders_created = 0
+        report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
 
 
 # The service ---------------------------------------------------------------------------
@@ -344,12 +363,7 @@ def annotations_import(
     if errors:
         raise ValidationError(errors)
     assert round_ref is not None
-    try:
-        parsed = FORMATS[format_name].parse(data, ParseOptions(coder=coder, filename=filename))
-    except MalformedFileError as error:
-        raise ValidationError(
-            {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}
-        ) from None
+    parsed = _parse(format_name, data, ParseOptions(coder=coder, filename=filename))
     report = ImportReport(
         format=format_name,
         round=str(round_ref),
@@ -360,50 +374,30 @@ def annotations_import(
         skipped=dict(parsed.skipped),
         notes=list(parsed.notes),
     )
-    for rejection in parsed.rejected:
-        report.reject(rejection)
-    groups = _map_fields(
+    groups = _map_onto_study(
         parsed,
         question_key=question_key,
         question_map=question_map,
         question_keys=question_keys,
         report=report,
     )
-    if not groups and not report.rejected_count:
-        report.reject(
-            Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
-        )
     new_items: set[str] = set()
     if create_missing and parsed.item_texts:
         new_items = _missing_items(
             study=study,
             keys={row.item for rows in groups.values() for row in rows} & parsed.item_texts.keys(),
         )
-    try:
-        with transaction.atomic():
-            for key in sorted(groups):
-                _write_question(
-                    study=study,
-                    round_ref=round_ref,
-                    question_key=key,
-                    rows=groups[key],
-                    create_missing=create_missing,
-                    partial=partial,
-                    actor=actor,
-                    report=report,
-                )
-            if new_items:
-                _set_new_item_texts(study=study, texts=parsed.item_texts, keys=new_items)
-            report.committed = not dry_run and (partial or not report.rejected_count)
-            if not report.committed:
-                raise _Rollback
-    except _Rollback:
-        pass
-    if not report.committed and not dry_run:
-        # Nothing was written: counts of a rolled-back write would mislead.
-        report.created = report.updated = report.unchanged = 0
-        report.items_created = report.coders_created = 0
-        report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
+    _write_all(
+        study=study,
+        round_ref=round_ref,
+        groups=groups,
+        new_item_texts={key: parsed.item_texts[key] for key in new_items},
+        create_missing=create_missing,
+        partial=partial,
+        dry_run=dry_run,
+        actor=actor,
+        report=report,
+    )
     logger.info(
         "import study=%s format=%s round=%s dry_run=%s committed=%s read=%s created=%s "
         "updated=%s unchanged=%s rejected=%s",

@@ -111,6 +111,9 @@ class ImportReportSerializer(serializers.Serializer):
     rejected_count = serializers.IntegerField()
     rejected = RejectionSerializer(many=True, help_text="The first 1,000 rejections.")
     skipped = _CountsField(help_text="Records deliberately not imported, by reason.")
+    ignored_fields = _CountsField(
+        help_text="Per tool field mapped to null in question_map: its records left out."
+    )
     questions = QuestionReportSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from studies.models import Role
+from studies.models import Question, Role
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored
 
 pytestmark = pytest.mark.django_db
@@ -214,3 +214,37 @@ def test_an_empty_raw_body_is_a_bad_request(
     )
     assert response.status_code == 400
     assert response.json()["errors"][0]["detail"] == "The file is empty."
+
+
+def test_a_comment_box_mapped_to_null_is_ignored_and_reported(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["committed"] is True
+    assert body["ignored_fields"] == {"comment": 3}
+    assert body["created"] == 4
+
+
+def test_a_comment_box_not_ignored_answers_400_naming_result_and_remedy(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client, target, "label_studio_comment_box.json", format="label_studio"
+    )
+    assert response.status_code == 400
+    first = response.json()["errors"][0]
+    assert first["code"] == "unsupported_type"
+    assert first["attr"] == "task 501, annotation 5001, result c1.type"
+    assert first["detail"].endswith(
+        'to leave the field out, map it to null: "question_map": {"comment": null}.'
+    )
+    assert db_state(target.study) == before
