@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -29,10 +29,16 @@ from annotations.services import (
 )
 from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
 from exchange.formats.base import ImportErrorCode, Rejection
-from exchange.mapping import fields_to_questions
+from exchange.mapping import (
+    CategoryMap,
+    CategoryMapOption,
+    LabelMatcher,
+    fields_to_questions,
+)
 from studies.access import Actor
 from studies.exceptions import ApplicationError
-from studies.models import Item, Question, Study
+from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
+from studies.models import Category, Item, Question, Study
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +47,8 @@ MAX_REPORTED_REJECTIONS = 1_000
 _SERVICE_ATTR = re.compile(r"^annotations\.(\d+)(?:\.(\w+))?$")
 _MAX_PARTIAL_PASSES = 5
 _IN_BATCH = 900  # under SQLite's historical 999 variables per statement
+_UNKNOWN_LABEL_CODES = frozenset({LabelErrorCode.UNKNOWN_CATEGORY, LabelErrorCode.UNKNOWN_NODE})
+_DROPPED_LABEL = "label dropped by category_map (mapped to null)"
 
 
 class ImportFileTooLargeError(ApplicationError):
@@ -55,6 +63,18 @@ class QuestionReport:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+
+
+@dataclass(frozen=True)
+class LabelMapping:
+    """A file label rewritten for a question: to ``code`` (None: dropped) by ``rule``
+    (``category_map`` or ``case_insensitive``), ``count`` times."""
+
+    question: str
+    label: str
+    code: str | None
+    rule: str
+    count: int
 
 
 @dataclass
@@ -78,6 +98,7 @@ class ImportReport:
     skipped: dict[str, int] = field(default_factory=dict)
     # tool field -> its records left out because question_map maps it to null
     ignored_fields: dict[str, int] = field(default_factory=dict)
+    label_mappings: list[LabelMapping] = field(default_factory=list)
     questions: list[QuestionReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -101,9 +122,11 @@ def _request_errors(
     round_ref: int | str | None,
     question_key: str | None,
     question_map: Mapping[str, str | None],
-    question_keys: set[str],
+    category_map: CategoryMap,
+    schemes: Mapping[str, LabelScheme],
 ) -> dict[str, list[ValidationError]]:
     errors: dict[str, list[ValidationError]] = {}
+    question_keys = set(schemes)
     if format_name not in FORMATS:
         errors["format"] = [
             ValidationError(
@@ -134,14 +157,37 @@ def _request_errors(
                 code=AnnotationErrorCode.UNKNOWN_QUESTION,
             )
         ]
+    if category_errors := category_map.errors(schemes):
+        errors["category_map"] = category_errors
     return errors
+
+
+def _label_schemes(study: Study) -> dict[str, LabelScheme]:
+    """Every question's ``LabelScheme`` by question key, in two queries."""
+    questions = list(Question.objects.filter(study=study))
+    rows: dict[int, list[CategoryRow]] = {}
+    for pk, question_id, code, parent_id, position in Category.objects.filter(
+        question__study=study
+    ).values_list("id", "question_id", "code", "parent_id", "position"):
+        rows.setdefault(question_id, []).append(
+            CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
+        )
+    return {
+        question.key: LabelScheme(
+            kind=question.kind,
+            categories=rows.get(question.pk, []),
+            min_value=question.min_value,
+            max_value=question.max_value,
+        )
+        for question in questions
+    }
 
 
 # Writing one question's rows ------------------------------------------------------------
 
 
 def _service_rejections(
-    error: ValidationError, rows: Sequence[ParsedRow]
+    error: ValidationError, rows: Sequence[ParsedRow], hint: Callable[[object], str]
 ) -> tuple[list[tuple[int | None, Rejection]], bool]:
     """The service's row errors as (row index, rejection), and whether the list is complete."""
     out: list[tuple[int | None, Rejection]] = []
@@ -158,7 +204,10 @@ def _service_rejections(
                 continue
             index = int(match.group(1))
             row = rows[index]
-            out.append((index, Rejection(row.source, match.group(2) or "row", code, str(message))))
+            detail = str(message)
+            if code in _UNKNOWN_LABEL_CODES and (how := hint(row.label)):
+                detail = f"{detail} {how}"
+            out.append((index, Rejection(row.source, match.group(2) or "row", code, detail)))
     return out, complete
 
 
@@ -168,6 +217,7 @@ def _write_question(
     round_ref: int | str,
     question_key: str,
     rows: list[ParsedRow],
+    hint: Callable[[object], str],
     create_missing: bool,
     partial: bool,
     actor: Actor,
@@ -187,7 +237,7 @@ def _write_question(
         except ValidationError as error:
             if not hasattr(error, "error_dict"):
                 raise
-            rejections, _complete = _service_rejections(error, remaining)
+            rejections, _complete = _service_rejections(error, remaining, hint)
             for _index, rejection in rejections:
                 report.reject(rejection)
             bad = {index for index, _ in rejections if index is not None}
@@ -256,27 +306,63 @@ def _map_onto_study(
     *,
     question_key: str | None,
     question_map: Mapping[str, str | None],
-    question_keys: set[str],
+    category_map: CategoryMap,
+    case_insensitive_categories: bool,
+    schemes: Mapping[str, LabelScheme],
     report: ImportReport,
-) -> dict[str, list[ParsedRow]]:
-    """The rows to write per question key; the report gets what the mapping left out."""
+) -> tuple[dict[str, list[ParsedRow]], dict[str, LabelMatcher]]:
+    """The rows to write per question key, and each question's label matcher; the report
+    gets what the mapping left out or rewrote."""
     mapped = fields_to_questions(
         parsed,
         question_key=question_key,
         question_map=question_map,
-        question_keys=question_keys,
+        question_keys=set(schemes),
     )
     for rejection in mapped.rejections:
         report.reject(rejection)
     for tool_field, count in mapped.ignored.items():
         report.ignored_fields[tool_field] = count
         report.skipped[f"field {tool_field!r} ignored by question_map"] = count
-    groups = mapped.rows
+    groups: dict[str, list[ParsedRow]] = {}
+    matchers: dict[str, LabelMatcher] = {}
+    for key, rows in mapped.rows.items():
+        matchers[key] = LabelMatcher(
+            question_key=key,
+            scheme=schemes[key],
+            category_map=category_map.for_question(key),
+            case_insensitive=case_insensitive_categories,
+        )
+        kept = _match_labels(rows, matchers[key], report)
+        if kept:
+            groups[key] = kept
     if not groups and not report.rejected_count:
         report.reject(
             Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
         )
-    return groups
+    return groups, matchers
+
+
+def _match_labels(
+    rows: list[ParsedRow], matcher: LabelMatcher, report: ImportReport
+) -> list[ParsedRow]:
+    """The rows with their labels matched onto the question's codes; dropped rows and
+    rejected ones left out (and reported)."""
+    kept: list[ParsedRow] = []
+    for row in rows:
+        match = matcher.match(row.label)
+        if match.error is not None:
+            code, detail = match.error
+            report.reject(Rejection(row.source, "label", code, detail, row.field))
+        elif match.dropped:
+            report.skipped[_DROPPED_LABEL] = report.skipped.get(_DROPPED_LABEL, 0) + 1
+        else:
+            kept.append(row if match.label is row.label else replace(row, label=match.label))
+    report.label_mappings.extend(
+        LabelMapping(matcher.question_key, label, code, rule, count)
+        for label, code, rule, count in matcher.mappings()
+    )
+    return kept
 
 
 def _write_all(
@@ -284,6 +370,7 @@ def _write_all(
     study: Study,
     round_ref: int | str,
     groups: Mapping[str, list[ParsedRow]],
+    matchers: Mapping[str, LabelMatcher],
     new_item_texts: Mapping[str, str],
     create_missing: bool,
     partial: bool,
@@ -300,6 +387,7 @@ def _write_all(
                     round_ref=round_ref,
                     question_key=key,
                     rows=groups[key],
+                    hint=matchers[key].hint,
                     create_missing=create_missing,
                     partial=partial,
                     actor=actor,
@@ -330,6 +418,8 @@ def annotations_import(
     round_ref: int | str | None,
     question_key: str | None = None,
     question_map: Mapping[str, str | None] | None = None,
+    category_map: CategoryMapOption | None = None,
+    case_insensitive_categories: bool = False,
     create_missing: bool = False,
     dry_run: bool = False,
     partial: bool = False,
@@ -351,14 +441,16 @@ def annotations_import(
             f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
         )
     question_map = dict(question_map or {})
-    question_keys = set(Question.objects.filter(study=study).values_list("key", flat=True))
+    categories = CategoryMap.from_option(category_map)
+    schemes = _label_schemes(study)
     errors = _request_errors(
         study=study,
         format_name=format_name,
         round_ref=round_ref,
         question_key=question_key,
         question_map=question_map,
-        question_keys=question_keys,
+        category_map=categories,
+        schemes=schemes,
     )
     if errors:
         raise ValidationError(errors)
@@ -374,11 +466,13 @@ def annotations_import(
         skipped=dict(parsed.skipped),
         notes=list(parsed.notes),
     )
-    groups = _map_onto_study(
+    groups, matchers = _map_onto_study(
         parsed,
         question_key=question_key,
         question_map=question_map,
-        question_keys=question_keys,
+        category_map=categories,
+        case_insensitive_categories=case_insensitive_categories,
+        schemes=schemes,
         report=report,
     )
     new_items: set[str] = set()
@@ -391,6 +485,7 @@ def annotations_import(
         study=study,
         round_ref=round_ref,
         groups=groups,
+        matchers=matchers,
         new_item_texts={key: parsed.item_texts[key] for key in new_items},
         create_missing=create_missing,
         partial=partial,

@@ -53,7 +53,11 @@ Send the file either as **multipart** (`file` plus the options as form fields) o
 Each label is mapped onto a question: the tool's field (Label Studio `from_name`,
 INCEpTION feature, Prodigy `label`, a `question` column) through `question_map`, else a
 question with that key, else `question` when the file has a single field; files without
-fields use `question`. Unknown items and coders are created with `create_missing`.
+fields use `question`; a field mapped to null is ignored, whatever its records hold (a Label
+Studio `textarea`...). Labels go to a category code through `category_map` first (null
+drops the label), then as they are, then, with `case_insensitive_categories`, to the one
+code equal to them ignoring case. Unknown items and coders are created with
+`create_missing`.
 
 The answer is a report (rows read, labels found, created / updated / unchanged, items and
 coders created, skipped records by reason, rejections with their source line / task and
@@ -172,6 +176,8 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             round_ref=data["round"],
             question_key=data.get("question") or None,
             question_map=data.get("question_map") or {},
+            category_map=data.get("category_map") or {},
+            case_insensitive_categories=data["case_insensitive_categories"],
             create_missing=data["create_missing"],
             dry_run=data["dry_run"],
             partial=data["partial"],

@@ -9,8 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from studies.models import Question, Role
+from studies.models import LabelKind, Question, Role
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from tests.factories import CategoryFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -248,3 +249,121 @@ def test_a_comment_box_not_ignored_answers_400_naming_result_and_remedy(
         'to leave the field out, map it to null: "question_map": {"comment": null}.'
     )
     assert db_state(target.study) == before
+
+
+def post_csv(client: APIClient, target: ImportStudy, data: bytes, **fields: Any) -> Any:
+    fields.setdefault("format", "long_csv")
+    fields.setdefault("round", "Round 1")
+    fields.setdefault("create_missing", "true")
+    fields["file"] = SimpleUploadedFile("labels.csv", data)
+    return client.post(url(target), fields, format="multipart")
+
+
+def test_category_options_are_form_fields_and_a_dry_run_shows_their_effects(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,Positive\ndoc-1,bob,pos\ndoc-2,bob,n/a\n",
+        question="tone",
+        case_insensitive_categories="true",
+        category_map=json.dumps({"pos": "positive", "n/a": None}),
+        dry_run="true",
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["created"] == 2
+    assert body["label_mappings"] == [
+        {
+            "question": "tone",
+            "label": "Positive",
+            "code": "positive",
+            "rule": "case_insensitive",
+            "count": 1,
+        },
+        {"question": "tone", "label": "n/a", "code": None, "rule": "category_map", "count": 1},
+        {
+            "question": "tone",
+            "label": "pos",
+            "code": "positive",
+            "rule": "category_map",
+            "count": 1,
+        },
+    ]
+    assert db_state(target.study) == before
+
+
+def test_an_ambiguous_case_insensitive_match_answers_400_naming_row_and_label(
+    manager_client: APIClient, target: ImportStudy
+) -> None:
+    polarity = QuestionFactory(study=target.study, key="polarity", kind=LabelKind.NOMINAL)
+    CategoryFactory(question=polarity, code="Pos", position=0)
+    CategoryFactory(question=polarity, code="pos", position=1)
+    response = manager_client.post(
+        url(target) + "?format=long_csv&round=Round%201&question=polarity"
+        "&case_insensitive_categories=true&create_missing=true",
+        data=b"item,coder,label\ndoc-1,alice,POS\n",
+        content_type="text/csv",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "code": "ambiguous_category",
+            "detail": "line 2: 'POS' matches the codes 'Pos' and 'pos' ignoring case: name the "
+            'one it means in category_map, e.g. {"POS": "Pos"}.',
+            "attr": "line 2.label",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("category_map", "message"),
+    [
+        ("[1]", "category_map must be a JSON object."),
+        (
+            '{"pos": 3}',
+            "category_map['pos'] must be a category code, null, or (for question 'pos' only) "
+            "an object of file label -> category code or null.",
+        ),
+        (
+            '{"pos": "postive"}',
+            "category_map maps 'pos' to 'postive', which is a category of no question of "
+            "this study.",
+        ),
+    ],
+)
+def test_a_bad_category_map_answers_400_on_category_map(
+    annotator_client: APIClient,
+    target: ImportStudy,
+    tone: Question,
+    category_map: str,
+    message: str,
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,pos\n",
+        question="tone",
+        category_map=category_map,
+    )
+    assert response.status_code == 400
+    assert [(e["attr"], e["detail"]) for e in response.json()["errors"]] == [
+        ("category_map", message)
+    ]
+
+
+@pytest.mark.parametrize("option", ["question_map", "category_map"])
+def test_a_mapping_option_nested_too_deeply_is_a_400_not_a_crash(
+    annotator_client: APIClient, target: ImportStudy, option: str
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,pos\n",
+        question="sentiment",
+        **{option: "[" * 100_000},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["attr"] == option
