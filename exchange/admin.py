@@ -20,7 +20,12 @@ from django.urls import URLPattern, path, reverse
 
 from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, annotations_import
-from exchange.mapping import MappingOptionError, category_map_from_text, question_map_from_text
+from exchange.mapping import (
+    MappingOptionError,
+    category_map_from_text,
+    coder_map_from_text,
+    question_map_from_text,
+)
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.models import Question, Round, Study
@@ -55,6 +60,12 @@ class StudyImportForm(forms.Form):
         required=False,
         help_text="Match labels to codes ignoring case and surrounding whitespace.",
     )
+    coder_map = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="JSON: annotator name in the file -> existing coder key (or id): "
+        '{"annotator_17": "alice"}.',
+    )
     coder = forms.CharField(
         required=False, help_text="The annotator of a one-annotator file (doccano)."
     )
@@ -86,6 +97,9 @@ class StudyImportForm(forms.Form):
 
     def clean_category_map(self) -> dict[str, str | dict[str, str | None] | None]:
         return _option(category_map_from_text, self.cleaned_data["category_map"])
+
+    def clean_coder_map(self) -> dict[str, str | int]:
+        return _option(coder_map_from_text, self.cleaned_data["coder_map"])
 
 
 def _option(read: Callable[[str], _Option], text: str) -> _Option:
@@ -157,6 +171,7 @@ class StudyImportAdminMixin:
                 question_map=data["question_map"],
                 category_map=data["category_map"],
                 case_insensitive_categories=data["case_insensitive_categories"],
+                coder_map=data["coder_map"],
                 create_missing=data["create_missing"],
                 dry_run=data["dry_run"],
                 partial=data["partial"],

@@ -33,12 +33,15 @@ from exchange.mapping import (
     CategoryMap,
     CategoryMapOption,
     LabelMatcher,
+    coder_map_targets,
     fields_to_questions,
+    names_to_coders,
+    resolve_coder_map,
 )
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
-from studies.models import Category, Item, Question, Study
+from studies.models import Category, Coder, Item, Question, Study
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +80,15 @@ class LabelMapping:
     count: int
 
 
+@dataclass(frozen=True)
+class CoderMapping:
+    """An annotator name of the file whose ``annotations`` went to the existing ``coder``."""
+
+    name: str
+    coder: str
+    annotations: int
+
+
 @dataclass
 class ImportReport:
     """What an import read, wrote (or, in a dry run, would write) and rejected."""
@@ -99,6 +111,7 @@ class ImportReport:
     # tool field -> its records left out because question_map maps it to null
     ignored_fields: dict[str, int] = field(default_factory=dict)
     label_mappings: list[LabelMapping] = field(default_factory=list)
+    coder_mappings: list[CoderMapping] = field(default_factory=list)
     questions: list[QuestionReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -181,6 +194,22 @@ def _label_schemes(study: Study) -> dict[str, LabelScheme]:
         )
         for question in questions
     }
+
+
+def _coder_keys(
+    study: Study, coder_map: Mapping[str, str | int]
+) -> tuple[dict[str, str], list[ValidationError]]:
+    """``coder_map`` resolved against the study's coders: {name: coder key}, and errors."""
+    keys, ids = coder_map_targets(coder_map)
+    coders: list[tuple[int, str]] = []
+    coders_of_study = Coder.objects.filter(study=study)
+    for start in range(0, len(keys), _IN_BATCH):
+        chunk = sorted(keys)[start : start + _IN_BATCH]
+        coders.extend(coders_of_study.filter(key__in=chunk).values_list("id", "key"))
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk_ids = sorted(ids)[start : start + _IN_BATCH]
+        coders.extend(coders_of_study.filter(pk__in=chunk_ids).values_list("id", "key"))
+    return resolve_coder_map(coder_map, coders)
 
 
 # Writing one question's rows ------------------------------------------------------------
@@ -308,6 +337,7 @@ def _map_onto_study(
     question_map: Mapping[str, str | None],
     category_map: CategoryMap,
     case_insensitive_categories: bool,
+    coder_keys: Mapping[str, str],
     schemes: Mapping[str, LabelScheme],
     report: ImportReport,
 ) -> tuple[dict[str, list[ParsedRow]], dict[str, LabelMatcher]]:
@@ -324,9 +354,13 @@ def _map_onto_study(
     for tool_field, count in mapped.ignored.items():
         report.ignored_fields[tool_field] = count
         report.skipped[f"field {tool_field!r} ignored by question_map"] = count
+    by_question, moved = names_to_coders(mapped.rows, coder_keys)
+    report.coder_mappings = [
+        CoderMapping(name, coder_keys[name], count) for name, count in sorted(moved.items())
+    ]
     groups: dict[str, list[ParsedRow]] = {}
     matchers: dict[str, LabelMatcher] = {}
-    for key, rows in mapped.rows.items():
+    for key, rows in by_question.items():
         matchers[key] = LabelMatcher(
             question_key=key,
             scheme=schemes[key],
@@ -420,6 +454,7 @@ def annotations_import(
     question_map: Mapping[str, str | None] | None = None,
     category_map: CategoryMapOption | None = None,
     case_insensitive_categories: bool = False,
+    coder_map: Mapping[str, str | int] | None = None,
     create_missing: bool = False,
     dry_run: bool = False,
     partial: bool = False,
@@ -452,6 +487,9 @@ def annotations_import(
         category_map=categories,
         schemes=schemes,
     )
+    coder_keys, coder_errors = _coder_keys(study, coder_map or {})
+    if coder_errors:
+        errors["coder_map"] = coder_errors
     if errors:
         raise ValidationError(errors)
     assert round_ref is not None
@@ -472,6 +510,7 @@ def annotations_import(
         question_map=question_map,
         category_map=categories,
         case_insensitive_categories=case_insensitive_categories,
+        coder_keys=coder_keys,
         schemes=schemes,
         report=report,
     )

@@ -9,7 +9,9 @@ names. This module maps them onto the study, the same way whatever the format:
 - labels onto a question's category codes (:class:`LabelMatcher`): an explicit
   ``category_map`` entry first (null drops the label), then the code itself, then, with
   ``case_insensitive_categories``, the one code equal to the label ignoring case and
-  surrounding whitespace.
+  surrounding whitespace;
+- annotator names onto existing coders (``coder_map``: name -> coder key, or coder id);
+  names it does not map stay the coder's key, as the annotation writer takes them.
 
 The options arrive as JSON text from the API's form fields or query string and from the
 admin form; ``*_from_text`` read them into the shapes the import service takes, raising
@@ -20,9 +22,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeAlias, TypeGuard
 
 from django.core.exceptions import ValidationError
 
@@ -35,6 +37,7 @@ from studies.models import LabelKind
 class MappingErrorCode:
     AMBIGUOUS_CATEGORY = "ambiguous_category"
     UNKNOWN_CATEGORY = "unknown_category"
+    UNKNOWN_CODER = "unknown_coder"
     UNKNOWN_QUESTION = "unknown_question"
     NOT_CATEGORICAL = "not_categorical"
 
@@ -435,6 +438,74 @@ def _set_members(label: Any) -> list[str] | None:
     return [text for text in texts if text is not None and text.strip()]
 
 
+# Annotator names onto coders ------------------------------------------------------------
+
+MAX_CODER_ID = 2**63 - 1  # a bigint primary key
+
+
+def _is_coder_id(target: object) -> TypeGuard[int]:
+    return isinstance(target, int) and not isinstance(target, bool) and 1 <= target <= MAX_CODER_ID
+
+
+def coder_map_targets(coder_map: Mapping[str, str | int]) -> tuple[set[str], set[int]]:
+    """The coder keys and ids ``coder_map`` names that could exist (text without NUL,
+    ids in range), to look up in the study."""
+    keys = {
+        target.strip()
+        for target in coder_map.values()
+        if isinstance(target, str) and target.strip() and "\x00" not in target
+    }
+    ids = {target for target in coder_map.values() if _is_coder_id(target)}
+    return keys, ids
+
+
+def resolve_coder_map(
+    coder_map: Mapping[str, str | int], coders: Iterable[tuple[int, str]]
+) -> tuple[dict[str, str], list[ValidationError]]:
+    """``{name in the file: coder key}``, and an error per target that is no coder.
+
+    ``coders`` are the study's ``(id, key)`` among :func:`coder_map_targets`; a text target
+    is a coder key, an integer target a coder id.
+    """
+    key_by_id = dict(coders)
+    keys = set(key_by_id.values())
+    resolved: dict[str, str] = {}
+    errors: list[ValidationError] = []
+    for name, target in coder_map.items():
+        if isinstance(target, str) and target.strip() in keys:
+            resolved[name.strip()] = target.strip()
+        elif _is_coder_id(target) and target in key_by_id:
+            resolved[name.strip()] = key_by_id[target]
+        else:
+            named = repr(target) if isinstance(target, str) else f"the coder id {target}"
+            errors.append(
+                ValidationError(
+                    f"coder_map maps {name!r} to {named}, which is no coder of this study.",
+                    code=MappingErrorCode.UNKNOWN_CODER,
+                )
+            )
+    return resolved, errors
+
+
+def names_to_coders(
+    groups: Mapping[str, list[ParsedRow]], coder_keys: Mapping[str, str]
+) -> tuple[dict[str, list[ParsedRow]], dict[str, int]]:
+    """The rows with mapped annotator names replaced by coder keys, and the count of
+    labels moved per name."""
+    moved: dict[str, int] = {}
+    out: dict[str, list[ParsedRow]] = {}
+    for key, rows in groups.items():
+        out[key] = []
+        for row in rows:
+            coder = coder_keys.get(row.coder)
+            if coder is None:
+                out[key].append(row)
+            else:
+                moved[row.coder] = moved.get(row.coder, 0) + 1
+                out[key].append(replace(row, coder=coder))
+    return out, moved
+
+
 # The options as JSON text -------------------------------------------------------------------
 
 
@@ -480,5 +551,19 @@ def category_map_from_text(text: str) -> dict[str, str | dict[str, str | None] |
         raise MappingOptionError(
             f"category_map[{key!r}] must be a category code, null, or (for question {key!r} "
             "only) an object of file label -> category code or null."
+        )
+    return mapping
+
+
+def coder_map_from_text(text: str) -> dict[str, str | int]:
+    """``{"annotator name": "coder key" or coder id}`` from its JSON text ("" = no map)."""
+    mapping = _json_object("coder_map", text)
+    if not all(
+        (isinstance(target, str) and target.strip()) or _is_coder_id(target)
+        for target in mapping.values()
+    ):
+        raise MappingOptionError(
+            "coder_map maps annotator names to coder keys (non-empty strings) or coder ids "
+            "(positive integers)."
         )
     return mapping

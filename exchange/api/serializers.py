@@ -14,6 +14,7 @@ from exchange.mapping import (
     CATEGORY_MAP,
     MappingOptionError,
     category_map_from_text,
+    coder_map_from_text,
     question_map_from_text,
 )
 from studies.api.schema import _ErrorItemSerializer
@@ -55,6 +56,13 @@ class ImportOptionsSerializer(serializers.Serializer):
         help_text="Match a label that is no code to the one code equal to it ignoring case "
         "and surrounding whitespace (two such codes: the row is rejected as ambiguous).",
     )
+    coder_map = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="JSON object from an annotator name of the file to an existing coder: its "
+        'key (a string) or its id (an integer): {"annotator_17": "alice"}. Names not in the '
+        "map are coder keys as they are.",
+    )
     create_missing = serializers.BooleanField(
         required=False, default=False, help_text="Create unknown items and coders."
     )
@@ -77,6 +85,9 @@ class ImportOptionsSerializer(serializers.Serializer):
 
     def validate_category_map(self, value: str) -> dict[str, str | dict[str, str | None] | None]:
         return _option(category_map_from_text, value)
+
+    def validate_coder_map(self, value: str) -> dict[str, str | int]:
+        return _option(coder_map_from_text, value)
 
 
 def _option(read: Callable[[str], _Option], text: str) -> _Option:
@@ -119,6 +130,12 @@ class LabelMappingSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="Labels of the file rewritten so.")
 
 
+class CoderMappingSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The annotator's name in the file.")
+    coder = serializers.CharField(help_text="The key of the coder the labels went to.")
+    annotations = serializers.IntegerField(help_text="Labels of the file so moved.")
+
+
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
 class _CountsField(serializers.DictField):
     pass
@@ -145,6 +162,9 @@ class ImportReportSerializer(serializers.Serializer):
     )
     label_mappings = LabelMappingSerializer(
         many=True, help_text="File labels rewritten by category_map or ignoring case."
+    )
+    coder_mappings = CoderMappingSerializer(
+        many=True, help_text="Annotator names of the file put on existing coders by coder_map."
     )
     questions = QuestionReportSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())

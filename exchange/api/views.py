@@ -56,8 +56,9 @@ question with that key, else `question` when the file has a single field; files 
 fields use `question`; a field mapped to null is ignored, whatever its records hold (a Label
 Studio `textarea`...). Labels go to a category code through `category_map` first (null
 drops the label), then as they are, then, with `case_insensitive_categories`, to the one
-code equal to them ignoring case. Unknown items and coders are created with
-`create_missing`.
+code equal to them ignoring case. `coder_map` puts an annotator name of the file on an
+existing coder (by key or id); other names are coder keys, and unknown items and coders
+are created with `create_missing`.
 
 The answer is a report (rows read, labels found, created / updated / unchanged, items and
 coders created, skipped records by reason, rejections with their source line / task and
@@ -178,6 +179,7 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             question_map=data.get("question_map") or {},
             category_map=data.get("category_map") or {},
             case_insensitive_categories=data["case_insensitive_categories"],
+            coder_map=data.get("coder_map") or {},
             create_missing=data["create_missing"],
             dry_run=data["dry_run"],
             partial=data["partial"],

@@ -125,3 +125,20 @@ def test_a_category_map_that_is_no_json_object_is_a_form_error(target: ImportStu
     assert response.context_data["form"].errors == {
         "category_map": ["category_map must be a JSON object."]
     }
+
+
+def test_coder_map_is_a_form_field(target: ImportStudy) -> None:
+    response = call(
+        UserFactory(is_staff=True, is_superuser=True),
+        target,
+        {
+            "file": SimpleUploadedFile("labels.csv", b"item,coder,label\ndoc-1,annotator_17,pos\n"),
+            "format": "long_csv",
+            "round": target.round.pk,
+            "question": target.questions["sentiment"].pk,
+            "coder_map": '{"annotator_17": "alice"}',
+        },
+    )
+    assert response.context_data["form"].errors == {}
+    assert stored(target.round, "sentiment") == {("doc-1", "alice"): "pos"}
+    assert b"<td>annotator_17</td><td>alice</td><td>1</td>" in response.content

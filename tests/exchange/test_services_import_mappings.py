@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
-from studies.models import LabelKind, Question
+from studies.models import Coder, LabelKind, Question
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored
-from tests.factories import CategoryFactory, QuestionFactory
+from tests.factories import CategoryFactory, CoderFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -470,4 +470,150 @@ def test_a_mapped_import_dry_runs_writes_nothing_and_reimports_unchanged(
     after = db_state(target.study)
     again = run(target, actor, "long_csv", data, **options)
     assert (again.created, again.updated, again.unchanged) == (0, 0, 2)
+    assert db_state(target.study) == after
+
+
+# coder_map ---------------------------------------------------------------------------------
+
+
+def coder_keys(target: ImportStudy) -> list[str]:
+    return sorted(Coder.objects.filter(study=target.study).values_list("key", flat=True))
+
+
+def test_coder_map_puts_an_annotators_labels_on_an_existing_coder(
+    target: ImportStudy, actor: Actor, tone: Question
+) -> None:
+    report = run(
+        target,
+        actor,
+        "label_studio",
+        sample("label_studio_comment_box.json"),
+        question_map={"comment": None},
+        coder_map={"17": "alice"},
+    )
+    assert report.committed
+    assert stored(target.round, "tone") == {
+        ("501", "alice"): "positive",
+        ("501", "dana@example.org"): "positive",
+        ("502", "alice"): "negative",
+        ("502", "dana@example.org"): "neutral",
+    }
+    assert report.coders_created == 1
+    assert coder_keys(target) == ["alice", "bob", "dana@example.org"]
+    assert [(m.name, m.coder, m.annotations) for m in report.coder_mappings] == [("17", "alice", 2)]
+
+
+def test_coder_map_takes_a_coder_id_and_lands_without_create_missing(
+    target: ImportStudy, actor: Actor
+) -> None:
+    bob = Coder.objects.get(study=target.study, key="bob")
+    report = run(
+        target,
+        actor,
+        "long_csv",
+        b"item,coder,label\ndoc-1,annotator_17,pos\ndoc-2,annotator_17,neg\ndoc-2,alice,neg\n",
+        question_key="sentiment",
+        coder_map={"annotator_17": bob.pk},
+        create_missing=False,
+    )
+    assert report.rejected == []
+    assert stored(target.round, "sentiment") == {
+        ("doc-1", "bob"): "pos",
+        ("doc-2", "bob"): "neg",
+        ("doc-2", "alice"): "neg",
+    }
+    assert coder_keys(target) == ["alice", "bob"]
+
+
+@pytest.mark.parametrize(
+    ("coder_map", "message"),
+    [
+        ({"17": "zed"}, "coder_map maps '17' to 'zed', which is no coder of this study."),
+        (
+            {"17": 987654},
+            "coder_map maps '17' to the coder id 987654, which is no coder of this study.",
+        ),
+        (
+            {"17": "ali\x00ce"},
+            "coder_map maps '17' to 'ali\\x00ce', which is no coder of this study.",
+        ),
+    ],
+)
+def test_coder_map_onto_an_unknown_coder_is_a_bad_request_naming_it(
+    target: ImportStudy, actor: Actor, tone: Question, coder_map: dict[str, Any], message: str
+) -> None:
+    before = db_state(target.study)
+    with pytest.raises(ValidationError) as error:
+        run(
+            target,
+            actor,
+            "label_studio",
+            sample("label_studio_comment_box.json"),
+            question_map={"comment": None},
+            coder_map=coder_map,
+        )
+    assert [(e.code, e.message) for e in error.value.error_dict["coder_map"]] == [
+        ("unknown_coder", message)
+    ]
+    assert db_state(target.study) == before
+
+
+def test_a_coder_id_of_another_study_is_unknown(target: ImportStudy, actor: Actor) -> None:
+    stranger = CoderFactory(key="alice")  # same key, another study
+    with pytest.raises(ValidationError) as error:
+        run(
+            target,
+            actor,
+            "long_csv",
+            b"item,coder,label\ndoc-1,x,pos\n",
+            question_key="sentiment",
+            coder_map={"x": stranger.pk},
+        )
+    assert error.value.error_dict["coder_map"][0].message == (
+        f"coder_map maps 'x' to the coder id {stranger.pk}, which is no coder of this study."
+    )
+
+
+def test_two_names_mapped_onto_one_coder_for_the_same_item_are_duplicates(
+    target: ImportStudy, actor: Actor, tone: Question
+) -> None:
+    before = db_state(target.study)
+    report = run(
+        target,
+        actor,
+        "label_studio",
+        sample("label_studio_comment_box.json"),
+        question_map={"comment": None},
+        coder_map={"17": "alice", "dana@example.org": "alice"},
+    )
+    assert not report.committed
+    assert rejected(report) == [
+        ("task 501, annotation 5002, result t2", "row", "duplicate_row"),
+        ("task 502, annotation 5004, result t4", "row", "duplicate_row"),
+    ]
+    assert db_state(target.study) == before
+
+
+def test_a_coder_mapped_import_dry_runs_and_reimports_unchanged(
+    target: ImportStudy, actor: Actor, tone: Question
+) -> None:
+    options: dict[str, Any] = {
+        "question_map": {"comment": None},
+        "coder_map": {"17": "alice", "dana@example.org": "bob"},
+        "create_missing": True,
+    }
+    data = sample("label_studio_comment_box.json")
+    before = db_state(target.study)
+    dry = run(target, actor, "label_studio", data, dry_run=True, **options)
+    assert (dry.created, dry.coders_created, dry.committed) == (4, 0, False)
+    assert [(m.name, m.coder, m.annotations) for m in dry.coder_mappings] == [
+        ("17", "alice", 2),
+        ("dana@example.org", "bob", 2),
+    ]
+    assert db_state(target.study) == before
+    first = run(target, actor, "label_studio", data, **options)
+    assert (first.created, first.committed) == (4, True)
+    after = db_state(target.study)
+    again = run(target, actor, "label_studio", data, **options)
+    assert (again.created, again.updated, again.unchanged) == (0, 0, 4)
     assert db_state(target.study) == after

@@ -354,7 +354,7 @@ def test_a_bad_category_map_answers_400_on_category_map(
     ]
 
 
-@pytest.mark.parametrize("option", ["question_map", "category_map"])
+@pytest.mark.parametrize("option", ["question_map", "category_map", "coder_map"])
 def test_a_mapping_option_nested_too_deeply_is_a_400_not_a_crash(
     annotator_client: APIClient, target: ImportStudy, option: str
 ) -> None:
@@ -367,3 +367,73 @@ def test_a_mapping_option_nested_too_deeply_is_a_400_not_a_crash(
     )
     assert response.status_code == 400
     assert response.json()["errors"][0]["attr"] == option
+
+
+def test_coder_map_is_a_form_field_and_lands_labels_on_an_existing_coder(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+        coder_map=json.dumps({"17": "alice"}),
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["coder_mappings"] == [{"name": "17", "coder": "alice", "annotations": 2}]
+    assert stored(target.round, "tone")[("501", "alice")] == "positive"
+    assert stored(target.round, "tone")[("502", "alice")] == "negative"
+
+
+def test_coder_map_onto_an_unknown_coder_answers_400_naming_it(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+        coder_map=json.dumps({"17": "zed"}),
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "code": "unknown_coder",
+            "detail": "coder_map maps '17' to 'zed', which is no coder of this study.",
+            "attr": "coder_map",
+        }
+    ]
+    assert db_state(target.study) == before
+
+
+_CODER_MAP_SHAPE = (
+    "coder_map maps annotator names to coder keys (non-empty strings) or coder ids "
+    "(positive integers)."
+)
+
+
+@pytest.mark.parametrize(
+    ("coder_map", "message"),
+    [
+        ('{"17": true}', _CODER_MAP_SHAPE),
+        ('{"17": 0}', _CODER_MAP_SHAPE),
+        ('{"17": ""}', _CODER_MAP_SHAPE),
+        ('{"17": 99999999999999999999}', _CODER_MAP_SHAPE),
+        ("[]", "coder_map must be a JSON object."),
+    ],
+)
+def test_coder_map_values_are_coder_keys_or_ids(
+    annotator_client: APIClient, target: ImportStudy, coder_map: str, message: str
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,17,pos\n",
+        question="sentiment",
+        coder_map=coder_map,
+    )
+    assert response.status_code == 400
+    assert [(e["attr"], e["detail"]) for e in response.json()["errors"]] == [("coder_map", message)]
