@@ -8,8 +8,8 @@ who may change the study may import into it.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import messages
@@ -20,9 +20,17 @@ from django.urls import URLPattern, path, reverse
 
 from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, annotations_import
+from exchange.mapping import (
+    MappingOptionError,
+    category_map_from_text,
+    coder_map_from_text,
+    question_map_from_text,
+)
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.models import Question, Round, Study
+
+_Option = TypeVar("_Option")
 
 
 class StudyImportForm(forms.Form):
@@ -39,7 +47,24 @@ class StudyImportForm(forms.Form):
     question_map = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
-        help_text='JSON: tool field -> question key (null ignores it): {"label": "sentiment"}.',
+        help_text='JSON: tool field -> question key, null ignores the field: {"label": '
+        '"sentiment", "comment": null}.',
+    )
+    category_map = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text='JSON: file label -> category code, null drops the label: {"pos": '
+        '"positive", "n/a": null}; for one question only: {"tone": {"good": "positive"}}.',
+    )
+    case_insensitive_categories = forms.BooleanField(
+        required=False,
+        help_text="Match labels to codes ignoring case and surrounding whitespace.",
+    )
+    coder_map = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="JSON: annotator name in the file -> existing coder key (or id): "
+        '{"annotator_17": "alice"}.',
     )
     coder = forms.CharField(
         required=False, help_text="The annotator of a one-annotator file (doccano)."
@@ -68,18 +93,20 @@ class StudyImportForm(forms.Form):
         return upload
 
     def clean_question_map(self) -> dict[str, str | None]:
-        text = self.cleaned_data["question_map"].strip()
-        if not text:
-            return {}
-        try:
-            mapping = json.loads(text)
-        except ValueError:
-            raise forms.ValidationError("Not valid JSON.") from None
-        if not isinstance(mapping, dict) or not all(
-            value is None or isinstance(value, str) for value in mapping.values()
-        ):
-            raise forms.ValidationError("A JSON object of field -> question key (or null).")
-        return mapping
+        return _option(question_map_from_text, self.cleaned_data["question_map"])
+
+    def clean_category_map(self) -> dict[str, str | dict[str, str | None] | None]:
+        return _option(category_map_from_text, self.cleaned_data["category_map"])
+
+    def clean_coder_map(self) -> dict[str, str | int]:
+        return _option(coder_map_from_text, self.cleaned_data["coder_map"])
+
+
+def _option(read: Callable[[str], _Option], text: str) -> _Option:
+    try:
+        return read(text)
+    except MappingOptionError as error:
+        raise forms.ValidationError(str(error)) from None
 
 
 class StudyImportAdminMixin:
@@ -142,6 +169,9 @@ class StudyImportAdminMixin:
                 round_ref=data["round"].pk,
                 question_key=data["question"].key if data["question"] else None,
                 question_map=data["question_map"],
+                category_map=data["category_map"],
+                case_insensitive_categories=data["case_insensitive_categories"],
+                coder_map=data["coder_map"],
                 create_missing=data["create_missing"],
                 dry_run=data["dry_run"],
                 partial=data["partial"],

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -29,9 +29,19 @@ from annotations.services import (
 )
 from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
 from exchange.formats.base import ImportErrorCode, Rejection
+from exchange.mapping import (
+    CategoryMap,
+    CategoryMapOption,
+    LabelMatcher,
+    coder_map_targets,
+    fields_to_questions,
+    names_to_coders,
+    resolve_coder_map,
+)
 from studies.access import Actor
 from studies.exceptions import ApplicationError
-from studies.models import Item, Question, Study
+from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
+from studies.models import Category, Coder, Item, Question, Study
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +50,8 @@ MAX_REPORTED_REJECTIONS = 1_000
 _SERVICE_ATTR = re.compile(r"^annotations\.(\d+)(?:\.(\w+))?$")
 _MAX_PARTIAL_PASSES = 5
 _IN_BATCH = 900  # under SQLite's historical 999 variables per statement
+_UNKNOWN_LABEL_CODES = frozenset({LabelErrorCode.UNKNOWN_CATEGORY, LabelErrorCode.UNKNOWN_NODE})
+_DROPPED_LABEL = "label dropped by category_map (mapped to null)"
 
 
 class ImportFileTooLargeError(ApplicationError):
@@ -54,6 +66,27 @@ class QuestionReport:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+
+
+@dataclass(frozen=True)
+class LabelMapping:
+    """A file label rewritten for a question: to ``code`` (None: dropped) by ``rule``
+    (``category_map`` or ``case_insensitive``), ``count`` times."""
+
+    question: str
+    label: str
+    code: str | None
+    rule: str
+    count: int
+
+
+@dataclass(frozen=True)
+class CoderMapping:
+    """An annotator name of the file whose ``annotations`` went to the existing ``coder``."""
+
+    name: str
+    coder: str
+    annotations: int
 
 
 @dataclass
@@ -75,6 +108,10 @@ class ImportReport:
     rejected_count: int = 0
     rejected: list[Rejection] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    # tool field -> its records left out because question_map maps it to null
+    ignored_fields: dict[str, int] = field(default_factory=dict)
+    label_mappings: list[LabelMapping] = field(default_factory=list)
+    coder_mappings: list[CoderMapping] = field(default_factory=list)
     questions: list[QuestionReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -98,9 +135,11 @@ def _request_errors(
     round_ref: int | str | None,
     question_key: str | None,
     question_map: Mapping[str, str | None],
-    question_keys: set[str],
+    category_map: CategoryMap,
+    schemes: Mapping[str, LabelScheme],
 ) -> dict[str, list[ValidationError]]:
     errors: dict[str, list[ValidationError]] = {}
+    question_keys = set(schemes)
     if format_name not in FORMATS:
         errors["format"] = [
             ValidationError(
@@ -131,75 +170,53 @@ def _request_errors(
                 code=AnnotationErrorCode.UNKNOWN_QUESTION,
             )
         ]
+    if category_errors := category_map.errors(schemes):
+        errors["category_map"] = category_errors
     return errors
 
 
-def _map_fields(
-    parsed: ParsedFile,
-    *,
-    question_key: str | None,
-    question_map: Mapping[str, str | None],
-    question_keys: set[str],
-    report: ImportReport,
-) -> dict[str, list[ParsedRow]]:
-    """The parsed rows grouped by question key; unmapped fields are rejected."""
-    fields = {row.field for row in parsed.rows if row.field is not None}
-    single_field = len(fields) == 1
-
-    def target(row_field: str | None) -> str | None:
-        if row_field is None:
-            return question_key
-        if row_field in question_map:
-            return question_map[row_field] or ""  # "" = deliberately ignored
-        if row_field in question_keys:
-            return row_field
-        if question_key and single_field:
-            return question_key
-        return None
-
-    groups: dict[str, list[ParsedRow]] = {}
-    unmapped: dict[str | None, list[ParsedRow]] = {}
-    for row in parsed.rows:
-        key = target(row.field)
-        if key == "":
-            report.skipped[f"field {row.field!r} ignored by question_map"] = (
-                report.skipped.get(f"field {row.field!r} ignored by question_map", 0) + 1
-            )
-        elif key is None:
-            unmapped.setdefault(row.field, []).append(row)
-        else:
-            groups.setdefault(key, []).append(row)
-    if None in unmapped:
-        raise ValidationError(
-            {
-                "question": [
-                    ValidationError(
-                        "A question is required: this file does not name its questions.",
-                        code="required",
-                    )
-                ]
-            }
+def _label_schemes(study: Study) -> dict[str, LabelScheme]:
+    """Every question's ``LabelScheme`` by question key, in two queries."""
+    questions = list(Question.objects.filter(study=study))
+    rows: dict[int, list[CategoryRow]] = {}
+    for pk, question_id, code, parent_id, position in Category.objects.filter(
+        question__study=study
+    ).values_list("id", "question_id", "code", "parent_id", "position"):
+        rows.setdefault(question_id, []).append(
+            CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
         )
-    for row_field, rows in unmapped.items():
-        report.reject(
-            Rejection(
-                source=rows[0].source,
-                field="question",
-                code=ImportErrorCode.UNMAPPED_FIELD,
-                detail=(
-                    f"{len(rows)} label(s) of the tool's field {row_field!r} map to no question: "
-                    "add it to question_map (a question key, or null to ignore it)."
-                ),
-            )
+    return {
+        question.key: LabelScheme(
+            kind=question.kind,
+            categories=rows.get(question.pk, []),
+            min_value=question.min_value,
+            max_value=question.max_value,
         )
-    return groups
+        for question in questions
+    }
+
+
+def _coder_keys(
+    study: Study, coder_map: Mapping[str, str | int]
+) -> tuple[dict[str, str], list[ValidationError]]:
+    """``coder_map`` resolved against the study's coders: {name: coder key}, and errors."""
+    keys, ids = coder_map_targets(coder_map)
+    coders: list[tuple[int, str]] = []
+    coders_of_study = Coder.objects.filter(study=study)
+    for start in range(0, len(keys), _IN_BATCH):
+        chunk = sorted(keys)[start : start + _IN_BATCH]
+        coders.extend(coders_of_study.filter(key__in=chunk).values_list("id", "key"))
+    for start in range(0, len(ids), _IN_BATCH):
+        chunk_ids = sorted(ids)[start : start + _IN_BATCH]
+        coders.extend(coders_of_study.filter(pk__in=chunk_ids).values_list("id", "key"))
+    return resolve_coder_map(coder_map, coders)
 
 
 # Writing one question's rows ------------------------------------------------------------
 
 
 def _service_rejections(
-    error: ValidationError, rows: Sequence[ParsedRow]
+    error: ValidationError, rows: Sequence[ParsedRow], hint: Callable[[object], str]
 ) -> tuple[list[tuple[int | None, Rejection]], bool]:
     """The service's row errors as (row index, rejection), and whether the list is complete."""
     out: list[tuple[int | None, Rejection]] = []
@@ -216,7 +233,10 @@ def _service_rejections(
                 continue
             index = int(match.group(1))
             row = rows[index]
-            out.append((index, Rejection(row.source, match.group(2) or "row", code, str(message))))
+            detail = str(message)
+            if code in _UNKNOWN_LABEL_CODES and (how := hint(row.label)):
+                detail = f"{detail} {how}"
+            out.append((index, Rejection(row.source, match.group(2) or "row", code, detail)))
     return out, complete
 
 
@@ -226,6 +246,7 @@ def _write_question(
     round_ref: int | str,
     question_key: str,
     rows: list[ParsedRow],
+    hint: Callable[[object], str],
     create_missing: bool,
     partial: bool,
     actor: Actor,
@@ -245,7 +266,7 @@ def _write_question(
         except ValidationError as error:
             if not hasattr(error, "error_dict"):
                 raise
-            rejections, _complete = _service_rejections(error, remaining)
+            rejections, _complete = _service_rejections(error, remaining, hint)
             for _index, rejection in rejections:
                 report.reject(rejection)
             bad = {index for index, _ in rejections if index is not None}
@@ -286,9 +307,9 @@ def _missing_items(*, study: Study, keys: set[str]) -> set[str]:
     return keys - existing
 
 
-def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str]) -> None:
+def _set_new_item_texts(*, study: Study, texts: Mapping[str, str]) -> None:
     """Give the items this import created the text the file carries (task text, span)."""
-    ordered = sorted(keys & texts.keys())
+    ordered = sorted(texts)
     for start in range(0, len(ordered), _IN_BATCH):
         items = list(
             Item.objects.filter(
@@ -298,6 +319,126 @@ def _set_new_item_texts(*, study: Study, texts: Mapping[str, str], keys: set[str
         for item in items:
             item.text = texts[item.external_id]
         Item.objects.bulk_update(items, ["text"])
+
+
+def _parse(format_name: str, data: bytes, options: ParseOptions) -> ParsedFile:
+    try:
+        return FORMATS[format_name].parse(data, options)
+    except MalformedFileError as error:
+        raise ValidationError(
+            {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}
+        ) from None
+
+
+def _map_onto_study(
+    parsed: ParsedFile,
+    *,
+    question_key: str | None,
+    question_map: Mapping[str, str | None],
+    category_map: CategoryMap,
+    case_insensitive_categories: bool,
+    coder_keys: Mapping[str, str],
+    schemes: Mapping[str, LabelScheme],
+    report: ImportReport,
+) -> tuple[dict[str, list[ParsedRow]], dict[str, LabelMatcher]]:
+    """The rows to write per question key, and each question's label matcher; the report
+    gets what the mapping left out or rewrote."""
+    mapped = fields_to_questions(
+        parsed,
+        question_key=question_key,
+        question_map=question_map,
+        question_keys=set(schemes),
+    )
+    for rejection in mapped.rejections:
+        report.reject(rejection)
+    for tool_field, count in mapped.ignored.items():
+        report.ignored_fields[tool_field] = count
+        report.skipped[f"field {tool_field!r} ignored by question_map"] = count
+    by_question, moved = names_to_coders(mapped.rows, coder_keys)
+    report.coder_mappings = [
+        CoderMapping(name, coder_keys[name], count) for name, count in sorted(moved.items())
+    ]
+    groups: dict[str, list[ParsedRow]] = {}
+    matchers: dict[str, LabelMatcher] = {}
+    for key, rows in by_question.items():
+        matchers[key] = LabelMatcher(
+            question_key=key,
+            scheme=schemes[key],
+            category_map=category_map.for_question(key),
+            case_insensitive=case_insensitive_categories,
+        )
+        kept = _match_labels(rows, matchers[key], report)
+        if kept:
+            groups[key] = kept
+    if not groups and not report.rejected_count:
+        report.reject(
+            Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
+        )
+    return groups, matchers
+
+
+def _match_labels(
+    rows: list[ParsedRow], matcher: LabelMatcher, report: ImportReport
+) -> list[ParsedRow]:
+    """The rows with their labels matched onto the question's codes; dropped rows and
+    rejected ones left out (and reported)."""
+    kept: list[ParsedRow] = []
+    for row in rows:
+        match = matcher.match(row.label)
+        if match.error is not None:
+            code, detail = match.error
+            report.reject(Rejection(row.source, "label", code, detail, row.field))
+        elif match.dropped:
+            report.skipped[_DROPPED_LABEL] = report.skipped.get(_DROPPED_LABEL, 0) + 1
+        else:
+            kept.append(row if match.label is row.label else replace(row, label=match.label))
+    report.label_mappings.extend(
+        LabelMapping(matcher.question_key, label, code, rule, count)
+        for label, code, rule, count in matcher.mappings()
+    )
+    return kept
+
+
+def _write_all(
+    *,
+    study: Study,
+    round_ref: int | str,
+    groups: Mapping[str, list[ParsedRow]],
+    matchers: Mapping[str, LabelMatcher],
+    new_item_texts: Mapping[str, str],
+    create_missing: bool,
+    partial: bool,
+    dry_run: bool,
+    actor: Actor,
+    report: ImportReport,
+) -> None:
+    """Write every question's rows in one transaction, kept only when the import commits."""
+    try:
+        with transaction.atomic():
+            for key in sorted(groups):
+                _write_question(
+                    study=study,
+                    round_ref=round_ref,
+                    question_key=key,
+                    rows=groups[key],
+                    hint=matchers[key].hint,
+                    create_missing=create_missing,
+                    partial=partial,
+                    actor=actor,
+                    report=report,
+                )
+            if new_item_texts:
+                _set_new_item_texts(study=study, texts=new_item_texts)
+            report.committed = not dry_run and (partial or not report.rejected_count)
+            if not report.committed:
+                raise _Rollback
+    except _Rollback:
+        pass
+    if not report.committed and not dry_run:
+        # Nothing was written: counts of a rolled-back write would mislead.
+        report.created = report.updated = report.unchanged = 0
+        report.items_created = report.coders_created = 0
+        report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
 
 
 # The service ---------------------------------------------------------------------------
@@ -311,6 +452,9 @@ def annotations_import(
     round_ref: int | str | None,
     question_key: str | None = None,
     question_map: Mapping[str, str | None] | None = None,
+    category_map: CategoryMapOption | None = None,
+    case_insensitive_categories: bool = False,
+    coder_map: Mapping[str, str | int] | None = None,
     create_missing: bool = False,
     dry_run: bool = False,
     partial: bool = False,
@@ -332,24 +476,24 @@ def annotations_import(
             f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
         )
     question_map = dict(question_map or {})
-    question_keys = set(Question.objects.filter(study=study).values_list("key", flat=True))
+    categories = CategoryMap.from_option(category_map)
+    schemes = _label_schemes(study)
     errors = _request_errors(
         study=study,
         format_name=format_name,
         round_ref=round_ref,
         question_key=question_key,
         question_map=question_map,
-        question_keys=question_keys,
+        category_map=categories,
+        schemes=schemes,
     )
+    coder_keys, coder_errors = _coder_keys(study, coder_map or {})
+    if coder_errors:
+        errors["coder_map"] = coder_errors
     if errors:
         raise ValidationError(errors)
     assert round_ref is not None
-    try:
-        parsed = FORMATS[format_name].parse(data, ParseOptions(coder=coder, filename=filename))
-    except MalformedFileError as error:
-        raise ValidationError(
-            {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}
-        ) from None
+    parsed = _parse(format_name, data, ParseOptions(coder=coder, filename=filename))
     report = ImportReport(
         format=format_name,
         round=str(round_ref),
@@ -360,50 +504,34 @@ def annotations_import(
         skipped=dict(parsed.skipped),
         notes=list(parsed.notes),
     )
-    for rejection in parsed.rejected:
-        report.reject(rejection)
-    groups = _map_fields(
+    groups, matchers = _map_onto_study(
         parsed,
         question_key=question_key,
         question_map=question_map,
-        question_keys=question_keys,
+        category_map=categories,
+        case_insensitive_categories=case_insensitive_categories,
+        coder_keys=coder_keys,
+        schemes=schemes,
         report=report,
     )
-    if not groups and not report.rejected_count:
-        report.reject(
-            Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
-        )
     new_items: set[str] = set()
     if create_missing and parsed.item_texts:
         new_items = _missing_items(
             study=study,
             keys={row.item for rows in groups.values() for row in rows} & parsed.item_texts.keys(),
         )
-    try:
-        with transaction.atomic():
-            for key in sorted(groups):
-                _write_question(
-                    study=study,
-                    round_ref=round_ref,
-                    question_key=key,
-                    rows=groups[key],
-                    create_missing=create_missing,
-                    partial=partial,
-                    actor=actor,
-                    report=report,
-                )
-            if new_items:
-                _set_new_item_texts(study=study, texts=parsed.item_texts, keys=new_items)
-            report.committed = not dry_run and (partial or not report.rejected_count)
-            if not report.committed:
-                raise _Rollback
-    except _Rollback:
-        pass
-    if not report.committed and not dry_run:
-        # Nothing was written: counts of a rolled-back write would mislead.
-        report.created = report.updated = report.unchanged = 0
-        report.items_created = report.coders_created = 0
-        report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
+    _write_all(
+        study=study,
+        round_ref=round_ref,
+        groups=groups,
+        matchers=matchers,
+        new_item_texts={key: parsed.item_texts[key] for key in new_items},
+        create_missing=create_missing,
+        partial=partial,
+        dry_run=dry_run,
+        actor=actor,
+        report=report,
+    )
     logger.info(
         "import study=%s format=%s round=%s dry_run=%s committed=%s read=%s created=%s "
         "updated=%s unchanged=%s rejected=%s",

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from exchange.formats import FORMATS
+from exchange.mapping import (
+    CASE_INSENSITIVE,
+    CATEGORY_MAP,
+    MappingOptionError,
+    category_map_from_text,
+    coder_map_from_text,
+    question_map_from_text,
+)
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.api.schema import _ErrorItemSerializer
 
 FORMAT_CHOICES = sorted(FORMATS)
+_Option = TypeVar("_Option")
 
 
 class ImportOptionsSerializer(serializers.Serializer):
@@ -34,6 +43,27 @@ class ImportOptionsSerializer(serializers.Serializer):
         "feature, Prodigy label, question column) to a question key, or null to ignore the "
         'field: {"sentiment_tag": "sentiment", "comment": null}.',
     )
+    category_map = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="JSON object from a label of the file to a category code (a node's code or "
+        'path for a hierarchy), or null to drop that label: {"pos": "positive", "n/a": '
+        "null}. An entry applies to every question; an object value maps the labels of one "
+        'question only: {"tone": {"good": "positive"}}. It is applied before exact matching.',
+    )
+    case_insensitive_categories = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Match a label that is no code to the one code equal to it ignoring case "
+        "and surrounding whitespace (two such codes: the row is rejected as ambiguous).",
+    )
+    coder_map = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="JSON object from an annotator name of the file to an existing coder: its "
+        'key (a string) or its id (an integer): {"annotator_17": "alice"}. Names not in the '
+        "map are coder keys as they are.",
+    )
     create_missing = serializers.BooleanField(
         required=False, default=False, help_text="Create unknown items and coders."
     )
@@ -52,20 +82,20 @@ class ImportOptionsSerializer(serializers.Serializer):
     )
 
     def validate_question_map(self, value: str) -> dict[str, str | None]:
-        if not value.strip():
-            return {}
-        try:
-            mapping = json.loads(value)
-        except ValueError:
-            raise serializers.ValidationError("question_map must be a JSON object.") from None
-        if not isinstance(mapping, dict) or not all(
-            isinstance(key, str) and (target is None or isinstance(target, str))
-            for key, target in mapping.items()
-        ):
-            raise serializers.ValidationError(
-                "question_map maps field names to question keys (strings) or null."
-            )
-        return mapping
+        return _option(question_map_from_text, value)
+
+    def validate_category_map(self, value: str) -> dict[str, str | dict[str, str | None] | None]:
+        return _option(category_map_from_text, value)
+
+    def validate_coder_map(self, value: str) -> dict[str, str | int]:
+        return _option(coder_map_from_text, value)
+
+
+def _option(read: Callable[[str], _Option], text: str) -> _Option:
+    try:
+        return read(text)
+    except MappingOptionError as error:
+        raise serializers.ValidationError(str(error)) from None
 
 
 class ImportUploadSerializer(ImportOptionsSerializer):
@@ -91,6 +121,22 @@ class QuestionReportSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
 
 
+class LabelMappingSerializer(serializers.Serializer):
+    question = serializers.CharField()
+    label = serializers.CharField(  # type: ignore[assignment]  # the report's name for it
+        help_text="The label as the file has it."
+    )
+    code = serializers.CharField(allow_null=True, help_text="The code written; null: dropped.")
+    rule = serializers.ChoiceField(choices=[CATEGORY_MAP, CASE_INSENSITIVE])
+    count = serializers.IntegerField(help_text="Labels of the file rewritten so.")
+
+
+class CoderMappingSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The annotator's name in the file.")
+    coder = serializers.CharField(help_text="The key of the coder the labels went to.")
+    annotations = serializers.IntegerField(help_text="Labels of the file so moved.")
+
+
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
 class _CountsField(serializers.DictField):
     pass
@@ -112,6 +158,15 @@ class ImportReportSerializer(serializers.Serializer):
     rejected_count = serializers.IntegerField()
     rejected = RejectionSerializer(many=True, help_text="The first 1,000 rejections.")
     skipped = _CountsField(help_text="Records deliberately not imported, by reason.")
+    ignored_fields = _CountsField(
+        help_text="Per tool field mapped to null in question_map: its records left out."
+    )
+    label_mappings = LabelMappingSerializer(
+        many=True, help_text="File labels rewritten by category_map or ignoring case."
+    )
+    coder_mappings = CoderMappingSerializer(
+        many=True, help_text="Annotator names of the file put on existing coders by coder_map."
+    )
     questions = QuestionReportSerializer(many=True)
     notes = serializers.ListField(child=serializers.CharField())
 

@@ -52,7 +52,12 @@ Send the file either as **multipart** (`file` plus the options as form fields) o
 Each label is mapped onto a question: the tool's field (Label Studio `from_name`,
 INCEpTION feature, Prodigy `label`, a `question` column) through `question_map`, else a
 question with that key, else `question` when the file has a single field; files without
-fields use `question`. Unknown items and coders are created with `create_missing`.
+fields use `question`; a field mapped to null is ignored, whatever its records hold (a Label
+Studio `textarea`...). Labels go to a category code through `category_map` first (null
+drops the label), then as they are, then, with `case_insensitive_categories`, to the one
+code equal to them ignoring case. `coder_map` puts an annotator name of the file on an
+existing coder (by key or id); other names are coder keys, and unknown items and coders
+are created with `create_missing`.
 
 The answer is a report (rows read, labels found, created / updated / unchanged, items and
 coders created, skipped records by reason, rejections with their source line / task and
@@ -175,6 +180,9 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             round_ref=round_.pk,
             question_key=question.key if question is not None else None,
             question_map=data.get("question_map") or {},
+            category_map=data.get("category_map") or {},
+            case_insensitive_categories=data["case_insensitive_categories"],
+            coder_map=data.get("coder_map") or {},
             create_missing=data["create_missing"],
             dry_run=data["dry_run"],
             partial=data["partial"],

@@ -56,12 +56,19 @@ class ParsedRow:
 
 @dataclass(frozen=True)
 class Rejection:
-    """A record of the file that gives no annotation, and why."""
+    """A record of the file that gives no annotation, and why.
+
+    ``field`` names the record's attribute at fault (``type``, ``coder``...);
+    ``tool_field`` is the tool's question field the record belongs to (a Label Studio
+    ``from_name``...), when the parser could read it: an import told to ignore that field
+    (``question_map`` to null) drops the rejection with the rest of the field.
+    """
 
     source: str
     field: str
     code: str
     detail: str
+    tool_field: str | None = None
 
 
 @dataclass
@@ -82,8 +89,16 @@ class ParsedFile:
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
-    def reject(self, source: str, field_name: str, code: str, detail: str) -> None:
-        self.rejected.append(Rejection(source, field_name, code, detail))
+    def reject(
+        self,
+        source: str,
+        field_name: str,
+        code: str,
+        detail: str,
+        *,
+        tool_field: str | None = None,
+    ) -> None:
+        self.rejected.append(Rejection(source, field_name, code, detail, tool_field))
 
 
 @dataclass(frozen=True)

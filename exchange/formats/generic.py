@@ -68,16 +68,22 @@ def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
             role: cells[index].strip() if index is not None and index < len(cells) else ""
             for role, index in at.items()
         }
+        field = None
+        if question_at is not None and question_at < len(cells):
+            field = cells[question_at].strip() or None
         empty = [role for role in ("item", "coder") if not values[role]]
         if empty:
-            parsed.reject(source, empty[0], ImportErrorCode.REQUIRED, f"The {empty[0]} is empty.")
+            parsed.reject(
+                source,
+                empty[0],
+                ImportErrorCode.REQUIRED,
+                f"The {empty[0]} is empty.",
+                tool_field=field,
+            )
             continue
         if values["label"] in MISSING_CELLS:
             parsed.skip("line with an empty label")
             continue
-        field = None
-        if question_at is not None and question_at < len(cells):
-            field = cells[question_at].strip() or None
         parsed.rows.append(
             ParsedRow(
                 source=source,

@@ -133,21 +133,24 @@ def parse_diagnosis(data: bytes, options: ParseOptions) -> ParsedFile:
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
+        feature = cells[4].strip() if len(cells) > 4 else ""
         if len(cells) != width:
             parsed.reject(
                 source,
                 "row",
                 ImportErrorCode.INVALID_TYPE,
                 f"The line has {len(cells)} cells; the header has {width}.",
+                tool_field=feature or None,
             )
             continue
-        document, feature, position = cells[2].strip(), cells[4].strip(), cells[5].strip()
+        document, position = cells[2].strip(), cells[5].strip()
         if not document or not position:
             parsed.reject(
                 source,
                 "Document" if not document else "Position",
                 ImportErrorCode.REQUIRED,
                 "Document and Position are required.",
+                tool_field=feature or None,
             )
             continue
         for annotator, cell in zip(annotators, cells[len(DIAGNOSIS_COLUMNS) :], strict=True):

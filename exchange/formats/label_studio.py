@@ -8,11 +8,14 @@
   ``rating``, ``number``, ``taxonomy`` (each path joined with ``/``, a node of a hierarchy
   question), ``labels`` (span labels).
 
-Cancelled annotations (``was_cancelled``) and model ``predictions`` are skipped.
+Cancelled annotations (``was_cancelled``) and model ``predictions`` are skipped. A result
+of another type (``textarea``...) is rejected, with its ``from_name`` as the rejection's
+tool field: an import that maps that field to null ignores it.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from exchange.formats.base import (
@@ -167,18 +170,31 @@ def _result(
             result_source,
             "type",
             ImportErrorCode.UNSUPPORTED_TYPE,
-            f"Result type {kind!r} is not imported (supported: {', '.join(SUPPORTED_TYPES)}).",
+            _unsupported_type_detail(kind, from_name),
+            tool_field=from_name,
         )
         return
     if from_name is None:
         parsed.reject(result_source, "from_name", ImportErrorCode.REQUIRED, "from_name is missing.")
         return
     if not isinstance(value, dict):
-        parsed.reject(result_source, "value", ImportErrorCode.REQUIRED, "value is missing.")
+        parsed.reject(
+            result_source,
+            "value",
+            ImportErrorCode.REQUIRED,
+            "value is missing.",
+            tool_field=from_name,
+        )
         return
     label, error = _value_label(kind, value)
     if error:
-        parsed.reject(result_source, f"value.{kind}", ImportErrorCode.INVALID_TYPE, error)
+        parsed.reject(
+            result_source,
+            f"value.{kind}",
+            ImportErrorCode.INVALID_TYPE,
+            error,
+            tool_field=from_name,
+        )
         return
     item = task_id
     if kind == "labels":
@@ -189,10 +205,22 @@ def _result(
                 "value.start",
                 ImportErrorCode.INVALID_TYPE,
                 "A span needs integer start and end offsets.",
+                tool_field=from_name,
             )
             return
         item = f"{task_id}:{start}-{end}"
         parsed.text_of(item, value.get("text"))
     parsed.rows.append(
         ParsedRow(source=result_source, item=item, coder=coder, label=label, field=from_name)
+    )
+
+
+def _unsupported_type_detail(kind: Any, from_name: str | None) -> str:
+    supported = ", ".join(SUPPORTED_TYPES)
+    if from_name is None:
+        return f"Result type {kind!r} is not imported (supported: {supported})."
+    ignore = json.dumps({"question_map": {from_name: None}}, ensure_ascii=False)[1:-1]
+    return (
+        f"Result type {kind!r} of field {from_name!r} is not imported (supported: "
+        f"{supported}); to leave the field out, map it to null: {ignore}."
     )

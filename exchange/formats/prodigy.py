@@ -50,6 +50,8 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
 def _record(
     parsed: ParsedFile, source: str, record: dict[str, Any], *, default_coder: str | None
 ) -> None:
+    # A binary task's label is its question field; a choice task has none.
+    field = None if "options" in record else key_text(record.get("label"))
     answer = record.get("answer")
     if answer not in ANSWERS:
         parsed.reject(
@@ -57,6 +59,7 @@ def _record(
             "answer",
             ImportErrorCode.REQUIRED if answer is None else ImportErrorCode.INVALID_TYPE,
             "answer must be accept, reject or ignore.",
+            tool_field=field,
         )
         return
     if answer == "ignore":
@@ -65,7 +68,11 @@ def _record(
     item = key_text(record.get("_input_hash"))
     if item is None:
         parsed.reject(
-            source, "_input_hash", ImportErrorCode.REQUIRED, "_input_hash (the item) is missing."
+            source,
+            "_input_hash",
+            ImportErrorCode.REQUIRED,
+            "_input_hash (the item) is missing.",
+            tool_field=field,
         )
         return
     parsed.text_of(item, record.get("text"))
@@ -77,6 +84,7 @@ def _record(
             "_annotator_id",
             ImportErrorCode.REQUIRED,
             "_annotator_id / _session_id (the annotator) is missing.",
+            tool_field=field,
         )
         return
     if "options" in record:
@@ -108,5 +116,4 @@ def _record(
             "Span tasks are not imported; only choice and binary tasks.",
         )
         return
-    field = key_text(record.get("label"))
     parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=answer, field=field))

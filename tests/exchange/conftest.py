@@ -87,6 +87,14 @@ def target(study: Study) -> ImportStudy:
 
 
 @pytest.fixture
+def tone(target: ImportStudy) -> Question:
+    """A nominal question "tone" of ``target`` with the codes positive, negative, neutral."""
+    question = QuestionFactory(study=target.study, key="tone", kind=LabelKind.NOMINAL)
+    _categories(question, ["positive", "negative", "neutral"])
+    return question
+
+
+@pytest.fixture
 def actor(db: None) -> Actor:
     return Actor(user=UserFactory(username="importer"), token=None)
 

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import RequestFactory
 
 from exchange.admin import StudyImportAdminMixin
-from studies.models import Study
+from studies.models import Question, Study
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored
 from tests.factories import UserFactory
 
@@ -83,3 +83,62 @@ def test_staff_without_change_permission_are_refused(target: ImportStudy) -> Non
 
     with pytest.raises(PermissionDenied):
         call(UserFactory(is_staff=True), target)
+
+
+def test_the_mapping_options_are_form_fields_and_the_report_shows_their_effects(
+    target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    upload = SimpleUploadedFile(
+        "labels.csv", b"item,coder,label\ndoc-1,alice,Positive\ndoc-1,bob,pos\n"
+    )
+    response = call(
+        UserFactory(is_staff=True, is_superuser=True),
+        target,
+        {
+            "file": upload,
+            "format": "long_csv",
+            "round": target.round.pk,
+            "question": tone.pk,
+            "create_missing": "on",
+            "dry_run": "on",
+            "case_insensitive_categories": "on",
+            "category_map": '{"pos": "positive"}',
+        },
+    )
+    assert response.status_code == 200
+    assert response.context_data["form"].errors == {}
+    assert response.context_data["report"].created == 2
+    assert b"<td>tone</td><td>Positive</td><td>positive</td><td>case_insensitive</td>" in (
+        response.content
+    )
+    assert b"<td>tone</td><td>pos</td><td>positive</td><td>category_map</td>" in response.content
+    assert db_state(target.study) == before
+
+
+def test_a_category_map_that_is_no_json_object_is_a_form_error(target: ImportStudy) -> None:
+    response = call(
+        UserFactory(is_staff=True, is_superuser=True),
+        target,
+        form_data(target, "long.csv", format="long_csv", category_map="[1]"),
+    )
+    assert response.context_data["form"].errors == {
+        "category_map": ["category_map must be a JSON object."]
+    }
+
+
+def test_coder_map_is_a_form_field(target: ImportStudy) -> None:
+    response = call(
+        UserFactory(is_staff=True, is_superuser=True),
+        target,
+        {
+            "file": SimpleUploadedFile("labels.csv", b"item,coder,label\ndoc-1,annotator_17,pos\n"),
+            "format": "long_csv",
+            "round": target.round.pk,
+            "question": target.questions["sentiment"].pk,
+            "coder_map": '{"annotator_17": "alice"}',
+        },
+    )
+    assert response.context_data["form"].errors == {}
+    assert stored(target.round, "sentiment") == {("doc-1", "alice"): "pos"}
+    assert b"<td>annotator_17</td><td>alice</td><td>1</td>" in response.content

@@ -9,8 +9,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from studies.models import Role
+from studies.models import LabelKind, Question, Role
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from tests.factories import CategoryFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -214,3 +215,225 @@ def test_an_empty_raw_body_is_a_bad_request(
     )
     assert response.status_code == 400
     assert response.json()["errors"][0]["detail"] == "The file is empty."
+
+
+def test_a_comment_box_mapped_to_null_is_ignored_and_reported(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["committed"] is True
+    assert body["ignored_fields"] == {"comment": 3}
+    assert body["created"] == 4
+
+
+def test_a_comment_box_not_ignored_answers_400_naming_result_and_remedy(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client, target, "label_studio_comment_box.json", format="label_studio"
+    )
+    assert response.status_code == 400
+    first = response.json()["errors"][0]
+    assert first["code"] == "unsupported_type"
+    assert first["attr"] == "task 501, annotation 5001, result c1.type"
+    assert first["detail"].endswith(
+        'to leave the field out, map it to null: "question_map": {"comment": null}.'
+    )
+    assert db_state(target.study) == before
+
+
+def post_csv(client: APIClient, target: ImportStudy, data: bytes, **fields: Any) -> Any:
+    fields.setdefault("format", "long_csv")
+    fields.setdefault("round", "Round 1")
+    fields.setdefault("create_missing", "true")
+    fields["file"] = SimpleUploadedFile("labels.csv", data)
+    return client.post(url(target), fields, format="multipart")
+
+
+def test_category_options_are_form_fields_and_a_dry_run_shows_their_effects(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,Positive\ndoc-1,bob,pos\ndoc-2,bob,n/a\n",
+        question="tone",
+        case_insensitive_categories="true",
+        category_map=json.dumps({"pos": "positive", "n/a": None}),
+        dry_run="true",
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["created"] == 2
+    assert body["label_mappings"] == [
+        {
+            "question": "tone",
+            "label": "Positive",
+            "code": "positive",
+            "rule": "case_insensitive",
+            "count": 1,
+        },
+        {"question": "tone", "label": "n/a", "code": None, "rule": "category_map", "count": 1},
+        {
+            "question": "tone",
+            "label": "pos",
+            "code": "positive",
+            "rule": "category_map",
+            "count": 1,
+        },
+    ]
+    assert db_state(target.study) == before
+
+
+def test_an_ambiguous_case_insensitive_match_answers_400_naming_row_and_label(
+    manager_client: APIClient, target: ImportStudy
+) -> None:
+    polarity = QuestionFactory(study=target.study, key="polarity", kind=LabelKind.NOMINAL)
+    CategoryFactory(question=polarity, code="Pos", position=0)
+    CategoryFactory(question=polarity, code="pos", position=1)
+    response = manager_client.post(
+        url(target) + "?format=long_csv&round=Round%201&question=polarity"
+        "&case_insensitive_categories=true&create_missing=true",
+        data=b"item,coder,label\ndoc-1,alice,POS\n",
+        content_type="text/csv",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "code": "ambiguous_category",
+            "detail": "line 2: 'POS' matches the codes 'Pos' and 'pos' ignoring case: name the "
+            'one it means in category_map, e.g. {"POS": "Pos"}.',
+            "attr": "line 2.label",
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("category_map", "message"),
+    [
+        ("[1]", "category_map must be a JSON object."),
+        (
+            '{"pos": 3}',
+            "category_map['pos'] must be a category code, null, or (for question 'pos' only) "
+            "an object of file label -> category code or null.",
+        ),
+        (
+            '{"pos": "postive"}',
+            "category_map maps 'pos' to 'postive', which is a category of no question of "
+            "this study.",
+        ),
+    ],
+)
+def test_a_bad_category_map_answers_400_on_category_map(
+    annotator_client: APIClient,
+    target: ImportStudy,
+    tone: Question,
+    category_map: str,
+    message: str,
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,pos\n",
+        question="tone",
+        category_map=category_map,
+    )
+    assert response.status_code == 400
+    assert [(e["attr"], e["detail"]) for e in response.json()["errors"]] == [
+        ("category_map", message)
+    ]
+
+
+@pytest.mark.parametrize("option", ["question_map", "category_map", "coder_map"])
+def test_a_mapping_option_nested_too_deeply_is_a_400_not_a_crash(
+    annotator_client: APIClient, target: ImportStudy, option: str
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,alice,pos\n",
+        question="sentiment",
+        **{option: "[" * 100_000},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["attr"] == option
+
+
+def test_coder_map_is_a_form_field_and_lands_labels_on_an_existing_coder(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+        coder_map=json.dumps({"17": "alice"}),
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["coder_mappings"] == [{"name": "17", "coder": "alice", "annotations": 2}]
+    assert stored(target.round, "tone")[("501", "alice")] == "positive"
+    assert stored(target.round, "tone")[("502", "alice")] == "negative"
+
+
+def test_coder_map_onto_an_unknown_coder_answers_400_naming_it(
+    annotator_client: APIClient, target: ImportStudy, tone: Question
+) -> None:
+    before = db_state(target.study)
+    response = upload(
+        annotator_client,
+        target,
+        "label_studio_comment_box.json",
+        format="label_studio",
+        question_map=json.dumps({"comment": None}),
+        coder_map=json.dumps({"17": "zed"}),
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {
+            "code": "unknown_coder",
+            "detail": "coder_map maps '17' to 'zed', which is no coder of this study.",
+            "attr": "coder_map",
+        }
+    ]
+    assert db_state(target.study) == before
+
+
+_CODER_MAP_SHAPE = (
+    "coder_map maps annotator names to coder keys (non-empty strings) or coder ids "
+    "(positive integers)."
+)
+
+
+@pytest.mark.parametrize(
+    ("coder_map", "message"),
+    [
+        ('{"17": true}', _CODER_MAP_SHAPE),
+        ('{"17": 0}', _CODER_MAP_SHAPE),
+        ('{"17": ""}', _CODER_MAP_SHAPE),
+        ('{"17": 99999999999999999999}', _CODER_MAP_SHAPE),
+        ("[]", "coder_map must be a JSON object."),
+    ],
+)
+def test_coder_map_values_are_coder_keys_or_ids(
+    annotator_client: APIClient, target: ImportStudy, coder_map: str, message: str
+) -> None:
+    response = post_csv(
+        annotator_client,
+        target,
+        b"item,coder,label\ndoc-1,17,pos\n",
+        question="sentiment",
+        coder_map=coder_map,
+    )
+    assert response.status_code == 400
+    assert [(e["attr"], e["detail"]) for e in response.json()["errors"]] == [("coder_map", message)]
