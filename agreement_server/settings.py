@@ -208,6 +208,8 @@ AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS = env_int(
     "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300, minimum=5
 )
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
+# Rounds larger than this are not compared with the previous round when a computation ends.
+AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS", 500_000, minimum=0)
 
 # Webhooks. Private and loopback addresses are refused unless allowed (an SSRF guard).
 AGREEMENT_PUBLIC_URL = env_str("AGREEMENT_PUBLIC_URL", "")

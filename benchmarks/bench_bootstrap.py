@@ -28,11 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metrics.coefficients.alpha import decompose_krippendorff_alpha
-from metrics.uncertainty.bootstrap import (
+from metrics import (
     bootstrap,
     bootstrap_chunk,
     bootstrap_combine,
+    decompose_krippendorff_alpha,
 )
 
 

@@ -29,7 +29,23 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metrics.coefficients.alpha import _as_data, alpha_individual, krippendorff_alpha
+from metrics import (
+    alpha_individual,
+    as_reliability_data,
+    bennett_s,
+    brennan_prediger,
+    cohen_kappa,
+    conger_kappa,
+    fleiss_pi,
+    get_distance,
+    gwet_ac1,
+    krippendorff_alpha,
+    light_kappa,
+    observed_agreement,
+    report,
+    scott_pi,
+    weighted_kappa,
+)
 
 
 def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
@@ -125,14 +141,12 @@ def section_interval_memory(items: int) -> None:
 
 def section_every_coefficient(values: np.ndarray) -> None:
     print("\n== 3. every coefficient on the same data (target: each < 1 s)")
-    data = _as_data(values, None)
-    two = _as_data(values[:2], None)
+    data = as_reliability_data(values)
+    two = as_reliability_data(values[:2])
     print(
         f"data: {data.n_coders} coders × {data.n_items:,} items, {data.n_annotations:,} "
         f"annotations, {data.n_values} categories; two-coder slice {two.n_annotations:,}"
     )
-    from metrics.distances import get_distance
-
     interval = get_distance("interval")
     rows: list[tuple[str, Callable[[], Any]]] = [
         ("krippendorff_alpha nominal", lambda: krippendorff_alpha(data)),
@@ -140,36 +154,19 @@ def section_every_coefficient(values: np.ndarray) -> None:
         ("krippendorff_alpha interval", lambda: krippendorff_alpha(data, distance="interval")),
         ("krippendorff_alpha ratio", lambda: krippendorff_alpha(data, distance="ratio")),
         ("alpha_individual nominal", lambda: alpha_individual(data)),
+        ("observed_agreement", lambda: observed_agreement(data)),
+        ("bennett_s", lambda: bennett_s(data)),
+        ("fleiss_pi", lambda: fleiss_pi(data)),
+        ("conger_kappa", lambda: conger_kappa(data)),
+        ("light_kappa", lambda: light_kappa(data)),
+        ("scott_pi (2 coders)", lambda: scott_pi(two)),
+        ("cohen_kappa (2 coders)", lambda: cohen_kappa(two)),
+        ("weighted_kappa (2 coders) weighted", lambda: weighted_kappa(two, distance=interval)),
+        ("gwet_ac1", lambda: gwet_ac1(data)),
+        ("gwet_ac1 weighted", lambda: gwet_ac1(data, distance=interval)),
+        ("brennan_prediger", lambda: brennan_prediger(data)),
+        ("report() (all of the above)", lambda: report(data)),
     ]
-    optional = [
-        ("metrics.coefficients.agreement", "observed_agreement", data, {}),
-        ("metrics.coefficients.agreement", "bennett_s", data, {}),
-        ("metrics.coefficients.agreement", "fleiss_pi", data, {}),
-        ("metrics.coefficients.agreement", "conger_kappa", data, {}),
-        ("metrics.coefficients.agreement", "light_kappa", data, {}),
-        ("metrics.coefficients.agreement", "scott_pi", two, {}),
-        ("metrics.coefficients.agreement", "cohen_kappa", two, {}),
-        ("metrics.coefficients.weighted", "weighted_kappa", two, {"distance": interval}),
-        ("metrics.coefficients.gwet", "gwet_ac1", data, {}),
-        ("metrics.coefficients.gwet", "gwet_ac1", data, {"distance": interval}),
-        ("metrics.coefficients.gwet", "brennan_prediger", data, {}),
-    ]
-    import importlib
-
-    for module, name, argument, options in optional:
-        try:
-            function = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            print(f"{name:<34} not available")
-            continue
-        label = name + (" (2 coders)" if argument is two else "")
-        label += " weighted" if options else ""
-        rows.append(
-            (label, lambda f=function, a=argument, o=options: f(a, **o))  # type: ignore[misc]
-        )
-    from metrics.report import report
-
-    rows.append(("report() (all of the above)", lambda: report(data)))
     for label, function in rows:
         elapsed, result = timed(function, repeat=2)
         value = result.value if hasattr(result, "value") else float("nan")

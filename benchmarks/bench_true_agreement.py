@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metrics.uncertainty.true_agreement import true_agreement_interval
+from metrics import true_agreement_interval
 
 TARGET_SECONDS = 2.0
 REPEATS = 3

@@ -24,9 +24,6 @@ MIN_SHARED_ITEMS = 2
 DIFFERENCE_IS = "later round minus earlier round"
 #: The coefficient a study's headline shows and a round is compared on, first present wins.
 HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
-#: Two rounds holding more annotations than this together are not compared when a
-#: computation finishes (``settings.AGREEMENT_COMPARE_MAX_ANNOTATIONS`` overrides it).
-COMPARE_MAX_ANNOTATIONS = 500_000
 #: Bootstrap replicates of the comparison stored with a finished computation.
 COMPARE_REPLICATES = 500
 #: Where a finished one-round computation keeps its comparison with the previous round.
@@ -42,7 +39,7 @@ def headline_coefficient(names: Sequence[str]) -> str | None:
 
 
 def compare_max_annotations() -> int:
-    return int(getattr(settings, "AGREEMENT_COMPARE_MAX_ANNOTATIONS", COMPARE_MAX_ANNOTATIONS))
+    return int(settings.AGREEMENT_COMPARE_MAX_ANNOTATIONS)
 
 
 def _restricted(scope: ScopeAnnotations, keep: np.ndarray) -> ScopeAnnotations:

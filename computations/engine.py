@@ -18,34 +18,32 @@ from typing import Any
 import numpy as np
 
 import metrics
-from metrics import Decomposition
-from metrics.coefficients.alpha import coincidence_matrix
-from metrics.coefficients.prevalence import annotator_bias, kappa_comparison
-from metrics.data import ReliabilityData
-from metrics.diagnostics import (
+from metrics import (
+    COEFFICIENT_KEYS,
+    HIERARCHY_DISTANCES,
+    Decomposition,
+    ReliabilityData,
+    analytic_se,
+    annotator_bias,
+    bootstrap_difference,
+    bootstrap_difference_unpaired,
     coder_distributions,
+    coefficient_specs,
+    coincidence_matrix,
     item_disagreement,
+    kappa_comparison,
     pairwise_coder_matrix,
     per_category_agreement,
+    report_distance,
 )
-from metrics.distances import distance_names as metrics_distance_names
-from metrics.report import analytic_se, coefficient_specs, resolve_distance
-from metrics.report import report as metrics_report
-from metrics.uncertainty import bootstrap as bootstrap_module
+from metrics import bootstrap_chunk as metrics_bootstrap_chunk
+from metrics import bootstrap_combine as metrics_bootstrap_combine
+from metrics import distance_names as metrics_distance_names
+from metrics import report as metrics_report
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
-ALL_COEFFICIENTS: tuple[str, ...] = (
-    "observed_agreement",
-    "s",
-    "pi",
-    "kappa",
-    "alpha",
-    "kappa_w",
-    "light_kappa",
-    "ac1",
-    "brennan_prediger",
-)
+ALL_COEFFICIENTS: tuple[str, ...] = tuple(COEFFICIENT_KEYS)
 _CATEGORICAL = ("observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa", "ac1")
 
 #: Sensible defaults per label kind: which coefficients, which level and distance. The
@@ -62,8 +60,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     LabelKind.HIERARCHY: {"coefficients": ["alpha", "observed_agreement"], "level": "hierarchy",
                           "distance": "tree"},
 }  # fmt: skip
-LEVELS = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
-_TREE_DISTANCES = ("tree", "melamed_resnik")
+LEVELS: tuple[str, ...] = tuple(metrics.LEVELS)
+_TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
 
 MOST_DISPUTED = 20
 MAX_PAIRWISE_CODERS = 8
@@ -315,11 +313,11 @@ def decompositions(
 
 def _distance(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> Any:
     options = _report_options(params, parents)
-    return resolve_distance(options["level"], options["distance"], options.get("tree"))
+    return report_distance(options["level"], options["distance"], tree=options.get("tree"))
 
 
 def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
-    values = bootstrap_module.bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
+    values = metrics_bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
     return [None if math.isnan(v) else float(v) for v in values.tolist()]
 
 
@@ -338,9 +336,7 @@ def bootstrap_chunks(
         return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
                 for n in names}  # fmt: skip
     stacked = _Stacked([decompositions[n] for n in names])
-    first = bootstrap_module.bootstrap_chunk(
-        stacked.decomposition, seed=seed, start=start, stop=stop
-    )
+    first = metrics_bootstrap_chunk(stacked.decomposition, seed=seed, start=start, stop=stop)
     out = {names[0]: first}
     for index, name in enumerate(names[1:], start=1):
         out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
@@ -404,19 +400,20 @@ def bootstrap_combine(
     confidence: float,
 ) -> dict[str, Any]:
     arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
-    result = bootstrap_module.bootstrap_combine(
-        decomposition, arrays, seed=seed, replicates=replicates, level=confidence
+    result = metrics_bootstrap_combine(
+        decomposition, arrays, seed=seed, replicates=replicates, confidence=confidence
     )
     return bootstrap_json(result)
 
 
 def bootstrap_json(result: Any) -> dict[str, Any]:
-    """A bootstrap result; ``ci`` has the report's shape (low, high, level, method, replicates)."""
+    """A bootstrap result; ``ci`` has the report's shape (low, high, confidence, method,
+    replicates)."""
     out: dict[str, Any] = _jsonable(result)
     out["ci"] = {
         "low": _float(result.low),
         "high": _float(result.high),
-        "level": float(result.level),
+        "confidence": float(result.confidence),
         "method": str(result.method),
         "replicates": int(result.replicates),
     }
@@ -426,13 +423,9 @@ def bootstrap_json(result: Any) -> dict[str, Any]:
 def difference(
     first: Any, second: Any, *, paired: bool, replicates: int, seed: int, confidence: float
 ) -> dict[str, Any]:
-    function = (
-        bootstrap_module.bootstrap_difference
-        if paired
-        else bootstrap_module.bootstrap_difference_unpaired
-    )
+    function = bootstrap_difference if paired else bootstrap_difference_unpaired
     result = function(
-        first, second, replicates=replicates, seed=seed, level=confidence, minimums=(0.0,)
+        first, second, replicates=replicates, seed=seed, confidence=confidence, minimums=(0.0,)
     )
     return bootstrap_json(result)
 

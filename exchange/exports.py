@@ -156,7 +156,11 @@ def item_diagnostics_csv(table: AnnotationTable, diagnostics: list[dict[str, Any
 
 def _interval(ci: Any) -> tuple[Any, Any, Any]:
     if isinstance(ci, dict):
-        return ci.get("low", ci.get("lower")), ci.get("high", ci.get("upper")), ci.get("level")
+        return (
+            ci.get("low", ci.get("lower")),
+            ci.get("high", ci.get("upper")),
+            ci.get("confidence", ci.get("level")),
+        )
     if isinstance(ci, list | tuple) and len(ci) == 2:
         return ci[0], ci[1], None
     return None, None, None

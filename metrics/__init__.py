@@ -16,7 +16,6 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
 
 from __future__ import annotations
 
-from metrics._stats import Decomposition
 from metrics.coefficients.agreement import (
     LightKappaResult,
     bennett_s,
@@ -35,6 +34,7 @@ from metrics.coefficients.agreement import (
     scott_pi,
 )
 from metrics.coefficients.alpha import (
+    MAX_MATRIX_VALUES,
     alpha_individual,
     coincidence_matrix,
     decompose_alpha_individual,
@@ -63,10 +63,12 @@ from metrics.coefficients.prevalence import (
 )
 from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import decompose_weighted_kappa, weighted_kappa
-from metrics.data import MISSING, ReliabilityData, as_reliability_data
+from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.decomposition import Decomposition
 from metrics.diagnostics import (
     CoderDistributions,
     ContingencyMatrix,
+    DisputedItem,
     ItemDisagreement,
     PairwiseCoderMatrix,
     PerCategoryAgreement,
@@ -79,13 +81,16 @@ from metrics.diagnostics import (
 from metrics.distances import (
     CallableDistance,
     Distance,
+    DistanceLike,
     IntervalDistance,
     MatrixDistance,
     NominalDistance,
     OrdinalDistance,
     RatioDistance,
+    distance_matrix,
     distance_names,
     get_distance,
+    resolve_distance,
 )
 from metrics.distances.hierarchy import (
     HIERARCHY_DISTANCES,
@@ -102,7 +107,16 @@ from metrics.distances.sets import (
     masi_distance,
     passonneau_distance,
 )
-from metrics.report import report
+from metrics.report import (
+    COEFFICIENT_KEYS,
+    DEFAULT_DISTANCE,
+    LEVELS,
+    CoefficientSpec,
+    analytic_se,
+    coefficient_specs,
+    report,
+    report_distance,
+)
 from metrics.uncertainty.analytic import (
     AnalyticResult,
     CategoryResult,
@@ -111,6 +125,7 @@ from metrics.uncertainty.analytic import (
     linearized_se,
 )
 from metrics.uncertainty.bootstrap import (
+    QUANTILES,
     BootstrapResult,
     bootstrap,
     bootstrap_chunk,
@@ -131,6 +146,8 @@ from metrics.uncertainty.interpretation import (
 from metrics.uncertainty.true_agreement import (
     PairTrueAgreement,
     TrueAgreementInterval,
+    binomial_p_values,
+    fisher_p_values,
     true_agreement_by_pair,
     true_agreement_interval,
 )
@@ -138,8 +155,13 @@ from metrics.uncertainty.true_agreement import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "COEFFICIENT_KEYS",
+    "DEFAULT_DISTANCE",
     "HIERARCHY_DISTANCES",
+    "LEVELS",
+    "MAX_MATRIX_VALUES",
     "MISSING",
+    "QUANTILES",
     "SCALES",
     "SET_DISTANCES",
     "AnalyticResult",
@@ -151,9 +173,13 @@ __all__ = [
     "CategoryTree",
     "CoderDistributions",
     "CoefficientResult",
+    "CoefficientSpec",
     "ContingencyMatrix",
+    "DataLike",
     "Decomposition",
+    "DisputedItem",
     "Distance",
+    "DistanceLike",
     "Interpretation",
     "IntervalDistance",
     "IntervalInterpretation",
@@ -175,10 +201,12 @@ __all__ = [
     "TrueAgreementInterval",
     "__version__",
     "alpha_individual",
+    "analytic_se",
     "annotator_bias",
     "as_reliability_data",
     "bennett_s",
     "bias_index",
+    "binomial_p_values",
     "bootstrap",
     "bootstrap_chunk",
     "bootstrap_combine",
@@ -186,6 +214,7 @@ __all__ = [
     "bootstrap_difference_unpaired",
     "brennan_prediger",
     "coder_distributions",
+    "coefficient_specs",
     "cohen_kappa",
     "cohen_kappa_se",
     "coincidence_matrix",
@@ -207,7 +236,9 @@ __all__ = [
     "decompose_scott_pi",
     "decompose_weighted_kappa",
     "dice_distance",
+    "distance_matrix",
     "distance_names",
+    "fisher_p_values",
     "fleiss_kappa_se",
     "fleiss_pi",
     "get_distance",
@@ -232,6 +263,8 @@ __all__ = [
     "prevalence_closed_form",
     "prevalence_index",
     "report",
+    "report_distance",
+    "resolve_distance",
     "scott_pi",
     "true_agreement_by_pair",
     "true_agreement_interval",

@@ -2,7 +2,9 @@
 
 The file is CSV with the header ``item,coder,label`` (a set label written ``a|b``) or JSON
 lines ``{"item": ..., "coder": ..., "label": ...}`` (a set label may be a list). One line per
-annotation; a missing annotation is simply absent. Bad input stops with exit code 2 and a
+annotation; a missing annotation is simply absent. ``--level`` is the level of measurement,
+``--confidence`` the confidence level of the intervals, ``--domain a,b,c`` the value domain
+in order (string labels of an ordinal scale need it). Bad input stops with exit code 2 and a
 message naming the line and the field.
 """
 
@@ -39,7 +41,7 @@ class InputError(ValueError):
     """Bad input: the message names the file, line and field."""
 
 
-def _parse_label(raw: Any, level: str, where: str) -> Hashable:
+def _parse_label(raw: Any, level: str, where: str, *, numbers: bool) -> Hashable:
     if level == "set":
         if isinstance(raw, list):
             if not all(isinstance(part, str | int | float) for part in raw):
@@ -50,7 +52,7 @@ def _parse_label(raw: Any, level: str, where: str) -> Hashable:
         raise InputError(f"{where}, field 'label': a set is written 'a|b' or as a list.")
     if isinstance(raw, bool) or not isinstance(raw, str | int | float) or raw == "":
         raise InputError(f"{where}, field 'label': expected a non-empty label, got {raw!r}.")
-    if level in NUMERIC_LEVELS:
+    if numbers:
         return _number(raw, level, where)
     return raw
 
@@ -114,7 +116,9 @@ def _json_rows(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def read_annotations(path: Path | str, *, level: str = "nominal") -> ReliabilityData:
+def read_annotations(
+    path: Path | str, *, level: str = "nominal", domain: Sequence[str] | None = None
+) -> ReliabilityData:
     """Read a CSV (``item,coder,label``) or JSON-lines annotation file.
 
     Parameters
@@ -122,8 +126,12 @@ def read_annotations(path: Path | str, *, level: str = "nominal") -> Reliability
     path : path
         JSON lines when the first non-blank character is ``{``, CSV otherwise.
     level : str, default "nominal"
-        ``set`` reads labels as sets (``a|b`` or a JSON list); ``ordinal``, ``interval`` and
-        ``ratio`` read them as numbers.
+        Level of measurement. ``set`` reads labels as sets (``a|b`` or a JSON list);
+        ``ordinal``, ``interval`` and ``ratio`` read them as numbers, except ``ordinal`` with a
+        ``domain``, whose labels are kept as text.
+    domain : sequence of str, optional
+        The value domain in order (labels as written in the file); a label outside it is an
+        error.
 
     Returns
     -------
@@ -142,6 +150,7 @@ def read_annotations(path: Path | str, *, level: str = "nominal") -> Reliability
     rows = _json_rows(path, text) if text.lstrip().startswith("{") else _csv_rows(path, text)
     if not rows:
         raise InputError(f"{path}: no annotations.")
+    numbers = level in NUMERIC_LEVELS and not (level == "ordinal" and domain is not None)
     items, coders, labels = [], [], []
     seen: dict[tuple[Hashable, Hashable], int] = {}
     for number, record in rows:
@@ -156,13 +165,23 @@ def read_annotations(path: Path | str, *, level: str = "nominal") -> Reliability
         seen[item, coder] = number
         items.append(item)
         coders.append(coder)
-        labels.append(_parse_label(record["label"], level, where))
-    if level in NUMERIC_LEVELS and any(isinstance(label, float) for label in labels):
+        labels.append(_parse_label(record["label"], level, where, numbers=numbers))
+    if numbers and any(isinstance(label, float) for label in labels):
         labels = [float(label) for label in labels]  # type: ignore[arg-type]
+    if domain is not None and not numbers:
+        labels = [str(label) if not isinstance(label, frozenset) else label for label in labels]
+    declared = None if domain is None else [_domain_value(v, numbers) for v in domain]
     try:
-        return ReliabilityData.from_long(items, coders, labels)
+        return ReliabilityData.from_long(items, coders, labels, domain=declared)
     except ValueError as error:
         raise InputError(f"{path}: {error}") from None
+
+
+def _domain_value(text: str, numbers: bool) -> Hashable:
+    if not numbers:
+        return text
+    value = _number(text, "domain", "--domain")
+    return float(value) if isinstance(value, float) else value
 
 
 def read_tree(path: Path | str) -> dict[str, str | None]:
@@ -218,7 +237,7 @@ def format_table(result: dict[str, Any]) -> str:
         interval = ""
         if "ci" in entry:
             ci = entry["ci"]
-            interval = f"[{ci['low']:.4f}, {ci['high']:.4f}] {ci['level']:.0%} {ci['method']}"
+            interval = f"[{ci['low']:.4f}, {ci['high']:.4f}] {ci['confidence']:.0%} {ci['method']}"
         if "se" in entry:
             interval += f"  se {entry['se']:.4f}"
         lines.append(
@@ -229,7 +248,7 @@ def format_table(result: dict[str, Any]) -> str:
     if "true_agreement" in result:
         true = result["true_agreement"]
         lines.append(
-            f"true agreement ({true['model']}, {true['level']:.0%}): "
+            f"true agreement ({true['model']}, {true['confidence']:.0%}): "
             f"[{_format(true['low'])}, {_format(true['high'])}]"
         )
     for key, reason in result.get("skipped", {}).items():
@@ -242,13 +261,26 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("report", help="every coefficient of an annotation file")
     run.add_argument("file", type=Path, help="CSV item,coder,label or JSON lines")
-    run.add_argument("--level", choices=LEVELS, default="nominal")
+    run.add_argument(
+        "--level", choices=LEVELS, default="nominal", help="level of measurement (default nominal)"
+    )
     run.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
+    run.add_argument(
+        "--domain",
+        metavar="A,B,C",
+        help="the value domain in order, comma-separated (needed for ordinal text labels)",
+    )
     run.add_argument("--tree", type=Path, help="hierarchy CSV node,parent (level hierarchy)")
     run.add_argument("--json", action="store_true", help="print the JSON contract")
     run.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--confidence", type=float, default=0.95, metavar="C")
+    run.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        metavar="C",
+        help="confidence level of the intervals (default 0.95)",
+    )
     return parser
 
 
@@ -256,7 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
     try:
-        data = read_annotations(args.file, level=args.level)
+        domain = None if args.domain is None else [v.strip() for v in args.domain.split(",")]
+        data = read_annotations(args.file, level=args.level, domain=domain)
         tree = read_tree(args.tree) if args.tree is not None else None
         result = report(
             data,

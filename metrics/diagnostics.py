@@ -7,12 +7,14 @@
 - :func:`item_disagreement`: observed disagreement per item, and the most disputed items.
 - :func:`coder_distributions`: each coder's label distribution against the pooled one.
 
-The coincidence matrix lives with alpha (``metrics.coefficients.alpha.coincidence_matrix``).
+The coincidence matrix lives with alpha (:func:`metrics.coincidence_matrix`). Every function
+takes ``data``/``domain=`` through :func:`metrics.data.as_reliability_data` and ``distance=``
+through :func:`metrics.coefficients.agreement.agreement_weights` (symmetric weights).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,11 +23,8 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from metrics.coefficients.agreement import (
-    DataLike,
-    DistanceLike,
     _observed_columns,
     agreement_weights,
-    as_data,
     bennett_s,
     cohen_kappa,
     observed_agreement,
@@ -34,7 +33,8 @@ from metrics.coefficients.agreement import (
 from metrics.coefficients.gwet import brennan_prediger, gwet_ac1
 from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import weighted_kappa
-from metrics.data import MISSING, ReliabilityData
+from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.distances import DistanceLike, MatrixDistance, distance_matrix
 
 __all__ = [
     "CoderDistributions",
@@ -105,7 +105,13 @@ class ContingencyMatrix:
         return self.counts.sum(axis=0)
 
 
-def contingency_matrix(data: DataLike, coder_a: Hashable, coder_b: Hashable) -> ContingencyMatrix:
+def contingency_matrix(
+    data: DataLike,
+    coder_a: Hashable,
+    coder_b: Hashable,
+    *,
+    domain: Sequence[Hashable] | None = None,
+) -> ContingencyMatrix:
     """Two coders' ``V × V`` contingency table (rows: ``coder_a``), over shared items.
 
     Parameters
@@ -114,6 +120,9 @@ def contingency_matrix(data: DataLike, coder_a: Hashable, coder_b: Hashable) -> 
         Identified coders' values, ``nan`` for missing (coders of an array are 0, 1, ...).
     coder_a, coder_b : hashable
         Coder identifiers as in ``data.coders``.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -134,7 +143,7 @@ def contingency_matrix(data: DataLike, coder_a: Hashable, coder_b: Hashable) -> 
     >>> table.counts.tolist(), table.row_totals.tolist()
     ([[20, 20], [10, 50]], [40, 60])
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     _require_coders(rd, "A contingency matrix")
     first, second = rd.codes[_coder_index(rd, coder_a)], rd.codes[_coder_index(rd, coder_b)]
     both = (first != MISSING) & (second != MISSING)
@@ -193,6 +202,7 @@ def pairwise_coder_matrix(
     *,
     coefficient: PairwiseCoefficient = "kappa",
     distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
 ) -> PairwiseCoderMatrix:
     """Compute a two-coder coefficient for each pair of coders (rows × columns).
 
@@ -211,6 +221,9 @@ def pairwise_coder_matrix(
         Cohen's weighted kappa.
     distance : Distance or array_like of shape (V, V), optional
         For the weighted coefficients (required for ``"weighted_kappa"``).
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -236,15 +249,16 @@ def pairwise_coder_matrix(
         raise ValueError(f"The {coefficient!r} coefficient takes no distance.")
     if coefficient == "weighted_kappa" and distance is None:
         raise ValueError("The 'weighted_kappa' coefficient needs a distance.")
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     _require_coders(rd, "A pairwise coder matrix")
-    weights = agreement_weights(rd, distance)
+    # A data-dependent distance (ordinal) is fixed once, from the full data.
+    fixed = None if distance is None else MatrixDistance(distance_matrix(distance, rd))
     present = (rd.codes != MISSING).astype(np.int64)
     shared = present @ present.T
     if rd.n_coders**2 * rd.n_values**2 <= _DENSE_LIMIT:
-        values = _pairwise_vectorised(rd, coefficient, weights)
+        values = _pairwise_vectorised(rd, coefficient, agreement_weights(rd, fixed))
     else:
-        values = _pairwise_by_pairs(rd, coefficient, weights, shared)
+        values = _pairwise_by_pairs(rd, coefficient, fixed, shared)
     values[shared == 0] = np.nan
     np.fill_diagonal(values, 1.0)
     defined = ~np.isnan(values)
@@ -257,12 +271,12 @@ _DENSE_LIMIT = 20_000_000  # entries of the all-pairs contingency array C × V �
 def _pairwise_by_pairs(
     rd: ReliabilityData,
     coefficient: str,
-    weights: NDArray[np.float64] | None,
+    distance: MatrixDistance | None,
     shared: NDArray[np.int64],
 ) -> NDArray[np.float64]:
     """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined)."""
     function = _PAIRWISE[coefficient]
-    options = {} if weights is None else {"distance": 1.0 - weights}
+    options = {} if distance is None else {"distance": distance}
     size = rd.n_coders
     values = np.full((size, size), np.nan)
     for g in range(size):
@@ -284,8 +298,8 @@ def _pairwise_vectorised(
 ) -> NDArray[np.float64]:
     """``(C, C)`` values from all pairs' contingency tables at once (one sparse product).
 
-    Same conventions as the two-coder functions; the upper triangle (first coder = row)
-    is mirrored, as the per-pair computation does.
+    Same conventions as the two-coder functions (``weights`` symmetric, as
+    :func:`~metrics.coefficients.agreement.agreement_weights` gives them).
     """
     size, n_coders = rd.n_values, rd.n_coders
     coder, item = np.nonzero(rd.codes != MISSING)
@@ -298,17 +312,12 @@ def _pairwise_vectorised(
     w = np.eye(size) if weights is None else weights
     both = tables.sum(axis=(1, 3))
     agree = np.einsum("gkhl,kl->gh", tables, w)
-    directed = coefficient == "weighted_kappa" and not np.allclose(w, w.T)
-    if not directed:
-        agree = (agree + agree.T) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         observed = agree / both
         if coefficient in ("kappa", "weighted_kappa"):
             totals = counts.sum(axis=1, keepdims=True)
             shares = np.where(totals > 0, counts / np.where(totals > 0, totals, 1), 0.0)
             expected = shares @ w @ shares.T
-            if not directed:
-                expected = (expected + expected.T) / 2
         elif coefficient in ("pi", "ac1"):
             union = counts.sum(axis=1)[:, None] + counts.sum(axis=1)[None, :] - both
             first = tables.sum(axis=3).transpose(0, 2, 1)  # [g, h, k]: g said k, h rated
@@ -328,7 +337,7 @@ def _pairwise_vectorised(
             return np.where(both > 0, observed, np.nan)
         value = (observed - expected) / (1 - expected)
     value = np.where((both > 0) & (np.abs(1 - expected) > 1e-12), value, np.nan)
-    upper = np.triu(value, 1)
+    upper = np.triu(value, 1)  # mirrored, so the matrix is exactly symmetric
     return np.where(np.triu(np.ones_like(value, dtype=bool), 1), value, upper.T)
 
 
@@ -363,7 +372,10 @@ class PerCategoryAgreement:
 
 
 def per_category_agreement(
-    data: DataLike, *, method: Literal["kappa", "pi"] = "kappa"
+    data: DataLike,
+    *,
+    method: Literal["kappa", "pi"] = "kappa",
+    domain: Sequence[Hashable] | None = None,
 ) -> PerCategoryAgreement:
     """Agreement on each category against all others (the data binarised one-vs-rest).
 
@@ -378,6 +390,9 @@ def per_category_agreement(
         Values, ``nan`` for missing (identified coders for ``"kappa"``).
     method : {"kappa", "pi"}, default "kappa"
         The chance model; the result records it.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -400,7 +415,7 @@ def per_category_agreement(
     """
     if method not in ("kappa", "pi"):
         raise ValueError(f"method must be 'kappa' or 'pi'; got {method!r}.")
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     if method == "kappa":
         _require_coders(rd, "Per-category kappa")
     counts = rd.item_value_counts  # (items, V)
@@ -501,7 +516,12 @@ class ItemDisagreement:
         ]
 
 
-def item_disagreement(data: DataLike, *, distance: DistanceLike | None = None) -> ItemDisagreement:
+def item_disagreement(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> ItemDisagreement:
     """Observed disagreement per item, vectorised over items.
 
     .. math:: D_{o,i} = 1 - \\frac{\\sum_k n_{ik}(n_{ik} - 1)}{m_i (m_i - 1)}
@@ -516,6 +536,9 @@ def item_disagreement(data: DataLike, *, distance: DistanceLike | None = None) -
         Values, ``nan`` for missing.
     distance : Distance or array_like of shape (V, V), optional
         Nominal when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -531,7 +554,7 @@ def item_disagreement(data: DataLike, *, distance: DistanceLike | None = None) -
     >>> [round(float(d), 4) for d in result.disagreement]
     [0.6667, 0.0]
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     weights = agreement_weights(rd, distance)
     columns = _observed_columns(rd, weights)
     pairable = rd.pairable
@@ -583,7 +606,9 @@ def _entropy_terms(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np
     return terms.sum(axis=-1)
 
 
-def coder_distributions(data: DataLike) -> CoderDistributions:
+def coder_distributions(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> CoderDistributions:
     """Each coder's label distribution, the pooled one, and how far each coder is from it.
 
     The divergence is the Jensen–Shannon divergence
@@ -599,6 +624,9 @@ def coder_distributions(data: DataLike) -> CoderDistributions:
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Identified coders' values, ``nan`` for missing.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -618,7 +646,7 @@ def coder_distributions(data: DataLike) -> CoderDistributions:
     >>> result.proportions.tolist(), result.pooled.tolist()
     ([[0.3, 0.7], [0.4, 0.6]], [0.35, 0.65])
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     _require_coders(rd, "Coder distributions")
     if rd.n_annotations == 0:
         raise ValueError("The data holds no value.")

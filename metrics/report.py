@@ -6,25 +6,33 @@ standard errors, and the true-agreement interval for two coders and two categori
 dictionary it returns is what ``python -m metrics report --json`` prints; ``docs/metrics.md``
 documents it field by field.
 
+Two words, one meaning each: ``level`` is the **level of measurement** (``nominal``,
+``ordinal``, ``interval``, ``ratio``, ``set``, ``hierarchy``; :data:`LEVELS`), which picks the
+default distance; ``confidence`` is the **confidence level** of the intervals (0.95), as
+everywhere in :mod:`metrics.uncertainty`.
+
 A coefficient that is undefined on the data (for example pi when every value is the same) is
 left out of ``coefficients`` and listed under ``skipped`` with the reason, so one undefined
 number never hides the others.
+
+The building blocks are public for callers that run the bootstrap elsewhere (the server fans
+it out over workers): :func:`report_distance` (the distance a report at a level uses),
+:func:`coefficient_specs` (each entry's coefficient, decomposition and analytic standard
+error) and :func:`analytic_se`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from metrics.coefficients import agreement, alpha, gwet, weighted
-from metrics.coefficients.alpha import _as_data
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import ReliabilityData
-from metrics.distances import get_distance
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
+from metrics.distances import DistanceLike, NominalDistance, resolve_distance
 from metrics.distances.base import Distance
 from metrics.uncertainty import analytic
 from metrics.uncertainty.bootstrap import bootstrap as bootstrap_interval
@@ -33,6 +41,7 @@ from metrics.uncertainty.true_agreement import true_agreement_interval
 Level = Literal["nominal", "ordinal", "interval", "ratio", "set", "hierarchy"]
 Method = Literal["bca", "percentile"]
 Model = Literal["conservative", "homogeneity"]
+#: The levels of measurement a report knows (``level=``), in order.
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
 #: Distance used at each level when none is given (None: the nominal distance).
 DEFAULT_DISTANCE: dict[str, str | None] = {
@@ -43,7 +52,7 @@ DEFAULT_DISTANCE: dict[str, str | None] = {
     "set": "masi",
     "hierarchy": "tree",
 }
-#: Order of the keys in ``coefficients``.
+#: Every key of a report's ``coefficients``, in the order they are reported.
 COEFFICIENT_KEYS: tuple[str, ...] = (
     "observed_agreement",
     "s",
@@ -107,42 +116,42 @@ def coefficient_specs(n_coders: int, weighted_report: bool) -> list[CoefficientS
     return specs
 
 
-def resolve_distance(
-    level: str, distance: str | Distance | npt.ArrayLike | None, tree: Any = None
+def report_distance(
+    level: str, distance: DistanceLike | None = None, *, tree: Any = None
 ) -> Distance | None:
-    """The distance a report uses: ``distance`` if given, else the level's default.
+    """The distance a report at ``level`` uses: ``distance`` if given, else the level's default.
 
     Parameters
     ----------
     level : {"nominal", "ordinal", "interval", "ratio", "set", "hierarchy"}
+        Level of measurement; its default distance is :data:`DEFAULT_DISTANCE`.
     distance : str, Distance, array_like (V, V) or None
-        A registry name (see :func:`metrics.distances.get_distance`), a distance, or a matrix.
+        Overrides the level's default; resolved by :func:`metrics.distances.resolve_distance`.
     tree : optional
         The hierarchy for ``tree``/``melamed_resnik`` distances (a ``{node: parent}`` mapping).
 
     Returns
     -------
     Distance or None
-        None means the nominal distance (unweighted coefficients).
+        None means the nominal distance (unweighted coefficients, no ``kappa_w``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown level or distance, or a hierarchy distance without a tree.
+
+    Examples
+    --------
+    >>> report_distance("set").name, report_distance("nominal", "nominal")
+    ('masi', None)
     """
     if level not in LEVELS:
         raise ValueError(f"Unknown level {level!r}; choose one of {', '.join(LEVELS)}.")
     chosen = DEFAULT_DISTANCE[level] if distance is None else distance
     if chosen is None:
         return None
-    if isinstance(chosen, str):
-        if chosen == "nominal":
-            return None
-        if chosen in ("tree", "melamed_resnik"):
-            if tree is None:
-                raise ValueError(f"The {chosen} distance needs a tree (node, parent).")
-            return get_distance(chosen, tree=tree)
-        return get_distance(chosen)
-    if isinstance(chosen, Distance):
-        return chosen
-    from metrics.distances.scalar import MatrixDistance
-
-    return MatrixDistance(chosen)  # type: ignore[return-value]
+    resolved = resolve_distance(chosen, tree=tree)
+    return None if isinstance(resolved, NominalDistance) else resolved
 
 
 def _entry(result: CoefficientResult) -> dict[str, Any]:
@@ -159,13 +168,33 @@ def analytic_se(
     data: ReliabilityData,
     distance: Distance | None,
     value: float,
-    level: float,
+    confidence: float,
 ) -> float | None:
-    """The analytic SE when the analytic module computes the same estimate, else None."""
+    """The analytic standard error of a report entry, or None.
+
+    Parameters
+    ----------
+    spec : CoefficientSpec
+        The entry, from :func:`coefficient_specs`.
+    data : ReliabilityData
+    distance : Distance or None
+        The report's distance (:func:`report_distance`); used for weighted entries.
+    value : float
+        The entry's value; the SE is returned only when the analytic function estimates this
+        same number (to 1e-9).
+    confidence : float
+        Confidence level passed to the analytic function (does not change the SE).
+
+    Returns
+    -------
+    float or None
+        None when the entry has no analytic SE, it fails on these data, or it estimates
+        another number.
+    """
     if spec.se is None:
         return None
     function, coefficient, weighted_se = spec.se
-    options: dict[str, Any] = {"level": level}
+    options: dict[str, Any] = {"confidence": confidence}
     if coefficient:
         options["coefficient"] = coefficient
     if weighted_se and distance is not None:
@@ -187,24 +216,24 @@ def _interval(
     *,
     replicates: int,
     seed: int,
-    level: float,
+    confidence: float,
     method: Method,
 ) -> dict[str, Any]:
     decomposition = decompose(data, **options)
     result = bootstrap_interval(
-        decomposition, replicates=replicates, seed=seed, level=level, method=method
+        decomposition, replicates=replicates, seed=seed, confidence=confidence, method=method
     )
     return {
         "low": float(result.low),
         "high": float(result.high),
-        "level": float(result.level),
+        "confidence": float(result.confidence),
         "method": str(result.method),
         "replicates": int(result.replicates),
     }
 
 
 def _true_agreement(
-    data: ReliabilityData, level: float, model: Model
+    data: ReliabilityData, confidence: float, model: Model
 ) -> tuple[dict[str, Any] | None, str | None]:
     if data.n_coders != 2:
         return None, None
@@ -214,13 +243,13 @@ def _true_agreement(
     first, second = data.codes[0, both], data.codes[1, both]
     table = np.bincount(first * 2 + second, minlength=4).reshape(2, 2)
     try:
-        interval = true_agreement_interval(table, model=model, level=level)
+        interval = true_agreement_interval(table, model=model, confidence=confidence)
     except ValueError as error:
         return None, str(error)
     return {
         "low": interval.low,
         "high": interval.high,
-        "level": float(interval.level),
+        "confidence": float(interval.confidence),
         "model": str(interval.model),
     }, None
 
@@ -229,7 +258,7 @@ def _true_agreement(
 class _Settings:
     replicates: int
     seed: int
-    level: float
+    confidence: float
     method: Method
 
 
@@ -255,23 +284,24 @@ def _compute(
     try:
         entry["ci"] = _interval(
             spec.decompose, options, data,
-            replicates=settings.replicates, seed=settings.seed, level=settings.level,
-            method=settings.method,
+            replicates=settings.replicates, seed=settings.seed,
+            confidence=settings.confidence, method=settings.method,
         )  # fmt: skip
     except ValueError as error:
         skipped[f"{spec.key}.ci"] = str(error)
-    se = analytic_se(spec, data, distance, entry["value"], settings.level)
+    se = analytic_se(spec, data, distance, entry["value"], settings.confidence)
     if se is not None:
         entry["se"] = se
     return entry
 
 
 def report(
-    data: ReliabilityData | npt.ArrayLike,
+    data: DataLike,
     *,
     level: Level | str = "nominal",
-    distance: str | Distance | npt.ArrayLike | None = None,
+    distance: DistanceLike | None = None,
     tree: Any = None,
+    domain: Sequence[Hashable] | None = None,
     bootstrap: int = 0,
     seed: int = 0,
     confidence: float = 0.95,
@@ -285,20 +315,23 @@ def report(
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Values with ``nan``/None for missing.
     level : {"nominal", "ordinal", "interval", "ratio", "set", "hierarchy"}, default "nominal"
-        Sets the default distance: none (nominal), ordinal (Krippendorff's), interval, ratio,
-        ``masi`` for sets, ``tree`` for hierarchies.
+        Level of measurement. Sets the default distance: none (nominal), ordinal
+        (Krippendorff's), interval, ratio, ``masi`` for sets, ``tree`` for hierarchies.
     distance : str, Distance or array_like (V, V), optional
         Overrides the level's distance. It weights alpha, kappa_w, AC1 (then AC2) and
         Brennan–Prediger; observed agreement, S, pi, kappa and Light's kappa stay unweighted.
     tree : optional
         ``{node: parent}`` for the hierarchy distances.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`); needed for ordinal string labels.
     bootstrap : int, default 0
         Number of bootstrap replicates (items resampled); 0 for none. With replicates, each
         coefficient gets ``ci`` and, where an analytic formula exists, ``se``.
     seed : int, default 0
         Bootstrap seed; every coefficient resamples the same items.
     confidence : float, default 0.95
-        Level of the bootstrap and true-agreement intervals.
+        Confidence level of the bootstrap and true-agreement intervals.
     method : {"bca", "percentile"}, default "bca"
     true_agreement_model : {"conservative", "homogeneity"}, default "conservative"
 
@@ -307,13 +340,16 @@ def report(
     dict
         ``n_items``, ``n_coders``, ``n_annotations``, ``n_pairable_items``, ``level``,
         ``distance``, ``coefficients`` (key → ``{"value", "observed", "expected", "kind"}``
-        plus ``ci``/``se``), ``true_agreement`` (two coders, two categories) and ``skipped``
-        (key → reason). See ``docs/metrics.md``.
+        plus ``ci`` ``{"low", "high", "confidence", "method", "replicates"}`` and ``se``),
+        ``true_agreement`` (two coders, two categories: ``{"low", "high", "confidence",
+        "model"}``) and ``skipped`` (key → reason). See ``docs/metrics.md``.
 
     Raises
     ------
     ValueError
-        For an unknown level or distance, a bad ``confidence`` or ``bootstrap``.
+        For an unknown level or distance, a distance the data cannot take (ordinal on string
+        labels without ``domain``, interval or ratio on text), a bad ``confidence`` or
+        ``bootstrap``.
 
     Examples
     --------
@@ -330,10 +366,12 @@ def report(
         raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
     if bootstrap < 0 or int(bootstrap) != bootstrap:
         raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
-    rd = _as_data(data, None)
+    rd = as_reliability_data(data, domain=domain)
     coefficients: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
-    resolved = resolve_distance(level, distance, tree)
+    resolved = report_distance(level, distance, tree=tree)
+    if resolved is not None:
+        resolve_distance(resolved, rd)  # a distance the data cannot take is an error, not a skip
     settings = _Settings(int(bootstrap), seed, confidence, method)
     for spec in coefficient_specs(rd.n_coders, resolved is not None):
         entry = _compute(spec, rd, resolved, settings, skipped)
@@ -369,5 +407,5 @@ __all__ = [
     "analytic_se",
     "coefficient_specs",
     "report",
-    "resolve_distance",
+    "report_distance",
 ]

@@ -153,8 +153,8 @@ class CoderDriftQuerySerializer(serializers.Serializer):
 
 class CompareQuerySerializer(serializers.Serializer):
     question = QuestionField(help_text=QUESTION_HELP)
-    first = RoundField(help_text=f"The later round, usually. {ROUND_HELP}")
-    second = RoundField(help_text=f"The round to compare it with. {ROUND_HELP}")
+    first = RoundField(help_text=f"One of the two rounds (either order). {ROUND_HELP}")
+    second = RoundField(help_text=f"The other round. {ROUND_HELP}")
     coefficient = serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS, required=False)
     bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)

@@ -153,10 +153,12 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
 
     @extend_schema(
         summary="Compare two rounds",
-        description="`first − second` for one coefficient with a bootstrap CI: paired on the "
-        "items both rounds labelled, plus `unpaired` on all items when the item sets differ. "
-        "`prob_below[0.0]` is the probability that `first` is not above `second`. "
-        "`question` is an id or a key, `first` and `second` ids or names.",
+        description="The later round minus the earlier one (by position, whichever order "
+        "`first` and `second` are given in) for one coefficient, with a bootstrap CI: paired on "
+        "the items both rounds labelled, plus `unpaired` on all items when the item sets differ. "
+        "`later` and `earlier` name the rounds; `prob_below[0.0]` is the probability that the "
+        "later round is not above the earlier one. `question` is an id or a key, `first` and "
+        "`second` ids or names.",
         responses=CompareOutputSerializer,
     )
     @action(detail=False, methods=["get"])

@@ -20,8 +20,13 @@ Missing values follow Gwet's (2014) generalisation, as the irrCAC package implem
 
 With complete data these reduce to the textbook formulas (Fleiss 1971, Davies & Fleiss 1982,
 Cohen 1960, Scott 1955). Each public function has a ``decompose_<name>`` twin returning a
-:class:`~metrics._stats.Decomposition`; the public value is ``decomposition.evaluate()`` on
-the full data, so a bootstrap over items reuses the same code.
+:class:`~metrics.decomposition.Decomposition`; the public value is ``decomposition.evaluate()``
+on the full data, so a bootstrap over items reuses the same code.
+
+Every function takes ``data`` and ``domain=`` through
+:func:`metrics.data.as_reliability_data`, and ``distance=`` through
+:func:`agreement_weights` (:func:`metrics.distances.distance_matrix`; asymmetric weights
+count through their symmetric part, see :mod:`metrics.distances`).
 
 Undefined cases raise ``ValueError``: no pairable item, fewer than two coders with values
 (coder-specific chance), or expected agreement equal to 1 (a single category in use).
@@ -35,86 +40,53 @@ from itertools import combinations
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics._stats import Decomposition
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import MISSING, ReliabilityData, as_reliability_data
-from metrics.distances.base import Distance
+from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.decomposition import Decomposition
+from metrics.distances import DistanceLike, distance_matrix
 
-DataLike = ReliabilityData | npt.ArrayLike
-DistanceLike = str | Distance | npt.ArrayLike
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
 
 _TOLERANCE = 1e-12
 
 
-# -- input --------------------------------------------------------------------------------
-
-
-def as_data(data: DataLike) -> ReliabilityData:
-    """Accept ``ReliabilityData`` or a coders × items array (``nan`` marks a missing value).
-
-    A numeric array is converted without a Python loop over its values; the result equals
-    :func:`metrics.data.as_reliability_data` (sorted observed values as the domain).
-    """
-    if isinstance(data, ReliabilityData):
-        return data
-    array = np.asarray(data)
-    if array.ndim == 2 and array.dtype.kind in "biuf":
-        present = ~np.isnan(array) if array.dtype.kind == "f" else np.ones(array.shape, bool)
-        values, inverse = np.unique(array[present], return_inverse=True)
-        codes = np.full(array.shape, MISSING, dtype=np.intp)
-        codes[present] = inverse
-        return ReliabilityData(
-            codes,
-            tuple(values.tolist()),
-            tuple(range(array.shape[1])),
-            tuple(range(array.shape[0])),
-        )
-    return as_reliability_data(data)
+# -- weights -----------------------------------------------------------------------------
 
 
 def agreement_weights(
     data: ReliabilityData, distance: DistanceLike | None
 ) -> NDArray[np.float64] | None:
-    """``V × V`` agreement weights :math:`w = 1 - d / d_{max}` for a distance, or None.
+    """Symmetric ``V × V`` agreement weights for a distance, or None without one.
 
-    ``distance`` is a registry name (``"interval"``, ``"ordinal"``, ...; see
-    :func:`metrics.distances.get_distance`), a :class:`~metrics.distances.base.Distance`
-    (asked for its matrix with the value counts of pairable values, so data-dependent
-    distances such as Krippendorff's ordinal metric are fixed from the full data, also in a
-    bootstrap) or a ``V × V`` array of disagreement weights in the order of ``data.domain``
-    (Cohen's 1968 weights :math:`v`; they need not be symmetric nor zero on the diagonal).
-    Dividing by the largest distance is Artstein & Poesio's (2008, §2.6.2) normalisation; it
-    leaves the coefficients unchanged and gives irrCAC's agreement weights for its named
-    schemes.
+    .. math:: w = \\tfrac12 (u + u^T), \\qquad u = 1 - d / d_{max}
+
+    ``distance`` is anything :func:`metrics.distances.resolve_distance` takes (a registry
+    name, a :class:`~metrics.distances.base.Distance`, or a ``V × V`` matrix in the order of
+    ``data.domain``); its matrix comes from :func:`metrics.distances.distance_matrix`, so
+    data-dependent distances such as Krippendorff's ordinal metric are fixed from the full
+    data, also in a bootstrap. Dividing by the largest distance is Artstein & Poesio's
+    (2008, §2.6.2) normalisation and gives irrCAC's agreement weights for its named schemes;
+    taking the symmetric part afterwards leaves every raw-data quantity of irrCAC 0.4.4
+    unchanged (it only reads weights through quadratic forms) and makes two-coder values
+    independent of which coder is listed first.
+
+    Examples
+    --------
+    >>> data = ReliabilityData.from_long([1, 1], ["a", "b"], [1, 3])
+    >>> agreement_weights(data, [[0, 2], [0, 0]]).tolist()  # d(1, 3) = 2, d(3, 1) = 0
+    [[1.0, 0.5], [0.5, 1.0]]
     """
     if distance is None:
         return None
-    if isinstance(distance, str):
-        from metrics.distances import get_distance  # lazy: the registry is optional here
-
-        distance = get_distance(distance)
-    if isinstance(distance, Distance):
-        counts = data.item_value_counts[data.pairable].sum(axis=0)
-        matrix = np.asarray(distance.matrix(data.domain, counts), dtype=np.float64)
-    else:
-        matrix = np.asarray(distance, dtype=np.float64)
-    size = data.n_values
-    if matrix.shape != (size, size):
-        raise ValueError(
-            f"The distance matrix must be V × V = {size} × {size} for the data's domain; "
-            f"got shape {matrix.shape}."
-        )
-    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
-        raise ValueError("Distances must be finite and non-negative.")
-    largest = float(matrix.max()) if size else 0.0
+    matrix = distance_matrix(distance, data)
+    largest = float(matrix.max()) if data.n_values else 0.0
     if largest == 0:
         raise ValueError("The distance is zero everywhere: every pair of values would agree.")
-    return 1.0 - matrix / largest
+    weights = 1.0 - matrix / largest
+    return (weights + weights.T) / 2.0
 
 
 # -- per-item statistics ------------------------------------------------------------------
@@ -203,7 +175,6 @@ class _Model:
     n_coders: int
     chance: Chance
     weights: NDArray[np.float64] | None
-    directed: bool = False
 
     def _w(self) -> NDArray[np.float64]:
         return np.eye(self.n_values) if self.weights is None else self.weights
@@ -226,13 +197,10 @@ class _Model:
             expected = w.sum() / (size * (size - 1)) * spread if size > 1 else spread + 1.0
         else:
             shares, n_rated = _coder_distributions(totals, self.n_coders, size)
-            if self.directed:
-                expected = np.einsum("...k,kl,...l->...", shares[..., 0, :], w, shares[..., 1, :])
-            else:
-                pooled = shares.sum(axis=-2)
-                all_pairs = np.einsum("...k,kl,...l->...", pooled, w, pooled)
-                same = np.einsum("...gk,kl,...gl->...", shares, w, shares)
-                expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
+            pooled = shares.sum(axis=-2)
+            all_pairs = np.einsum("...k,kl,...l->...", pooled, w, pooled)
+            same = np.einsum("...gk,kl,...gl->...", shares, w, shares)
+            expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
         return observed, expected
 
     def finalize(self, totals: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -249,19 +217,14 @@ def build_decomposition(
     name: str,
     chance: Chance,
     weights: NDArray[np.float64] | None = None,
-    *,
-    directed: bool = False,
 ) -> tuple[Decomposition, _Model]:
     """Per-item statistics for a coefficient with the given chance model.
 
     Columns: ``[p_a,i, pairable_i]``, then for pooled chance ``[n_ik/r_i (V), rated_i]``, or
     for coder chance the sparse coder × value indicators ``(C·V)``.
     """
-    model = _Model(name, data.n_values, data.n_coders, chance, weights, directed)
-    if directed:
-        observed = _directed_observed(data, model._w())
-    else:
-        observed = _observed_columns(data, weights)
+    model = _Model(name, data.n_values, data.n_coders, chance, weights)
+    observed = _observed_columns(data, weights)
     stats: NDArray[np.float64] | sparse.csr_matrix
     if chance in ("pooled", "gwet"):
         stats = np.column_stack([observed, _pooled_columns(data)])
@@ -270,14 +233,6 @@ def build_decomposition(
     else:
         stats = observed
     return Decomposition(name, stats, model.finalize), model
-
-
-def _directed_observed(data: ReliabilityData, w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Cohen's (1968) two-coder observed agreement, first coder indexing rows of ``w``."""
-    first, second = data.codes
-    both = (first != MISSING) & (second != MISSING)
-    agree = np.where(both, w[first, second], 0.0)
-    return np.column_stack([agree, both.astype(np.float64)])
 
 
 def evaluate(
@@ -342,14 +297,13 @@ def _run(
     data: DataLike,
     name: str,
     chance: Chance,
-    what: str,
     *,
+    domain: Sequence[Hashable] | None,
     distance: DistanceLike | None = None,
-    directed: bool = False,
 ) -> tuple[ReliabilityData, Decomposition, _Model]:
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     weights = agreement_weights(rd, distance)
-    decomposition, model = build_decomposition(rd, name, chance, weights, directed=directed)
+    decomposition, model = build_decomposition(rd, name, chance, weights)
     return rd, decomposition, model
 
 
@@ -357,14 +311,20 @@ def _run(
 
 
 def decompose_observed_agreement(
-    data: DataLike, *, distance: DistanceLike | None = None
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
 ) -> Decomposition:
     """Per-item decomposition of :func:`observed_agreement` (columns ``[p_a,i, pairable_i]``)."""
-    return _run(data, "observed_agreement", "none", "Observed agreement", distance=distance)[1]
+    return _run(data, "observed_agreement", "none", domain=domain, distance=distance)[1]
 
 
 def observed_agreement(
-    data: DataLike, *, distance: DistanceLike | None = None
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
 ) -> CoefficientResult:
     """Observed agreement :math:`A_o` (percent agreement), pairwise for any number of coders.
 
@@ -384,6 +344,9 @@ def observed_agreement(
         Values, ``nan`` for missing. Items with fewer than two values are excluded and counted.
     distance : Distance or array_like of shape (V, V), optional
         Disagreement weights over ``data.domain``; nominal when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -409,19 +372,21 @@ def observed_agreement(
     0.7
     """
     rd, decomposition, model = _run(
-        data, "observed_agreement", "none", "Observed agreement", distance=distance
+        data, "observed_agreement", "none", domain=domain, distance=distance
     )
     return evaluate(rd, decomposition, model, "Observed agreement")
 
 
-def decompose_bennett_s(data: DataLike) -> Decomposition:
+def decompose_bennett_s(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`bennett_s`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Bennett's S")
     return build_decomposition(rd, "bennett_s", "uniform")[0]
 
 
-def bennett_s(data: DataLike) -> CoefficientResult:
+def bennett_s(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> CoefficientResult:
     """Bennett, Alpert & Goldstein's (1954) S: chance is uniform over the declared domain.
 
     .. math:: S = \\frac{A_o - 1/V}{1 - 1/V}
@@ -436,6 +401,9 @@ def bennett_s(data: DataLike) -> CoefficientResult:
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Values, ``nan`` for missing. Agreement-table data is accepted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -461,18 +429,28 @@ def bennett_s(data: DataLike) -> CoefficientResult:
     >>> round(bennett_s(data).value, 3)
     0.4
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Bennett's S")
     decomposition, model = build_decomposition(rd, "bennett_s", "uniform")
     return evaluate(rd, decomposition, model, "Bennett's S")
 
 
-def decompose_fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> Decomposition:
+def decompose_fleiss_pi(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> Decomposition:
     """Per-item decomposition of :func:`fleiss_pi`."""
-    return _run(data, "fleiss_pi", "pooled", "Multi-pi", distance=distance)[1]
+    return _run(data, "fleiss_pi", "pooled", domain=domain, distance=distance)[1]
 
 
-def fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+def fleiss_pi(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> CoefficientResult:
     """Multi-pi: Fleiss' (1971) kappa, Siegel & Castellan's K, Scott's pi for many coders.
 
     .. math::
@@ -493,6 +471,9 @@ def fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> Coeffi
         Values, ``nan`` for missing.
     distance : Distance or array_like of shape (V, V), optional
         Disagreement weights; nominal when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -512,24 +493,26 @@ def fleiss_pi(data: DataLike, *, distance: DistanceLike | None = None) -> Coeffi
 
     Examples
     --------
-    Artstein & Poesio (2008), Table 4 (recomputed pi 0.7995, spec E5):
+    Artstein & Poesio (2008), Table 4 (recomputed pi 0.7995 (docs/references.md#ap2008-table4)):
 
     >>> table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]
     >>> round(fleiss_pi(ReliabilityData.from_contingency(table)).value, 4)
     0.7995
     """
-    rd, decomposition, model = _run(data, "fleiss_pi", "pooled", "Multi-pi", distance=distance)
+    rd, decomposition, model = _run(data, "fleiss_pi", "pooled", domain=domain, distance=distance)
     return evaluate(rd, decomposition, model, "Multi-pi")
 
 
-def decompose_scott_pi(data: DataLike) -> Decomposition:
+def decompose_scott_pi(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`scott_pi`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_two_coders(rd, "Scott's pi")
     return build_decomposition(rd, "scott_pi", "pooled")[0]
 
 
-def scott_pi(data: DataLike) -> CoefficientResult:
+def scott_pi(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> CoefficientResult:
     """Scott's (1955) pi for two coders: chance from one pooled distribution.
 
     .. math:: A_e = \\sum_k \\hat P(k)^2, \\qquad \\hat P(k) = \\frac{n_k}{2i}
@@ -544,6 +527,9 @@ def scott_pi(data: DataLike) -> CoefficientResult:
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two coders' values (or a two-slot agreement table), ``nan`` for missing.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -568,22 +554,30 @@ def scott_pi(data: DataLike) -> CoefficientResult:
     >>> round(scott_pi(data).value, 3)
     0.341
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_two_coders(rd, "Scott's pi")
     decomposition, model = build_decomposition(rd, "scott_pi", "pooled")
     return evaluate(rd, decomposition, model, "Scott's pi")
 
 
 def decompose_conger_kappa(
-    data: DataLike, *, distance: DistanceLike | None = None
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
 ) -> Decomposition:
     """Per-item decomposition of :func:`conger_kappa`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Multi-kappa")
     return build_decomposition(rd, "conger_kappa", "coder", agreement_weights(rd, distance))[0]
 
 
-def conger_kappa(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+def conger_kappa(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> CoefficientResult:
     """Multi-kappa (Davies & Fleiss 1982; Conger 1980): kappa with per-coder chance.
 
     .. math::
@@ -604,6 +598,9 @@ def conger_kappa(data: DataLike, *, distance: DistanceLike | None = None) -> Coe
         Values, ``nan`` for missing; coders must be identified.
     distance : Distance or array_like of shape (V, V), optional
         Disagreement weights; nominal when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -625,13 +622,14 @@ def conger_kappa(data: DataLike, *, distance: DistanceLike | None = None) -> Coe
 
     Examples
     --------
-    Artstein & Poesio (2008), Table 4 (A_e = 0.396; recomputed kappa 0.8013, spec E5):
+    Artstein & Poesio (2008), Table 4 (A_e = 0.396; recomputed kappa 0.8013; docs/references.md,
+    ``ap2008-table4``):
 
     >>> table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]
     >>> round(conger_kappa(ReliabilityData.from_contingency(table)).value, 4)
     0.8013
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Multi-kappa")
     decomposition, model = build_decomposition(
         rd, "conger_kappa", "coder", agreement_weights(rd, distance)
@@ -639,15 +637,17 @@ def conger_kappa(data: DataLike, *, distance: DistanceLike | None = None) -> Coe
     return evaluate(rd, decomposition, model, "Multi-kappa")
 
 
-def decompose_cohen_kappa(data: DataLike) -> Decomposition:
+def decompose_cohen_kappa(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`cohen_kappa`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Cohen's kappa")
     require_two_coders(rd, "Cohen's kappa")
     return build_decomposition(rd, "cohen_kappa", "coder")[0]
 
 
-def cohen_kappa(data: DataLike) -> CoefficientResult:
+def cohen_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> CoefficientResult:
     """Cohen's (1960) kappa for two coders: chance from each coder's own distribution.
 
     .. math:: A_e = \\sum_k \\hat P(k|c_1)\\, \\hat P(k|c_2), \\qquad
@@ -663,6 +663,9 @@ def cohen_kappa(data: DataLike) -> CoefficientResult:
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two identified coders' values, ``nan`` for missing.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -687,7 +690,7 @@ def cohen_kappa(data: DataLike) -> CoefficientResult:
     >>> round(cohen_kappa(data).value, 3)
     0.348
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Cohen's kappa")
     require_two_coders(rd, "Cohen's kappa")
     decomposition, model = build_decomposition(rd, "cohen_kappa", "coder")
@@ -791,16 +794,18 @@ def _mean_defined(
     return finalize
 
 
-def decompose_light_kappa(data: DataLike) -> Decomposition:
+def decompose_light_kappa(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
     pairs, _ = _light_pairs(rd)
     stats, parts = _light_stats(rd, pairs)
     return Decomposition("light_kappa", stats, _mean_defined(parts))
 
 
-def light_kappa(data: DataLike) -> LightKappaResult:
+def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> LightKappaResult:
     """Light's (1971) kappa: the mean of Cohen's kappa over all pairs of coders.
 
     .. math:: \\kappa_{Light} = \\binom{c}{2}^{-1} \\sum_{g < h} \\kappa_{gh}
@@ -815,6 +820,9 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Identified coders' values, ``nan`` for missing.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -840,7 +848,7 @@ def light_kappa(data: DataLike) -> LightKappaResult:
     >>> round(light_kappa(data).value, 3)
     0.348
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
     pairs, skipped = _light_pairs(rd)
     if not pairs:

@@ -34,21 +34,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
 
 import numpy as np
-import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics._stats import Decomposition
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import ReliabilityData, as_reliability_data
-from metrics.distances import get_distance
-from metrics.distances.base import Distance
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
+from metrics.decomposition import Decomposition
+from metrics.distances import DistanceLike, check_matrix, resolve_distance
 from metrics.distances.scalar import (
     IntervalDistance,
-    MatrixDistance,
     NominalDistance,
     OrdinalDistance,
     RatioDistance,
@@ -56,8 +52,6 @@ from metrics.distances.scalar import (
     numeric_domain,
     ratio_pairs,
 )
-
-DistanceLike = str | Distance | npt.ArrayLike
 
 #: Largest domain for which a distance is materialised as a ``V × V`` matrix.
 MAX_MATRIX_VALUES = 5000
@@ -75,67 +69,6 @@ __all__ = [
     "decompose_krippendorff_alpha",
     "krippendorff_alpha",
 ]
-
-
-# -- input --------------------------------------------------------------------------------
-
-
-def _as_data(
-    data: ReliabilityData | npt.ArrayLike, domain: Sequence[Hashable] | None
-) -> ReliabilityData:
-    """``ReliabilityData`` from data, with a vectorised path for numeric coders × items arrays.
-
-    ``as_reliability_data`` inspects a matrix element by element; a numeric array (``nan`` for
-    missing) is factorised with ``np.unique`` instead, giving the same codes and domain.
-    """
-    if isinstance(data, ReliabilityData):
-        return as_reliability_data(data, domain=domain)
-    array = data if isinstance(data, np.ndarray) else np.asarray(data)
-    if array.ndim != 2 or array.dtype.kind not in "iuf":
-        return as_reliability_data(data, domain=domain)
-    present = ~np.isnan(array) if array.dtype.kind == "f" else np.ones(array.shape, dtype=bool)
-    observed = array[present]
-    unique, inverse = _factorize_numbers(observed)
-    if domain is None:
-        domain_tuple = tuple(unique.tolist())
-    else:
-        domain_tuple = tuple(domain)
-        position = {value: i for i, value in enumerate(domain_tuple)}
-        unknown = [value for value in unique.tolist() if value not in position]
-        if unknown:
-            raise ValueError(f"Labels outside the declared domain: {unknown[:10]!r}.")
-        remap = np.array([position[value] for value in unique.tolist()], dtype=np.intp)
-        inverse = remap[inverse] if inverse.size else inverse
-    codes = np.full(array.shape, -1, dtype=np.intp)
-    codes[present] = inverse
-    n_coders, n_items = array.shape
-    return ReliabilityData(codes, domain_tuple, tuple(range(n_items)), tuple(range(n_coders)))
-
-
-def _factorize_numbers(values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
-    """``np.unique(values, return_inverse=True)``, in linear time for small whole numbers.
-
-    Category codes are usually small integers; counting them avoids ``np.unique``'s sort.
-    """
-    if values.size:
-        low, high = values.min(), values.max()
-        span = float(high) - float(low)
-        if span <= 4 * values.size + 1024 and np.all(np.floor(values) == values):
-            offsets = (values - low).astype(np.intp)
-            used = np.bincount(offsets, minlength=int(span) + 1) > 0
-            lookup = np.cumsum(used) - 1
-            unique = (np.flatnonzero(used) + low).astype(values.dtype)
-            return unique, lookup[offsets].astype(np.intp)
-    unique, inverse = np.unique(values, return_inverse=True)
-    return unique, inverse.astype(np.intp)
-
-
-def _resolve_distance(distance: DistanceLike) -> Distance:
-    if isinstance(distance, str):
-        return get_distance(distance)
-    if isinstance(distance, Distance):
-        return distance
-    return cast(Distance, MatrixDistance(distance))
 
 
 @dataclass(frozen=True)
@@ -349,34 +282,32 @@ class _ChunkedRatio(_Matrix):
         return np.asarray(total, dtype=np.float64)
 
 
-def _metric(distance: Distance, data: ReliabilityData, counts: NDArray[np.float64]) -> _Metric:
-    """The cheapest exact way to sum ``distance`` over this data's domain."""
-    if isinstance(distance, NominalDistance):
+def _metric(distance: DistanceLike, data: ReliabilityData, counts: NDArray[np.float64]) -> _Metric:
+    """The cheapest exact way to sum ``distance`` over this data's domain.
+
+    ``distance`` goes through :func:`metrics.distances.resolve_distance` (checked against the
+    data); nominal, interval and ordinal are closed forms, ratio on a large domain is summed
+    in chunks, any other distance is its checked ``V × V`` matrix (whose symmetric part is
+    all alpha's sums see).
+    """
+    resolved = resolve_distance(distance, data)
+    if isinstance(resolved, NominalDistance):
         return _Nominal()
-    if isinstance(distance, IntervalDistance):
+    if isinstance(resolved, IntervalDistance):
         return _Interval(numeric_domain(data.domain, "interval"))
-    if isinstance(distance, OrdinalDistance):
+    if isinstance(resolved, OrdinalDistance):
         return _Interval(midranks(counts))
-    if isinstance(distance, RatioDistance) and data.n_values > MAX_MATRIX_VALUES:
+    if isinstance(resolved, RatioDistance) and data.n_values > MAX_MATRIX_VALUES:
         return _ChunkedRatio(numeric_domain(data.domain, "ratio"))
     if data.n_values > MAX_MATRIX_VALUES:
         raise ValueError(
-            f"The {distance.name} distance needs a {data.n_values} × {data.n_values} matrix, "
+            f"The {resolved.name} distance needs a {data.n_values} × {data.n_values} matrix, "
             f"larger than the limit of {MAX_MATRIX_VALUES} values; nominal, ordinal, interval and "
             "ratio alpha have no such limit."
         )
-    matrix = np.asarray(distance.matrix(data.domain, counts), dtype=np.float64)
-    _check_matrix(matrix, data.n_values, distance.name)
+    matrix = np.asarray(resolved.matrix(data.domain, counts), dtype=np.float64)
+    check_matrix(matrix, data.n_values, resolved.name)
     return _Matrix(matrix)
-
-
-def _check_matrix(matrix: NDArray[np.float64], size: int, name: str) -> None:
-    if matrix.shape != (size, size):
-        raise ValueError(f"The {name} distance gave a {matrix.shape} matrix for {size} values.")
-    if not np.all(np.isfinite(matrix)) or np.any(matrix < 0):
-        raise ValueError(f"The {name} distance gave negative or non-finite distances.")
-    if np.any(np.diag(matrix) != 0):
-        raise ValueError(f"The {name} distance must be 0 between a value and itself.")
 
 
 # -- alpha -------------------------------------------------------------------------------
@@ -394,7 +325,7 @@ def _finish(observed_sum: float, expected_sum: float, n: float) -> tuple[float, 
 
 
 def krippendorff_alpha(
-    data: ReliabilityData | npt.ArrayLike,
+    data: DataLike,
     *,
     distance: DistanceLike = "nominal",
     domain: Sequence[Hashable] | None = None,
@@ -420,7 +351,9 @@ def krippendorff_alpha(
         the domain in order. Ordinal is Krippendorff's rank-frequency metric over the domain
         order (not Gwet's ordinal weights).
     domain : sequence, optional
-        The value domain in order (for ordinal data on string labels); only with array input.
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`); required for ordinal alpha on string
+        labels.
 
     Returns
     -------
@@ -442,6 +375,7 @@ def krippendorff_alpha(
     --------
     Artstein & Poesio (2008), Table 4 with the §2.6.2 weights (Table 6): α ≈ 0.8156.
 
+    >>> from metrics import MatrixDistance
     >>> pairs = [("S", "S")] * 46 + [("I", "S")] * 6 + [("I", "I")] * 32
     >>> pairs += [("I", "C")] * 6 + [("C", "C")] * 10
     >>> weights = MatrixDistance([[0, .5, .5], [.5, 0, 1], [.5, 1, 0]], labels=["C", "I", "S"])
@@ -453,16 +387,16 @@ def krippendorff_alpha(
 
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
     >>> round(krippendorff_alpha(data).value, 3)
     0.743
     """
-    reliability = _as_data(data, domain)
+    reliability = as_reliability_data(data, domain=domain)
     pairs = _pairable(reliability)
     _require_pairable(pairs)
-    metric = _metric(_resolve_distance(distance), reliability, pairs.counts)
+    metric = _metric(distance, reliability, pairs.counts)
     observed_sum = float(np.dot(pairs.weight, metric.within(pairs)))
     expected_sum = float(metric.cross(pairs.counts, pairs.counts))
     observed, expected = _finish(observed_sum, expected_sum, pairs.n)
@@ -479,7 +413,7 @@ def krippendorff_alpha(
 
 
 def coincidence_matrix(
-    data: ReliabilityData | npt.ArrayLike, *, domain: Sequence[Hashable] | None = None
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
 ) -> NDArray[np.float64]:
     """Krippendorff's coincidence matrix of the pairable values.
 
@@ -489,7 +423,8 @@ def coincidence_matrix(
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
     domain : sequence, optional
-        The value domain in order; only with array input.
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -506,7 +441,7 @@ def coincidence_matrix(
     >>> coincidence_matrix(np.array(pairs).T).tolist()
     [[40.0, 30.0], [30.0, 100.0]]
     """
-    reliability = _as_data(data, domain)
+    reliability = as_reliability_data(data, domain=domain)
     pairs = _pairable(reliability)
     counts = _item_counts_csr(pairs)
     weighted = sparse.diags(pairs.weight) @ counts
@@ -519,7 +454,7 @@ def coincidence_matrix(
 
 
 def decompose_krippendorff_alpha(
-    data: ReliabilityData | npt.ArrayLike,
+    data: DataLike,
     *,
     distance: DistanceLike = "nominal",
     domain: Sequence[Hashable] | None = None,
@@ -539,6 +474,8 @@ def decompose_krippendorff_alpha(
     data : ReliabilityData or array_like, shape (n_coders, n_items)
     distance : str, Distance or array_like of shape (V, V), default "nominal"
     domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -554,14 +491,14 @@ def decompose_krippendorff_alpha(
     --------
     >>> nan = np.nan
     >>> data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+    ...         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+    ...         [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     ...         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
     >>> decomposition = decompose_krippendorff_alpha(data, distance="ordinal")
     >>> round(float(decomposition.evaluate()), 3)
     0.815
     """
-    reliability = _as_data(data, domain)
+    reliability = as_reliability_data(data, domain=domain)
     return _decompose_pairable(reliability, distance).on_items(reliability.pairable)
 
 
@@ -569,7 +506,7 @@ def _decompose_pairable(reliability: ReliabilityData, distance: DistanceLike) ->
     """Alpha's decomposition with one row per pairable item."""
     pairs = _pairable(reliability)
     _require_pairable(pairs)
-    resolved = _resolve_distance(distance)
+    resolved = resolve_distance(distance, reliability)
     if isinstance(resolved, OrdinalDistance):
         return _decompose_ordinal(pairs)
     metric = _metric(resolved, reliability, pairs.counts)
@@ -664,7 +601,7 @@ def _decompose_ordinal(pairs: _Pairable) -> Decomposition:
 
 
 def alpha_individual(
-    data: ReliabilityData | npt.ArrayLike,
+    data: DataLike,
     *,
     distance: DistanceLike = "nominal",
     domain: Sequence[Hashable] | None = None,
@@ -690,6 +627,8 @@ def alpha_individual(
         Coders must be identified (not an anonymous agreement table).
     distance : str, Distance or array_like of shape (V, V), default "nominal"
     domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -705,13 +644,14 @@ def alpha_individual(
     --------
     Artstein & Poesio (2008), Table 4 with the §2.6.2 weights: equals κ_w ≈ 0.8163.
 
+    >>> from metrics import MatrixDistance
     >>> pairs = [("S", "S")] * 46 + [("I", "S")] * 6 + [("I", "I")] * 32
     >>> pairs += [("I", "C")] * 6 + [("C", "C")] * 10
     >>> weights = MatrixDistance([[0, .5, .5], [.5, 0, 1], [.5, 1, 0]], labels=["C", "I", "S"])
     >>> round(alpha_individual(np.array(pairs, dtype=object).T, distance=weights).value, 4)
     0.8163
     """
-    reliability = _as_data(data, domain)
+    reliability = as_reliability_data(data, domain=domain)
     if not reliability.coders_identified:
         raise ValueError(
             "The kappa-like alpha needs each coder's own distribution; these data have "
@@ -719,7 +659,7 @@ def alpha_individual(
         )
     pairs = _pairable(reliability)
     _require_pairable(pairs)
-    metric = _metric(_resolve_distance(distance), reliability, pairs.counts)
+    metric = _metric(distance, reliability, pairs.counts)
     observed = float(np.dot(pairs.weight, metric.within(pairs))) / pairs.n
     # Σ_{c≠c'} = all ordered pairs of pairable values minus the pairs within each coder; the
     # within-coder sums are alpha's per-item sums with coders as the groups.
@@ -751,7 +691,7 @@ def alpha_individual(
 
 
 def decompose_alpha_individual(
-    data: ReliabilityData | npt.ArrayLike,
+    data: DataLike,
     *,
     distance: DistanceLike = "nominal",
     domain: Sequence[Hashable] | None = None,
@@ -769,6 +709,8 @@ def decompose_alpha_individual(
     data : ReliabilityData or array_like, shape (n_coders, n_items)
     distance : str, Distance or array_like of shape (V, V), default "nominal"
     domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -788,10 +730,10 @@ def decompose_alpha_individual(
     >>> round(float(decomposition.evaluate()), 4)
     0.8013
     """
-    reliability = _as_data(data, domain)
+    reliability = as_reliability_data(data, domain=domain)
     if not reliability.coders_identified:
         raise ValueError("The kappa-like alpha needs identified coders, not an agreement table.")
-    resolved = _resolve_distance(distance)
+    resolved = resolve_distance(distance, reliability)
     if isinstance(resolved, OrdinalDistance):
         raise ValueError(
             "The kappa-like alpha's decomposition does not support the ordinal distance; "

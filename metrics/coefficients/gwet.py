@@ -5,35 +5,48 @@ not depend on coder identities, so agreement-table data (anonymous coders) is ac
 Missing values follow Gwet's (2014) generalisation as irrCAC implements it: observed
 agreement over items with at least two values, category shares
 :math:`\\pi_k = \\frac{1}{n}\\sum_i n_{ik}/r_i` over the items with at least one value.
-Weights are agreement weights :math:`w = 1 - d / d_{max}` from a distance.
+Weights are agreement weights :math:`w = 1 - d / d_{max}` from a distance, through their
+symmetric part (:func:`~metrics.coefficients.agreement.agreement_weights`), as for every
+coefficient and standard error of the library.
 """
 
 from __future__ import annotations
 
-from metrics._stats import Decomposition
+from collections.abc import Hashable, Sequence
+
 from metrics.coefficients.agreement import (
-    DataLike,
-    DistanceLike,
     agreement_weights,
-    as_data,
     build_decomposition,
     evaluate,
     require_categories,
 )
 from metrics.coefficients.result import CoefficientResult
+from metrics.data import DataLike, as_reliability_data
+from metrics.decomposition import Decomposition
+from metrics.distances import DistanceLike
 
 __all__ = ["brennan_prediger", "decompose_brennan_prediger", "decompose_gwet_ac1", "gwet_ac1"]
 
 
-def decompose_gwet_ac1(data: DataLike, *, distance: DistanceLike | None = None) -> Decomposition:
+def decompose_gwet_ac1(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> Decomposition:
     """Per-item decomposition of :func:`gwet_ac1`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Gwet's AC1")
     name = "gwet_ac1" if distance is None else "gwet_ac2"
     return build_decomposition(rd, name, "gwet", agreement_weights(rd, distance))[0]
 
 
-def gwet_ac1(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+def gwet_ac1(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> CoefficientResult:
     """Gwet's (2008) AC1, or AC2 when a distance is given.
 
     .. math::
@@ -52,6 +65,9 @@ def gwet_ac1(data: DataLike, *, distance: DistanceLike | None = None) -> Coeffic
         Values, ``nan`` for missing; agreement-table data is accepted.
     distance : Distance or array_like of shape (V, V), optional
         Disagreement weights over ``data.domain`` (AC2); nominal (AC1) when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -77,7 +93,7 @@ def gwet_ac1(data: DataLike, *, distance: DistanceLike | None = None) -> Coeffic
     >>> round(gwet_ac1(data).value, 3)
     0.808
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Gwet's AC1")
     name = "gwet_ac1" if distance is None else "gwet_ac2"
     decomposition, model = build_decomposition(rd, name, "gwet", agreement_weights(rd, distance))
@@ -85,17 +101,25 @@ def gwet_ac1(data: DataLike, *, distance: DistanceLike | None = None) -> Coeffic
 
 
 def decompose_brennan_prediger(
-    data: DataLike, *, distance: DistanceLike | None = None
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
 ) -> Decomposition:
     """Per-item decomposition of :func:`brennan_prediger`."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Brennan-Prediger")
     return build_decomposition(rd, "brennan_prediger", "uniform", agreement_weights(rd, distance))[
         0
     ]
 
 
-def brennan_prediger(data: DataLike, *, distance: DistanceLike | None = None) -> CoefficientResult:
+def brennan_prediger(
+    data: DataLike,
+    *,
+    distance: DistanceLike | None = None,
+    domain: Sequence[Hashable] | None = None,
+) -> CoefficientResult:
     """Brennan & Prediger's (1981) coefficient: uniform chance over the declared domain.
 
     .. math:: A_e = \\frac{1}{V^2} \\sum_{k,l} w_{kl}
@@ -110,6 +134,9 @@ def brennan_prediger(data: DataLike, *, distance: DistanceLike | None = None) ->
         Values, ``nan`` for missing; agreement-table data is accepted.
     distance : Distance or array_like of shape (V, V), optional
         Disagreement weights over ``data.domain``; nominal when omitted.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -135,7 +162,7 @@ def brennan_prediger(data: DataLike, *, distance: DistanceLike | None = None) ->
     >>> round(brennan_prediger(ReliabilityData.from_contingency(table)).value, 2)
     0.4
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Brennan-Prediger")
     decomposition, model = build_decomposition(
         rd, "brennan_prediger", "uniform", agreement_weights(rd, distance)

@@ -16,16 +16,14 @@ rows being the first coder. Categories are the data's declared domain.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics._stats import Decomposition
 from metrics.coefficients.agreement import (
-    DataLike,
     _coder_distributions,
-    as_data,
     build_decomposition,
     conger_kappa,
     evaluate,
@@ -35,7 +33,8 @@ from metrics.coefficients.agreement import (
     require_two_coders,
 )
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import MISSING, ReliabilityData
+from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.decomposition import Decomposition
 
 __all__ = [
     "AnnotatorBias",
@@ -57,9 +56,11 @@ def _labelled_by_both(data: ReliabilityData) -> NDArray[np.bool_]:
     return np.all(data.codes != MISSING, axis=0)
 
 
-def _complete_pairs(data: DataLike, what: str) -> ReliabilityData:
+def _complete_pairs(
+    data: DataLike, what: str, domain: Sequence[Hashable] | None
+) -> ReliabilityData:
     """Two identified coders' data restricted to the items both labelled."""
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, what)
     require_two_coders(rd, what)
     require_categories(rd, what)
@@ -69,13 +70,15 @@ def _complete_pairs(data: DataLike, what: str) -> ReliabilityData:
     return rd if both.all() else rd.restricted_to_items(both)
 
 
-def contingency_table(data: DataLike) -> NDArray[np.float64]:
+def contingency_table(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> NDArray[np.float64]:
     """``(V, V)`` counts of items by (first coder's value, second coder's value).
 
     Only items both coders labelled are counted. Rows follow the first coder, as in
     Di Eugenio & Glass (2004) and Cohen (1960).
     """
-    rd = _complete_pairs(data, "A contingency table")
+    rd = _complete_pairs(data, "A contingency table", domain)
     first, second = rd.codes
     size = rd.n_values
     return (
@@ -93,13 +96,16 @@ def _require_binary(rd: ReliabilityData, what: str) -> None:
         )
 
 
-def prevalence_index(data: DataLike) -> float:
+def prevalence_index(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> float:
     """Byrt, Bishop & Carlin's (1993) prevalence index :math:`PI = (n_{11} - n_{22}) / N`.
 
     Parameters
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two coders' values over a two-value domain; category 1 is ``domain[0]``.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -118,19 +124,20 @@ def prevalence_index(data: DataLike) -> float:
 
     Examples
     --------
-    Di Eugenio & Glass (2004) example 1 (derived PI 0.10, spec §3.2):
+    Di Eugenio & Glass (2004) example 1 (derived PI 0.10; docs/references.md,
+    ``deg2004-examples``):
 
     >>> from metrics.data import ReliabilityData
     >>> round(prevalence_index(ReliabilityData.from_contingency([[70, 25], [0, 55]])), 4)
     0.1
     """
-    rd = _complete_pairs(data, "The prevalence index")
+    rd = _complete_pairs(data, "The prevalence index", domain)
     _require_binary(rd, "prevalence index")
     table = contingency_table(rd)
     return float((table[0, 0] - table[1, 1]) / table.sum())
 
 
-def bias_index(data: DataLike) -> float:
+def bias_index(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> float:
     """Byrt, Bishop & Carlin's (1993) bias index :math:`BI = (n_{12} - n_{21}) / N`.
 
     Equals :math:`p_{1\\cdot} - p_{\\cdot 1}`: how much more often the first coder (rows)
@@ -140,6 +147,9 @@ def bias_index(data: DataLike) -> float:
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two coders' values over a two-value domain.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -158,27 +168,28 @@ def bias_index(data: DataLike) -> float:
 
     Examples
     --------
-    Di Eugenio & Glass (2004) example 1 (derived BI 1/6, spec §3.2):
+    Di Eugenio & Glass (2004) example 1 (derived BI 1/6; docs/references.md,
+    ``deg2004-examples``):
 
     >>> from metrics.data import ReliabilityData
     >>> round(bias_index(ReliabilityData.from_contingency([[70, 25], [0, 55]])), 4)
     0.1667
     """
-    rd = _complete_pairs(data, "The bias index")
+    rd = _complete_pairs(data, "The bias index", domain)
     _require_binary(rd, "bias index")
     table = contingency_table(rd)
     return float((table[0, 1] - table[1, 0]) / table.sum())
 
 
-def decompose_pabak(data: DataLike) -> Decomposition:
+def decompose_pabak(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> Decomposition:
     """Per-item decomposition of :func:`pabak` (over items both coders labelled)."""
-    complete = _complete_pairs(data, "PABAK")
+    complete = _complete_pairs(data, "PABAK", domain)
     return build_decomposition(complete, "pabak", "uniform")[0].on_items(
-        _labelled_by_both(as_data(data))
+        _labelled_by_both(as_reliability_data(data, domain=domain))
     )
 
 
-def pabak(data: DataLike) -> CoefficientResult:
+def pabak(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> CoefficientResult:
     """Prevalence- and bias-adjusted kappa (Byrt, Bishop & Carlin 1993).
 
     .. math:: PABAK = \\frac{m\\,P(A) - 1}{m - 1}
@@ -191,6 +202,9 @@ def pabak(data: DataLike) -> CoefficientResult:
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two identified coders' values.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -215,7 +229,7 @@ def pabak(data: DataLike) -> CoefficientResult:
     >>> round(pabak(ReliabilityData.from_contingency([[90, 5], [5, 0]])).value, 4)
     0.8
     """
-    rd = _complete_pairs(data, "PABAK")
+    rd = _complete_pairs(data, "PABAK", domain)
     decomposition, model = build_decomposition(rd, "pabak", "uniform")
     return evaluate(rd, decomposition, model, "PABAK")
 
@@ -242,13 +256,17 @@ def _kappa_max_decomposition(rd: ReliabilityData) -> Decomposition:
     return Decomposition("kappa_max", base.item_stats, finalize)
 
 
-def decompose_kappa_max(data: DataLike) -> Decomposition:
+def decompose_kappa_max(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`kappa_max`."""
-    complete = _complete_pairs(data, "Maximum kappa")
-    return _kappa_max_decomposition(complete).on_items(_labelled_by_both(as_data(data)))
+    complete = _complete_pairs(data, "Maximum kappa", domain)
+    return _kappa_max_decomposition(complete).on_items(
+        _labelled_by_both(as_reliability_data(data, domain=domain))
+    )
 
 
-def kappa_max(data: DataLike) -> CoefficientResult:
+def kappa_max(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> CoefficientResult:
     """Cohen's (1960) maximum kappa attainable with the coders' marginals.
 
     .. math::
@@ -263,6 +281,9 @@ def kappa_max(data: DataLike) -> CoefficientResult:
     ----------
     data : ReliabilityData or array_like, shape (2, n_items)
         Two identified coders' values.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -282,14 +303,14 @@ def kappa_max(data: DataLike) -> CoefficientResult:
     Examples
     --------
     Cohen (1960) example 1, as in DKPro's Cohen1960Test (max agreement 0.90, max kappa
-    0.85; xchk 0.84615):
+    0.85; recomputed 0.84615):
 
     >>> from metrics.data import ReliabilityData
     >>> table = [[25, 12, 3], [13, 2, 15], [12, 16, 2]]
     >>> round(kappa_max(ReliabilityData.from_contingency(table)).value, 5)
     0.84615
     """
-    rd = _complete_pairs(data, "Maximum kappa")
+    rd = _complete_pairs(data, "Maximum kappa", domain)
     decomposition = _kappa_max_decomposition(rd)
     largest, expected = _kappa_max_parts(decomposition.totals(), rd.n_values)
     value = float(decomposition.evaluate())
@@ -348,7 +369,9 @@ class KappaComparison:
         return self.kappa_cohen - self.kappa_siegel_castellan
 
 
-def kappa_comparison(data: DataLike) -> KappaComparison:
+def kappa_comparison(
+    data: DataLike, *, domain: Sequence[Hashable] | None = None
+) -> KappaComparison:
     """Di Eugenio & Glass's (2004) report: both kappas, PABAK, prevalence and bias.
 
     .. math::
@@ -367,6 +390,9 @@ def kappa_comparison(data: DataLike) -> KappaComparison:
     data : ReliabilityData or array_like, shape (2, n_items)
         Two identified coders' values; ``ReliabilityData.from_contingency(table)`` turns a
         DEG04-style table (rows: coder 1) into data.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -386,7 +412,8 @@ def kappa_comparison(data: DataLike) -> KappaComparison:
     Examples
     --------
     Di Eugenio & Glass (2004) example 1: printed 0.6724 / 0.6632 / 0.6666 come from
-    4-decimal intermediates; the exact values are 0.6725 / 0.6633 / 0.6667 (spec erratum 11):
+    4-decimal intermediates; the exact values are 0.6725 / 0.6633 / 0.6667 (docs/references.md,
+    ``deg2004-examples``):
 
     >>> from metrics.data import ReliabilityData
     >>> report = kappa_comparison(ReliabilityData.from_contingency([[70, 25], [0, 55]]))
@@ -394,7 +421,7 @@ def kappa_comparison(data: DataLike) -> KappaComparison:
     >>> tuple(round(value, 4) for value in kappas)
     (0.6725, 0.6633, 0.6667)
     """
-    rd = _complete_pairs(data, "The kappa comparison")
+    rd = _complete_pairs(data, "The kappa comparison", domain)
     table = contingency_table(rd)
     total = table.sum()
     first, second = table.sum(axis=1) / total, table.sum(axis=0) / total
@@ -463,7 +490,7 @@ class AnnotatorBias:
         )
 
 
-def annotator_bias(data: DataLike) -> AnnotatorBias:
+def annotator_bias(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> AnnotatorBias:
     """Annotator bias :math:`B = A_e^\\pi - A_e^\\kappa` (Artstein & Poesio 2008, §3.1).
 
     .. math::
@@ -481,6 +508,9 @@ def annotator_bias(data: DataLike) -> AnnotatorBias:
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Identified coders' values, ``nan`` for missing.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -498,20 +528,24 @@ def annotator_bias(data: DataLike) -> AnnotatorBias:
 
     Examples
     --------
-    Artstein & Poesio (2008), Table 1 (derived B = 0.005, spec E3):
+    Artstein & Poesio (2008), Table 1 (derived B = 0.005 (docs/references.md#ap2008-table1)):
 
     >>> from metrics.data import ReliabilityData
     >>> round(annotator_bias(ReliabilityData.from_contingency([[20, 10], [20, 50]])).bias, 6)
     0.005
     """
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Annotator bias")
     kappa = conger_kappa(rd)
     pi = fleiss_pi(rd)
-    present = rd.codes != MISSING
-    counts = np.stack(
-        [np.bincount(rd.codes[g][present[g]], minlength=rd.n_values) for g in range(rd.n_coders)]
-    ).astype(np.float64)
+    coder, item = np.nonzero(rd.codes != MISSING)
+    counts = (
+        np.bincount(
+            coder * rd.n_values + rd.codes[coder, item], minlength=rd.n_coders * rd.n_values
+        )
+        .reshape(rd.n_coders, rd.n_values)
+        .astype(np.float64)
+    )
     totals = counts.sum(axis=1)
     shares = counts[totals > 0] / totals[totals > 0, None]
     variance_form = float(shares.var(axis=0).sum() / (len(shares) - 1))
@@ -559,7 +593,8 @@ def prevalence_closed_form(delta: float, epsilon: float) -> float:
 
     Examples
     --------
-    Spec E6 (derived sample): delta = 0.03, epsilon = 0.01 gives 0.739583.
+    A derived sample (docs/references.md, ``ap2008-table7``): delta = 0.03, epsilon = 0.01
+    gives 0.739583.
 
     >>> round(prevalence_closed_form(0.03, 0.01), 6)
     0.739583

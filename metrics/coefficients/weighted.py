@@ -2,47 +2,46 @@
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Hashable, Sequence
 
-from metrics._stats import Decomposition
+from metrics.coefficients.agreement import _Model as Model
 from metrics.coefficients.agreement import (
-    DataLike,
-    DistanceLike,
     agreement_weights,
-    as_data,
     build_decomposition,
     evaluate,
     require_identified,
 )
-from metrics.coefficients.agreement import _Model as Model
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import ReliabilityData
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
+from metrics.decomposition import Decomposition
+from metrics.distances import DistanceLike
 
 __all__ = ["decompose_weighted_kappa", "weighted_kappa"]
 
 
 def _prepare(
-    data: DataLike, distance: DistanceLike
+    data: DataLike, distance: DistanceLike, domain: Sequence[Hashable] | None
 ) -> tuple[ReliabilityData, Decomposition, Model]:
-    rd = as_data(data)
+    rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Weighted kappa")
     if rd.n_coders < 2:
         raise ValueError(f"Weighted kappa needs at least two coders; got {rd.n_coders}.")
     weights = agreement_weights(rd, distance)
-    assert weights is not None
-    directed = rd.n_coders == 2 and not np.allclose(weights, weights.T)
-    decomposition, model = build_decomposition(
-        rd, "weighted_kappa", "coder", weights, directed=directed
-    )
-    return rd, decomposition, model
+    if weights is None:
+        raise ValueError("Weighted kappa needs a distance.")
+    return rd, *build_decomposition(rd, "weighted_kappa", "coder", weights)
 
 
-def decompose_weighted_kappa(data: DataLike, *, distance: DistanceLike) -> Decomposition:
+def decompose_weighted_kappa(
+    data: DataLike, *, distance: DistanceLike, domain: Sequence[Hashable] | None = None
+) -> Decomposition:
     """Per-item decomposition of :func:`weighted_kappa`."""
-    return _prepare(data, distance)[1]
+    return _prepare(data, distance, domain)[1]
 
 
-def weighted_kappa(data: DataLike, *, distance: DistanceLike) -> CoefficientResult:
+def weighted_kappa(
+    data: DataLike, *, distance: DistanceLike, domain: Sequence[Hashable] | None = None
+) -> CoefficientResult:
     """Cohen's (1968) weighted kappa :math:`\\kappa_w`, normalised by the largest distance.
 
     .. math::
@@ -53,10 +52,13 @@ def weighted_kappa(data: DataLike, *, distance: DistanceLike) -> CoefficientResu
 
     (Artstein & Poesio 2008, §2.6.2). The result reports agreements
     :math:`A_o = 1 - D_o` and :math:`A_e = 1 - D_e`, so ``value = (A_o - A_e)/(1 - A_e)``.
-    With two coders the weights may be asymmetric (the first coder indexes rows, as in
-    Cohen 1968) and the diagonal need not be zero. With more than two coders this is
-    Gwet's (2014) weighted multi-kappa (irrCAC's weighted ``conger()``): observed and expected
-    agreement averaged over ordered coder pairs, so asymmetric weights are symmetrised.
+    With more than two coders this is Gwet's (2014) weighted multi-kappa (irrCAC's weighted
+    ``conger()``): observed and expected agreement averaged over ordered coder pairs.
+
+    Asymmetric weights count through their symmetric part, as in every coefficient of the
+    library (:mod:`metrics.distances`): the value does not depend on which coder is listed
+    first. Cohen (1968) also allowed directed weights (first coder indexing rows), which give
+    another number when the table and the weights are both asymmetric; they are not offered.
 
     Missing values: Gwet's (2014) convention, as in
     :func:`~metrics.coefficients.agreement.conger_kappa`: :math:`D_o` over items labelled by
@@ -66,10 +68,13 @@ def weighted_kappa(data: DataLike, *, distance: DistanceLike) -> CoefficientResu
     ----------
     data : ReliabilityData or array_like, shape (n_coders, n_items)
         Identified coders' values, ``nan`` for missing.
-    distance : Distance or array_like of shape (V, V)
-        A :class:`~metrics.distances.base.Distance` or a ``V × V`` matrix of disagreement
-        weights over ``data.domain`` (Cohen's :math:`v`). With nominal weights
-        :math:`\\kappa_w = \\kappa`.
+    distance : str, Distance or array_like of shape (V, V)
+        A registry name, a :class:`~metrics.distances.base.Distance` or a ``V × V`` matrix of
+        disagreement weights over ``data.domain`` (Cohen's :math:`v`, zero on the diagonal).
+        With nominal weights :math:`\\kappa_w = \\kappa`.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -98,5 +103,5 @@ def weighted_kappa(data: DataLike, *, distance: DistanceLike) -> CoefficientResu
     >>> round(weighted_kappa(ReliabilityData.from_contingency(table), distance=d).value, 4)
     0.8163
     """
-    rd, decomposition, model = _prepare(data, distance)
+    rd, decomposition, model = _prepare(data, distance, domain)
     return evaluate(rd, decomposition, model, "Weighted kappa")

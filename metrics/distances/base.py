@@ -13,14 +13,19 @@ from numpy.typing import NDArray
 class Distance(Protocol):
     """A distance over a value domain, given as a ``V × V`` matrix.
 
-    ``matrix(domain, counts)`` returns a symmetric, non-negative array with a zero diagonal,
-    ``d[i, j]`` being the distance between ``domain[i]`` and ``domain[j]``. ``counts`` holds
+    ``matrix(domain, counts)`` returns a finite, non-negative array with a zero diagonal,
+    ``d[i, j]`` being the distance between ``domain[i]`` and ``domain[j]``; it should be
+    symmetric, and if it is not, every coefficient uses its symmetric part (see
+    :mod:`metrics.distances`). ``counts`` holds
     how often each value was used among pairable values (``n_v``); only distances that depend
     on the data (Krippendorff's ordinal metric) read it, and it may have leading axes
     ``(..., V)`` for a vectorised bootstrap, in which case the result is ``(..., V, V)``.
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The distance's name, as reported (``"ordinal"``, ``"masi"``, ``"matrix"``, ...)."""
+        ...
 
     def matrix(
         self,

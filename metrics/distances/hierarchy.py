@@ -5,7 +5,7 @@ Two families, both from Artstein & Poesio (2008, §4.2 and §4.5):
 - :class:`TreeDistance`: proportional to the length of the path between two categories, in
   the spirit of Geertzen & Bunt (2006), whose paper gives no formula. The exact choice made
   here is documented on the class: path length divided by twice the depth of the tree, so a
-  flat tagset (one root, all labels its children) gives the nominal distance; optional level
+  flat tagset (one root, all labels its children) gives the nominal distance; optional depth
   weights make disagreements higher in the tree count more; optionally only ancestor–
   descendant pairs get a distance below 1 (Geertzen & Bunt's condition).
 - :class:`MelamedResnik`: ``d = 1 − Σ_leaves min(P(l|A), P(l|B))``, with a node's probability
@@ -252,19 +252,19 @@ class CategoryTree:
         return membership, columns
 
 
-def _check_level_weights(
-    level_weights: Sequence[float] | None, tree: CategoryTree
+def _check_depth_weights(
+    depth_weights: Sequence[float] | None, tree: CategoryTree
 ) -> tuple[float, ...] | None:
-    if level_weights is None:
+    if depth_weights is None:
         return None
-    weights = tuple(float(w) for w in level_weights)
+    weights = tuple(float(w) for w in depth_weights)
     if len(weights) < tree.height:
         raise ValueError(
-            f"level_weights needs one weight per level of the tree ({tree.height}); "
+            f"depth_weights needs one weight per depth of the tree ({tree.height}); "
             f"got {len(weights)}."
         )
     if not all(np.isfinite(w) and w > 0 for w in weights):
-        raise ValueError("level_weights must be positive, finite numbers.")
+        raise ValueError("depth_weights must be positive, finite numbers.")
     return weights
 
 
@@ -287,17 +287,18 @@ class TreeDistance:
     Poesio 2008 §4.2) every pair that is not ancestor–descendant gets distance 1, while an
     ancestor–descendant pair keeps ``L / (2H) <= 1/2``.
 
-    ``level_weights=(w_1, w_2, ...)`` sets :math:`w_k`; decreasing weights make
-    disagreements higher in the tree count more (Geertzen & Bunt's level correction): with
-    ``(2, 1)``, two top-level siblings are ``4 / (2·3)`` apart and two siblings one level
-    down ``2 / 6``.
+    ``depth_weights=(w_1, w_2, ...)`` sets :math:`w_k`; decreasing weights make
+    disagreements higher in the tree count more (Geertzen & Bunt's correction for depth): with
+    ``(2, 1)``, two top-level siblings are ``4 / (2·3)`` apart and two siblings one step
+    deeper ``2 / 6``.
 
     Parameters
     ----------
     tree : CategoryTree
     ancestor_only_below_one : bool, default False
-    level_weights : sequence of float, optional
-        One positive weight per level, at least ``tree.height`` of them.
+    depth_weights : sequence of float, optional
+        One positive weight per depth (edges ending at depth 1, 2, ...), at least
+        ``tree.height`` of them.
 
     Examples
     --------
@@ -310,22 +311,22 @@ class TreeDistance:
 
     tree: CategoryTree
     ancestor_only_below_one: bool = False
-    level_weights: Sequence[float] | None = None
+    depth_weights: Sequence[float] | None = None
     name: str = field(default="tree", init=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.tree, CategoryTree):
             raise ValueError("tree must be a CategoryTree.")
         object.__setattr__(
-            self, "level_weights", _check_level_weights(self.level_weights, self.tree)
+            self, "depth_weights", _check_depth_weights(self.depth_weights, self.tree)
         )
 
     def _edge_weights(self) -> NDArray[np.float64]:
         """Weight of the edge from each node up to its parent (0 for a single root)."""
         depth = self.tree._depth
-        if self.level_weights is None:
+        if self.depth_weights is None:
             return (depth > 0).astype(np.float64)
-        table = np.array((0.0, *self.level_weights), dtype=np.float64)
+        table = np.array((0.0, *self.depth_weights), dtype=np.float64)
         return table[depth]
 
     def matrix(

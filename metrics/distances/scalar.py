@@ -41,7 +41,9 @@ def numeric_domain(domain: Sequence[Hashable], what: str) -> NDArray[np.float64]
         values = np.asarray(list(domain), dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(
-            f"The {what} distance needs numeric labels; got labels such as {list(domain)[:3]!r}."
+            f"The {what} distance measures differences between numbers, so it needs numeric "
+            f"labels; got labels such as {list(domain)[:3]!r}. For ordered categories use the "
+            "ordinal distance with domain=[...] giving their order."
         ) from None
     if values.ndim != 1 or not np.all(np.isfinite(values)):
         raise ValueError(f"The {what} distance needs finite numeric labels.")
@@ -172,8 +174,8 @@ class MatrixDistance:
     Parameters
     ----------
     weights : array_like, shape (V, V)
-        Non-negative, zero on the diagonal. Need not be symmetric (alpha symmetrises it through
-        the coincidence matrix; weighted kappa reads it as given).
+        Non-negative, zero on the diagonal. Need not be symmetric: every coefficient uses its
+        symmetric part (see :mod:`metrics.distances`).
     labels : sequence, length V, optional
         The labels the rows and columns stand for. With labels, ``matrix(domain)`` picks the rows
         of the data's domain in its order; without, the matrix must already follow it.

@@ -34,7 +34,6 @@ from numpy.typing import NDArray
 
 from metrics.distances.base import Distance
 
-SetKind = Literal["jaccard", "dice", "passonneau", "masi", "masi_ap"]
 EmptyRule = Literal["disjoint", "subset"]
 
 _KINDS: tuple[str, ...] = ("jaccard", "dice", "passonneau", "masi", "masi_ap")
@@ -336,6 +335,7 @@ class SetDistance:
     Parameters
     ----------
     name : {"jaccard", "dice", "passonneau", "masi", "masi_ap"}
+        Which distance (checked on construction).
     empty : {"disjoint", "subset"}, default "disjoint"
         See the module docstring; only d_P and ``masi_ap`` depend on it.
 

@@ -15,15 +15,21 @@ Three families, each as its literature defines it:
   with irrCAC's conventions: Student t intervals with ``n - 1`` degrees of freedom, the
   optional finite-population correction ``1 - n/N``, the upper bound clipped at 1.
 
-Every function returns an :class:`AnalyticResult`. Agreement weights come from a distance
-exactly as in the coefficient functions (:func:`metrics.coefficients.agreement.agreement_weights`:
-:math:`w = 1 - d/d_{max}`), so irrCAC's named weight matrices correspond to ``distance = 1 - w``.
+Every function returns an :class:`AnalyticResult`. ``confidence`` is the confidence level of
+the interval (0.95 by default). Data goes through :func:`metrics.data.as_reliability_data`
+(``domain=`` as everywhere); a plain array is read as a two-coder contingency table. Agreement
+weights come from a distance exactly as in the coefficient functions
+(:func:`metrics.coefficients.agreement.agreement_weights`: the symmetric part of
+:math:`w = 1 - d/d_{max}`), so irrCAC's named weight matrices correspond to ``distance = 1 - w``
+and a table gives the same estimate here as through the coefficient functions. With
+asymmetric weights this differs from irrCAC 0.4.4's ``irrCAC.table.CAC``, which reads them
+as directed (see :mod:`metrics.distances`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,8 +38,9 @@ import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from metrics.coefficients.agreement import DistanceLike, agreement_weights
-from metrics.data import MISSING, ReliabilityData
+from metrics.coefficients.agreement import agreement_weights
+from metrics.data import MISSING, ReliabilityData, as_reliability_data
+from metrics.distances import DistanceLike
 
 Coefficient = Literal[
     "ac1",
@@ -90,11 +97,11 @@ class AnalyticResult:
     p_value : float
         Two-sided p-value of ``z``.
     low, high : float
-        Interval at ``level``: ``estimate ± q · se`` with a normal (``df`` None) or Student t
-        quantile ``q``; ``high`` is clipped at 1, the coefficients' maximum (irrCAC's
-        convention; the lower bound is not clipped).
-    level : float
-        Confidence level.
+        Interval at ``confidence``: ``estimate ± q · se`` with a normal (``df`` None) or
+        Student t quantile ``q``; ``high`` is clipped at 1, the coefficients' maximum
+        (irrCAC's convention; the lower bound is not clipped).
+    confidence : float
+        Confidence level of the interval.
     method : str
         The variance formula and the interval, in words, with the reference.
     n_items : int
@@ -113,7 +120,7 @@ class AnalyticResult:
     p_value: float
     low: float
     high: float
-    level: float
+    confidence: float
     method: str
     n_items: int
     df: float | None = None
@@ -127,7 +134,8 @@ def cohen_kappa_se(
     data: ReliabilityData | npt.ArrayLike,
     *,
     distance: DistanceLike | None = None,
-    level: float = 0.95,
+    confidence: float = 0.95,
+    domain: Sequence[Hashable] | None = None,
 ) -> AnalyticResult:
     r"""Cohen's (weighted) kappa with the Fleiss, Cohen & Everitt (1969) standard errors.
 
@@ -145,18 +153,21 @@ def cohen_kappa_se(
             [w_{ij} - (\bar w_{i\cdot} + \bar w_{\cdot j})]^2 - p_e^2}{n (1-p_e)^2}.
 
     ``z = kappa / se_null`` with a two-sided normal p-value; the interval is
-    ``kappa ± z_{(1+level)/2} se``.
+    ``kappa ± z_{(1+confidence)/2} se``.
 
     Parameters
     ----------
     data : ReliabilityData or array_like
         Two coders' data (items labelled by both are used) or a ``k × k`` contingency table
-        (rows: coder A, columns: coder B; categories ``0 .. k-1``).
-    distance : Distance or array_like, optional
+        (rows: coder A, columns: coder B; categories ``0 .. k-1``, or ``domain``).
+    distance : str, Distance or array_like, optional
         Disagreement weights for weighted kappa (``V × V`` in domain order, or a Distance);
-        agreement weights are ``1 - d / max d``. None: unweighted kappa.
-    level : float, default 0.95
-        Confidence level.
+        agreement weights are the symmetric part of ``1 - d / max d``. None: unweighted.
+    confidence : float, default 0.95
+        Confidence level of the interval.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`); for a table, its categories.
 
     Returns
     -------
@@ -186,8 +197,8 @@ def cohen_kappa_se(
     >>> round(result.z, 4), round(result.low, 4), round(result.high, 4)
     (3.2626, 0.2137, 0.7547)
     """
-    _check_level(level)
-    table, rd = _two_coder_table(data)
+    _check_confidence(confidence)
+    table, rd = _two_coder_table(data, domain)
     w = _weights_or_identity(rd, distance)
     n = float(table.sum())
     p = table / n
@@ -215,7 +226,7 @@ def cohen_kappa_se(
         kappa,
         se=se,
         se_null=se_null,
-        level=level,
+        confidence=confidence,
         df=None,
         n_items=round(n),
         method=(
@@ -228,7 +239,12 @@ def cohen_kappa_se(
 # -- Fleiss' multi-pi: Fleiss, Nee & Landis (1979) --------------------------------------------
 
 
-def fleiss_kappa_se(data: ReliabilityData, *, level: float = 0.95) -> AnalyticResult:
+def fleiss_kappa_se(
+    data: ReliabilityData,
+    *,
+    confidence: float = 0.95,
+    domain: Sequence[Hashable] | None = None,
+) -> AnalyticResult:
     r"""Fleiss' kappa (multi-pi) with null standard errors overall and per category.
 
     For :math:`n` items each labelled by :math:`m` coders, :math:`x_{ij}` of them choosing
@@ -255,8 +271,11 @@ def fleiss_kappa_se(data: ReliabilityData, *, level: float = 0.95) -> AnalyticRe
         ``ReliabilityData.from_agreement_table`` for an items × categories count table).
         Items without values are ignored. For data with missing values use
         :func:`linearized_se`.
-    level : float, default 0.95
-        Confidence level.
+    confidence : float, default 0.95
+        Confidence level of the interval.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -291,12 +310,13 @@ def fleiss_kappa_se(data: ReliabilityData, *, level: float = 0.95) -> AnalyticRe
     >>> round(result.estimate, 7), round(result.z, 5)
     (0.4302445, 17.65183)
     """
-    _check_level(level)
+    _check_confidence(confidence)
     if not isinstance(data, ReliabilityData):
         raise ValueError(
             "fleiss_kappa_se needs ReliabilityData; build it from an items × categories "
             "count table with ReliabilityData.from_agreement_table."
         )
+    data = as_reliability_data(data, domain=domain)
     per_item = data.values_per_item
     rated = per_item > 0
     counts = data.item_value_counts[rated]
@@ -319,7 +339,7 @@ def fleiss_kappa_se(data: ReliabilityData, *, level: float = 0.95) -> AnalyticRe
         / (total_pq * math.sqrt(pairs))
         * math.sqrt(total_pq**2 - float(np.sum(pq * ((1.0 - p) - p))))
     )
-    linearized = linearized_se(data, coefficient="fleiss", level=level)
+    linearized = linearized_se(data, coefficient="fleiss", confidence=confidence)
     category_se = math.sqrt(2.0 / pairs)
     per_category = []
     for j in np.flatnonzero(pq > 0):
@@ -338,7 +358,7 @@ def fleiss_kappa_se(data: ReliabilityData, *, level: float = 0.95) -> AnalyticRe
         p_value=_normal_p(z),
         low=linearized.low,
         high=linearized.high,
-        level=float(level),
+        confidence=float(confidence),
         method=(
             "z and p from the Fleiss, Nee & Landis (1979) variance under kappa = 0 (normal); "
             "interval from Gwet's linearised variance with Student t, n - 1 df (irrCAC)"
@@ -357,8 +377,9 @@ def linearized_se(
     *,
     coefficient: Coefficient,
     distance: DistanceLike | None = None,
-    level: float = 0.95,
+    confidence: float = 0.95,
     population_size: float = math.inf,
+    domain: Sequence[Hashable] | None = None,
 ) -> AnalyticResult:
     r"""Gwet's linearised standard error of a chance-corrected coefficient, as irrCAC has it.
 
@@ -388,13 +409,16 @@ def linearized_se(
         ``"fleiss"`` and ``"cohen"`` means ``"conger"`` (their multi-coder forms);
         ``"percent_agreement"`` is for tables only. On a table ``"fleiss"`` means
         ``"scott"`` and ``"conger"`` means ``"cohen"``.
-    distance : Distance or array_like, optional
-        Disagreement weights; agreement weights ``1 - d / max d`` (irrCAC's weight matrix
-        ``w`` is ``distance = 1 - w``). None: identity weights.
-    level : float, default 0.95
-        Confidence level.
+    distance : str, Distance or array_like, optional
+        Disagreement weights; agreement weights are the symmetric part of ``1 - d / max d``
+        (irrCAC's weight matrix ``w`` is ``distance = 1 - w``). None: identity weights.
+    confidence : float, default 0.95
+        Confidence level of the interval.
     population_size : float, default inf
         Size N of the item population for the finite-population correction ``1 - n/N``.
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`); for a table, its categories.
 
     Returns
     -------
@@ -428,13 +452,14 @@ def linearized_se(
     >>> round(result.estimate, 5), round(result.se, 5), round(result.low, 5), result.high
     (0.77544, 0.14295, 0.46081, 1.0)
     """
-    _check_level(level)
+    _check_confidence(confidence)
     if not (isinstance(population_size, int | float) and population_size > 0):
         raise ValueError(f"population_size must be positive; got {population_size!r}.")
     if isinstance(data, ReliabilityData):
-        return _raw_linearized(data, coefficient, distance, level, population_size)
-    table, rd = _two_coder_table(data)
-    return _table_linearized(table, rd, coefficient, distance, level, population_size)
+        raw = as_reliability_data(data, domain=domain)
+        return _raw_linearized(raw, coefficient, distance, confidence, population_size)
+    table, rd = _two_coder_table(data, domain)
+    return _table_linearized(table, rd, coefficient, distance, confidence, population_size)
 
 
 _RAW_NAMES = {
@@ -502,7 +527,7 @@ def _raw_linearized(
     data: ReliabilityData,
     coefficient: str,
     distance: DistanceLike | None,
-    level: float,
+    confidence: float,
     population_size: float,
 ) -> AnalyticResult:
     if coefficient not in _RAW_NAMES:
@@ -529,7 +554,7 @@ def _raw_linearized(
         f=float(counts.shape[0] / population_size),
     )
     if name == "alpha":
-        return _raw_alpha(raw, level, weighted=distance is not None)
+        return _raw_alpha(raw, confidence, weighted=distance is not None)
     if name == "conger":
         estimate, variance = _raw_conger(raw, data.codes[:, rated])
     else:
@@ -545,7 +570,7 @@ def _raw_linearized(
         estimate,
         se=math.sqrt(max(variance, 0.0)),
         se_null=None,
-        level=level,
+        confidence=confidence,
         df=raw.n - 1.0,
         n_items=raw.n,
         method=_LINEARIZED.format("raw " + name),
@@ -602,9 +627,10 @@ def _raw_conger(raw: _Raw, codes: NDArray[np.intp]) -> tuple[float, float]:
         raise ValueError("Conger's kappa needs at least two coders.")
     q = raw.counts.shape[1]
     present = codes != MISSING
-    by_coder = np.zeros((r, q))
-    for g in range(r):
-        by_coder[g] = np.bincount(codes[g][present[g]], minlength=q)
+    coder, item = np.nonzero(present)
+    by_coder = (
+        np.bincount(coder * q + codes[coder, item], minlength=r * q).reshape(r, q).astype(float)
+    )
     n_g = by_coder.sum(axis=1)
     if np.any(n_g == 0):
         raise ValueError("Conger's kappa needs every coder to have at least one value.")
@@ -628,7 +654,7 @@ def _raw_conger(raw: _Raw, codes: NDArray[np.intp]) -> tuple[float, float]:
     return kappa, raw.variance(terms, kappa)
 
 
-def _raw_alpha(raw: _Raw, level: float, *, weighted: bool) -> AnalyticResult:
+def _raw_alpha(raw: _Raw, confidence: float, *, weighted: bool) -> AnalyticResult:
     """Krippendorff's alpha in Gwet's form, over items with at least two values (irrCAC)."""
     keep = raw.pairable
     counts, per_item, sum_q = raw.counts[keep], raw.per_item[keep], raw.sum_q[keep]
@@ -655,7 +681,7 @@ def _raw_alpha(raw: _Raw, level: float, *, weighted: bool) -> AnalyticResult:
         alpha,
         se=math.sqrt(max(variance, 0.0)),
         se_null=None,
-        level=level,
+        confidence=confidence,
         df=n - 1.0,
         n_items=n,
         method=_LINEARIZED.format("raw krippendorff"),
@@ -667,7 +693,7 @@ def _table_linearized(
     rd: ReliabilityData,
     coefficient: str,
     distance: DistanceLike | None,
-    level: float,
+    confidence: float,
     population_size: float,
 ) -> AnalyticResult:
     if coefficient not in _TABLE_NAMES:
@@ -718,7 +744,7 @@ def _table_linearized(
         estimate,
         se=math.sqrt(max(variance, 0.0)),
         se_null=None,
-        level=level,
+        confidence=confidence,
         df=n - 1.0,
         n_items=round(n),
         method=_LINEARIZED.format("table " + name),
@@ -780,16 +806,17 @@ def _table_variance(
 # -- shared helpers ---------------------------------------------------------------------------
 
 
-def _check_level(level: object) -> None:
-    if not (isinstance(level, float | int) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"level must be strictly between 0 and 1; got {level!r}.")
+def _check_confidence(confidence: object) -> None:
+    if not (isinstance(confidence, float | int) and 0.0 < float(confidence) < 1.0):
+        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence!r}.")
 
 
 def _two_coder_table(
-    data: ReliabilityData | npt.ArrayLike,
+    data: ReliabilityData | npt.ArrayLike, domain: Sequence[Hashable] | None
 ) -> tuple[NDArray[np.float64], ReliabilityData]:
     """A ``V × V`` table of two coders' values and the ReliabilityData it stands for."""
     if isinstance(data, ReliabilityData):
+        data = as_reliability_data(data, domain=domain)
         if data.n_coders != 2 or not data.coders_identified:
             raise ValueError(
                 f"This needs exactly two identified coders; the data have {data.n_coders} "
@@ -810,7 +837,7 @@ def _two_coder_table(
         )
     if not np.all(np.isfinite(table)) or np.any(table < 0) or table.sum() <= 1:
         raise ValueError("A contingency table holds non-negative counts adding up to at least 2.")
-    return table, ReliabilityData.from_contingency(np.rint(table).astype(np.intp))
+    return table, ReliabilityData.from_contingency(np.rint(table).astype(np.intp), domain=domain)
 
 
 def _weights_or_identity(
@@ -830,7 +857,7 @@ def _result(
     *,
     se: float,
     se_null: float | None,
-    level: float,
+    confidence: float,
     df: float | None,
     n_items: int,
     method: str,
@@ -841,7 +868,7 @@ def _result(
         z = estimate / reference
     else:
         z = math.copysign(math.inf, estimate) if estimate != 0 else 0.0
-    tail = (1.0 + float(level)) / 2.0
+    tail = (1.0 + float(confidence)) / 2.0
     if df is None:
         p_value = _normal_p(z)
         quantile = float(special.ndtri(tail))
@@ -857,7 +884,7 @@ def _result(
         p_value=p_value,
         low=float(estimate - quantile * se),
         high=float(min(1.0, estimate + quantile * se)),
-        level=float(level),
+        confidence=float(confidence),
         method=method,
         n_items=int(n_items),
         df=df,

@@ -1,4 +1,6 @@
-"""Bootstrap intervals for any coefficient written as a :class:`~metrics._stats.Decomposition`.
+"""Bootstrap intervals for any coefficient written as a :class:`~metrics.Decomposition`.
+
+``confidence`` is the confidence level of every interval (0.95 by default).
 
 Items are the resampling unit: a replicate draws ``n`` items with replacement, each with all
 of its annotations, and recomputes the coefficient from the drawn items' statistics. A whole
@@ -25,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse, special
 
-from metrics._stats import Decomposition
+from metrics.decomposition import Decomposition
 
 Method = Literal["bca", "percentile"]
 
@@ -52,8 +54,8 @@ class BootstrapResult:
     estimate : float
         The coefficient on the full data (or the difference of two coefficients).
     low, high : float
-        Interval bounds at ``level``.
-    level : float
+        Interval bounds at ``confidence``.
+    confidence : float
         Confidence level, e.g. 0.95.
     method : str
         ``"bca"`` or ``"percentile"``: the method actually used (see ``fallback``).
@@ -79,7 +81,7 @@ class BootstrapResult:
     estimate: float
     low: float
     high: float
-    level: float
+    confidence: float
     method: str
     replicates: int
     n_degenerate: int
@@ -99,7 +101,7 @@ def bootstrap(
     *,
     replicates: int = 1000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence: float = 0.95,
     method: Method = "bca",
     minimums: Sequence[float] = (0.667, 0.8),
 ) -> BootstrapResult:
@@ -111,7 +113,7 @@ def bootstrap(
     .. math:: \hat\theta^*_r = \mathrm{finalize}\Big(\sum_u w_{ru}\, s_u\Big)
 
     for the per-item statistics :math:`s_u`. The percentile interval takes the
-    :math:`(1\pm\text{level})/2` quantiles of the valid replicates; BCa (Efron 1987) shifts
+    :math:`(1\pm\text{confidence})/2` quantiles of the valid replicates; BCa (Efron 1987) shifts
     them by the bias correction :math:`z_0 = \Phi^{-1}(\#\{\hat\theta^* < \hat\theta\} / B)`
     (ties count one half) and the acceleration from the leave-one-item-out jackknife
     :math:`\hat\theta_{(u)} = \mathrm{finalize}(\sum_v s_v - s_u)`:
@@ -127,7 +129,7 @@ def bootstrap(
         Number of bootstrap replicates B (≥ 2).
     seed : int, default 0
         Non-negative seed; replicate ``r`` uses ``np.random.default_rng([seed, r])``.
-    level : float, default 0.95
+    confidence : float, default 0.95
         Confidence level, strictly between 0 and 1.
     method : {"bca", "percentile"}, default "bca"
         Interval method. BCa falls back to the percentile interval (and says so in
@@ -161,7 +163,7 @@ def bootstrap(
     example 1: A_o = 0.7):
 
     >>> import numpy as np
-    >>> from metrics._stats import Decomposition
+    >>> from metrics import Decomposition
     >>> stats = np.array([[1.0, 1.0]] * 70 + [[0.0, 1.0]] * 30)
     >>> ao = Decomposition("ao", stats, lambda t: t[..., 0] / t[..., 1])
     >>> result = bootstrap(ao, replicates=2000, seed=1)
@@ -171,14 +173,14 @@ def bootstrap(
     True
     """
     _check_decomposition(decomposition)
-    _check_options(replicates=replicates, seed=seed, level=level, method=method)
+    _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     values = bootstrap_chunk(decomposition, seed=seed, start=0, stop=replicates)
     return bootstrap_combine(
         decomposition,
         [values],
         seed=seed,
         replicates=replicates,
-        level=level,
+        confidence=confidence,
         method=method,
         minimums=minimums,
     )
@@ -209,7 +211,7 @@ def bootstrap_chunk(
     Examples
     --------
     >>> import numpy as np
-    >>> from metrics._stats import Decomposition
+    >>> from metrics import Decomposition
     >>> stats = np.array([[1.0, 1.0]] * 7 + [[0.0, 1.0]] * 3)
     >>> ao = Decomposition("ao", stats, lambda t: t[..., 0] / t[..., 1])
     >>> whole = bootstrap_chunk(ao, seed=3, start=0, stop=10)
@@ -234,7 +236,7 @@ def bootstrap_combine(
     *,
     seed: int,
     replicates: int,
-    level: float = 0.95,
+    confidence: float = 0.95,
     method: Method = "bca",
     minimums: Sequence[float] = (0.667, 0.8),
 ) -> BootstrapResult:
@@ -251,7 +253,7 @@ def bootstrap_combine(
         The seed the chunks were computed with (recorded in the result).
     replicates : int
         Total number of replicates; the chunks' lengths must add up to it.
-    level, method, minimums
+    confidence, method, minimums
         As in :func:`bootstrap`.
 
     Returns
@@ -262,7 +264,7 @@ def bootstrap_combine(
     Examples
     --------
     >>> import numpy as np
-    >>> from metrics._stats import Decomposition
+    >>> from metrics import Decomposition
     >>> stats = np.array([[1.0, 1.0]] * 7 + [[0.0, 1.0]] * 3)
     >>> ao = Decomposition("ao", stats, lambda t: t[..., 0] / t[..., 1])
     >>> chunks = [bootstrap_chunk(ao, seed=0, start=a, stop=a + 250) for a in range(0, 1000, 250)]
@@ -270,7 +272,7 @@ def bootstrap_combine(
     True
     """
     _check_decomposition(decomposition)
-    _check_options(replicates=replicates, seed=seed, level=level, method=method)
+    _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     values = _concatenate_chunks(chunks, replicates)
     estimate = _full_estimate(decomposition)
 
@@ -282,7 +284,7 @@ def bootstrap_combine(
         estimate=estimate,
         jackknife=jackknife,
         seed=seed,
-        level=level,
+        confidence=confidence,
         method=method,
         minimums=minimums,
     )
@@ -294,7 +296,7 @@ def bootstrap_difference(
     *,
     replicates: int = 1000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence: float = 0.95,
     method: Method = "bca",
     minimums: Sequence[float] = (),
 ) -> BootstrapResult:
@@ -309,7 +311,7 @@ def bootstrap_difference(
     ----------
     first, second : Decomposition
         Coefficients on the same ``n`` items, row ``u`` of both being item ``u``.
-    replicates, seed, level, method
+    replicates, seed, confidence, method
         As in :func:`bootstrap`.
     minimums : sequence of float, default ()
         Values for ``prob_below`` of the difference (e.g. ``(0.0,)``: the probability that the
@@ -328,7 +330,7 @@ def bootstrap_difference(
     Examples
     --------
     >>> import numpy as np
-    >>> from metrics._stats import Decomposition
+    >>> from metrics import Decomposition
     >>> ratio = lambda t: t[..., 0] / t[..., 1]
     >>> before = Decomposition("ao", np.array([[1.0, 1.0]] * 60 + [[0.0, 1.0]] * 40), ratio)
     >>> after = Decomposition("ao", np.array([[1.0, 1.0]] * 80 + [[0.0, 1.0]] * 20), ratio)
@@ -344,7 +346,7 @@ def bootstrap_difference(
             f"{first.n_items} items, the second {second.n_items}. Use "
             "bootstrap_difference_unpaired for independent samples."
         )
-    _check_options(replicates=replicates, seed=seed, level=level, method=method)
+    _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     values = np.empty(replicates, dtype=np.float64)
     for block_start, rows, weights in _weight_blocks(first.n_items, seed, 0, replicates):
         span = slice(block_start + rows[0], block_start + rows[-1] + 1)
@@ -359,7 +361,7 @@ def bootstrap_difference(
         estimate=estimate,
         jackknife=jackknife,
         seed=seed,
-        level=level,
+        confidence=confidence,
         method=method,
         minimums=minimums,
     )
@@ -371,7 +373,7 @@ def bootstrap_difference_unpaired(
     *,
     replicates: int = 1000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence: float = 0.95,
     method: Method = "bca",
     minimums: Sequence[float] = (),
 ) -> BootstrapResult:
@@ -387,7 +389,7 @@ def bootstrap_difference_unpaired(
     ----------
     first, second : Decomposition
         Coefficients on unrelated item sets (the sizes may differ).
-    replicates, seed, level, method, minimums
+    replicates, seed, confidence, method, minimums
         As in :func:`bootstrap_difference`.
 
     Returns
@@ -397,7 +399,7 @@ def bootstrap_difference_unpaired(
     Examples
     --------
     >>> import numpy as np
-    >>> from metrics._stats import Decomposition
+    >>> from metrics import Decomposition
     >>> ratio = lambda t: t[..., 0] / t[..., 1]
     >>> a = Decomposition("ao", np.array([[1.0, 1.0]] * 60 + [[0.0, 1.0]] * 40), ratio)
     >>> b = Decomposition("ao", np.array([[1.0, 1.0]] * 40 + [[0.0, 1.0]] * 10), ratio)
@@ -406,7 +408,7 @@ def bootstrap_difference_unpaired(
     """
     for decomposition in (first, second):
         _check_decomposition(decomposition)
-    _check_options(replicates=replicates, seed=seed, level=level, method=method)
+    _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     values = bootstrap_chunk(first, seed=seed, start=0, stop=replicates)
     values -= _unpaired_second(second, seed, replicates)
     estimate = _full_estimate(first) - _full_estimate(second)
@@ -419,7 +421,7 @@ def bootstrap_difference_unpaired(
         estimate=estimate,
         jackknife=jackknife,
         seed=seed,
-        level=level,
+        confidence=confidence,
         method=method,
         minimums=minimums,
     )
@@ -518,7 +520,7 @@ def _summarise(
     estimate: float,
     jackknife: Callable[[], tuple[NDArray[np.float64], ...]],
     seed: int,
-    level: float,
+    confidence: float,
     method: Method,
     minimums: Sequence[float],
 ) -> BootstrapResult:
@@ -530,7 +532,7 @@ def _summarise(
             "coefficient; at least two are required. The data have too little variation to "
             "bootstrap (see n_degenerate policy)."
         )
-    tail = (1.0 - level) / 2.0
+    tail = (1.0 - confidence) / 2.0
     probabilities = np.array([tail, 1.0 - tail])
     used_method: str = method
     fallback = None
@@ -550,7 +552,7 @@ def _summarise(
         estimate=float(estimate),
         low=float(low),
         high=float(high),
-        level=float(level),
+        confidence=float(confidence),
         method=used_method,
         replicates=int(values.size),
         n_degenerate=n_degenerate,
@@ -629,12 +631,12 @@ def _check_decomposition(decomposition: object) -> None:
         )
 
 
-def _check_options(*, replicates: object, seed: object, level: object, method: object) -> None:
+def _check_options(*, replicates: object, seed: object, confidence: object, method: object) -> None:
     if not (_is_int(replicates) and int(replicates) >= 2):  # type: ignore[call-overload]
         raise ValueError(f"replicates must be an integer ≥ 2; got {replicates!r}.")
     _check_seed(seed)
-    if not (isinstance(level, float | int) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"level must be strictly between 0 and 1; got {level!r}.")
+    if not (isinstance(confidence, float | int) and 0.0 < float(confidence) < 1.0):
+        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence!r}.")
     if method not in ("bca", "percentile"):
         raise ValueError(f"method must be 'bca' or 'percentile'; got {method!r}.")
 

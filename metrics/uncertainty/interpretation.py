@@ -258,7 +258,8 @@ def interpret_interval(
     Examples
     --------
     Krenn et al. (2004): annotator NN7's kappa 0.775 has the 95% interval
-    [0.719, 0.831] (spec §2.2, derived from Fleiss et al.'s standard error).
+    [0.719, 0.831] (derived from Fleiss et al.'s standard error; docs/references.md,
+    ``kez2004-tables``).
 
     >>> interpret_interval(0.719, 0.831).summary
     'tentative to good: the interval straddles 0.8'

@@ -4,7 +4,7 @@ The dual model splits the n items of a 2 × 2 table of two coders into C₁, m i
 the coders truly agree (off-diagonal cells 0, m₊ positive and m − m₊ negative), and C₂, the
 other n − m items, on which the coders are independent and agree only by chance. The
 interval holds every m/n for which this split explains the table, i.e. the test of
-independence in C₂ does not reject at ``1 − level``:
+independence in C₂ does not reject at ``1 − confidence``:
 
     C₂ = [[n₁₁ − m₊, n₁₂], [n₂₁, n₂₂ − (m − m₊)]]
 
@@ -17,9 +17,10 @@ independence in C₂ does not reject at ``1 − level``:
   ``p_c = pA₂ pB₂ + (1 − pA₂)(1 − pB₂)``, and the ``n_o − m`` agreements in C₂ are tested
   against Binomial(n − m, p_c). An m for which a share falls outside [0, 1] is not admissible.
 
-The paper states neither the level, the two-sided rule nor the feasibility check; the ones
-that reproduce every printed digit of its Tables 1 and 2 (spec §2.2) are the defaults:
-``level=0.95`` and ``rule="paper"``, the doubled smaller tail
+The paper states neither the confidence level, the two-sided rule nor the feasibility check;
+the ones that reproduce every printed digit of its Tables 1 and 2 (docs/references.md,
+``kez2004-tables``) are the defaults:
+``confidence=0.95`` and ``rule="paper"``, the doubled smaller tail
 ``p = min(1, 2·min(P[X ≤ x], P[X ≥ x]))``. ``rule="minlike"`` is the minimum-likelihood
 two-sided p of ``scipy.stats.fisher_exact`` and ``scipy.stats.binomtest`` (and R); it moves
 the ends by a few items. Level, test and rule are recorded in the result.
@@ -42,7 +43,7 @@ collocation identification task. *Proceedings of KONVENS 2004*, §5.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal, Protocol
@@ -52,7 +53,7 @@ import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import stats
 
-from metrics.data import MISSING, ReliabilityData
+from metrics.data import MISSING, DataLike, as_reliability_data
 
 Model = Literal["conservative", "homogeneity"]
 Rule = Literal["paper", "minlike"]
@@ -73,8 +74,8 @@ class TrueAgreementInterval:
     low, high : float or None
         Ends of the interval, ``m_low / n`` and ``m_high / n``. Both are None when no m is
         accepted (the coders agree significantly *less* than chance even with m = 0).
-    level : float
-        Confidence level, e.g. 0.95 (test size ``1 − level``).
+    confidence : float
+        Confidence level, e.g. 0.95 (test size ``1 − confidence``).
     model : {"conservative", "homogeneity"}
     test : {"fisher", "binomial"}
         The test of chance agreement in C₂ (Fisher for conservative, binomial for homogeneity).
@@ -90,7 +91,7 @@ class TrueAgreementInterval:
 
     low: float | None
     high: float | None
-    level: float
+    confidence: float
     model: str
     test: str
     rule: str
@@ -299,7 +300,8 @@ def binomial_p_values(
 
     Examples
     --------
-    Krenn et al. (2004), Figure 2 under homogeneity at m = 40 (spec §2.2, derived):
+    Krenn et al. (2004), Figure 2 under homogeneity at m = 40 (derived; docs/references.md,
+    ``kez2004-figure2``):
     25 agreements in 60 items, p_c = pA₂ pB₂ + (1 − pA₂)(1 − pB₂) with pA₂ = 32/60,
     pB₂ = 37/60.
 
@@ -466,7 +468,7 @@ def true_agreement_interval(
     table: npt.ArrayLike,
     *,
     model: Model,
-    level: float = 0.95,
+    confidence: float = 0.95,
     rule: Rule = "paper",
 ) -> TrueAgreementInterval:
     r"""Confidence interval for the proportion of true agreement between two coders.
@@ -479,7 +481,7 @@ def true_agreement_interval(
 
         C_2(m, m_+) = \begin{pmatrix} n_{11} - m_+ & n_{12} \\
                                       n_{21} & n_{22} - (m - m_+) \end{pmatrix},
-        \qquad \text{keep } m \iff p(C_2) \ge 1 - \text{level}
+        \qquad \text{keep } m \iff p(C_2) \ge 1 - \text{confidence}
 
     Parameters
     ----------
@@ -489,8 +491,9 @@ def true_agreement_interval(
     model : {"conservative", "homogeneity"}
         Conservative: any admissible m₊, Fisher's exact test. Homogeneity: m₊ = π·m,
         binomial test with chance agreement from the coders' positive shares in C₂.
-    level : float, default 0.95
-        Confidence level; m is kept when the two-sided p-value is at least ``1 − level``.
+    confidence : float, default 0.95
+        Confidence level; m is kept when the two-sided p-value is at least
+        ``1 − confidence``.
     rule : {"paper", "minlike"}, default "paper"
         Two-sided p-value: "paper" doubles the smaller tail (what reproduces the paper's
         tables), "minlike" is scipy's / R's minimum-likelihood rule.
@@ -499,7 +502,7 @@ def true_agreement_interval(
     -------
     TrueAgreementInterval
         ``low``/``high`` as proportions (None if no m is accepted), with ``m_low``,
-        ``m_high``, ``level``, ``model``, ``test``, ``rule``, ``n``.
+        ``m_high``, ``confidence``, ``model``, ``test``, ``rule``, ``n``.
 
     References
     ----------
@@ -508,7 +511,7 @@ def true_agreement_interval(
 
     Examples
     --------
-    Annotator NN7 against the expert BK (table reconstructed in the spec from Krenn et al.
+    Annotator NN7 against the expert BK (table reconstructed from Krenn et al.
     2004, Tables 1 and 2, which print 13.92%–89.36% and 71.93%–82.22%):
 
     >>> t = [[123, 23], [33, 676]]
@@ -524,9 +527,11 @@ def true_agreement_interval(
         raise ValueError(f"model must be 'conservative' or 'homogeneity'; got {model!r}.")
     if rule not in ("paper", "minlike"):
         raise ValueError(f"rule must be 'paper' or 'minlike'; got {rule!r}.")
-    if not (isinstance(level, float | int) and 0 < level < 1):
-        raise ValueError(f"level must be a probability strictly between 0 and 1; got {level!r}.")
-    alpha = 1.0 - float(level)
+    if not (isinstance(confidence, float | int) and 0 < confidence < 1):
+        raise ValueError(
+            f"confidence must be a probability strictly between 0 and 1; got {confidence!r}."
+        )
+    alpha = 1.0 - float(confidence)
     if model == "conservative":
         m_low, m_high = _conservative_ends(t, alpha, rule)
         test = "fisher"
@@ -537,7 +542,7 @@ def true_agreement_interval(
     return TrueAgreementInterval(
         low=None if m_low is None else m_low / n,
         high=None if m_high is None else m_high / n,
-        level=float(level),
+        confidence=float(confidence),
         model=model,
         test=test,
         rule=rule,
@@ -549,12 +554,13 @@ def true_agreement_interval(
 
 
 def true_agreement_by_pair(
-    data: ReliabilityData,
+    data: DataLike,
     *,
     model: Model,
     positive: Hashable | None = None,
-    level: float = 0.95,
+    confidence: float = 0.95,
     rule: Rule = "paper",
+    domain: Sequence[Hashable] | None = None,
 ) -> tuple[PairTrueAgreement, ...]:
     """True-agreement intervals for every coder pair and category against the rest.
 
@@ -566,14 +572,18 @@ def true_agreement_by_pair(
 
     Parameters
     ----------
-    data : ReliabilityData
-        Coders × items; coders must be identified (not an agreement table's slots).
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Coders × items, ``nan`` for missing; coders must be identified (not an agreement
+        table's slots).
     model : {"conservative", "homogeneity"}
     positive : hashable, optional
         The category to test against the rest; by default every category of the domain,
         one after the other. With two categories both give the same interval.
-    level : float, default 0.95
+    confidence : float, default 0.95
     rule : {"paper", "minlike"}, default "paper"
+    domain : sequence, optional
+        Every value a label may take, in order (see
+        :func:`metrics.data.as_reliability_data`).
 
     Returns
     -------
@@ -587,13 +597,13 @@ def true_agreement_by_pair(
 
     Examples
     --------
-    >>> data = ReliabilityData.from_contingency([[123, 23], [33, 676]], categories=["TP", "FP"])
+    >>> from metrics import ReliabilityData
+    >>> data = ReliabilityData.from_contingency([[123, 23], [33, 676]], domain=["TP", "FP"])
     >>> (pair,) = true_agreement_by_pair(data, model="homogeneity", positive="TP")
     >>> pair.table, pair.interval.m_low, pair.interval.m_high
     ((123, 23, 33, 676), 615, 703)
     """
-    if not isinstance(data, ReliabilityData):
-        raise ValueError("data must be ReliabilityData (see metrics.data).")
+    data = as_reliability_data(data, domain=domain)
     if not data.coders_identified:
         raise ValueError(
             "True agreement is defined between two identified coders; this data comes from "
@@ -621,7 +631,7 @@ def true_agreement_by_pair(
                 int(np.count_nonzero(~pos_a & ~pos_b)),
             )
             interval = true_agreement_interval(
-                np.array(counts).reshape(2, 2), model=model, level=level, rule=rule
+                np.array(counts).reshape(2, 2), model=model, confidence=confidence, rule=rule
             )
             results.append(
                 PairTrueAgreement(

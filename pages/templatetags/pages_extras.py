@@ -38,11 +38,22 @@ def interval(ci: Mapping[str, Any] | None, digits: int = 3) -> str:
 
 @register.filter
 def level(ci: Mapping[str, Any] | None) -> str:
-    """ "95 % bca" for a CI with its level and method."""
-    if not ci or ci.get("level") is None:
+    """ "95 % bca" for a CI with its confidence level and method."""
+    confidence = confidence_of(ci)
+    if confidence is None:
         return ""
-    method = f" {ci['method']}" if ci.get("method") else ""
-    return f"{100 * float(ci['level']):g} %{method}"
+    method = f" {ci['method']}" if ci and ci.get("method") else ""
+    return f"{100 * confidence:g} %{method}"
+
+
+@register.filter
+def confidence_of(stored: Mapping[str, Any] | None) -> float | None:
+    """The confidence level of a stored interval: ``confidence``, or ``level`` in results
+    stored before the metrics library renamed it."""
+    if not stored:
+        return None
+    value = stored.get("confidence", stored.get("level"))
+    return None if value is None else float(value)
 
 
 @register.filter

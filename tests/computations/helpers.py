@@ -170,7 +170,7 @@ class EngineDouble:
     @staticmethod
     def _ci(values: Sequence[float], replicates: int) -> dict:
         low, high = np.quantile(values, [0.025, 0.975])
-        return {"low": float(low), "high": float(high), "level": 0.95, "method": "percentile",
+        return {"low": float(low), "high": float(high), "confidence": 0.95, "method": "percentile",
                 "replicates": replicates}  # fmt: skip
 
     def add_analytic_se(self, data: Any, params: Any, report: Any, *, parents: Any) -> None:

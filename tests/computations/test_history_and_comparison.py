@@ -214,7 +214,7 @@ def test_a_finished_round_stores_its_comparison_with_the_previous_round(
     assert stored["n_shared_items"] == 8
     assert stored["difference"]["estimate"] == pytest.approx(LATER_MINUS_EARLIER)
     ci = stored["difference"]["ci"]
-    assert (ci["level"], ci["replicates"]) == (0.95, 500)
+    assert (ci["confidence"], ci["replicates"]) == (0.95, 500)
     assert ci["low"] is not None
     assert ci["high"] is not None
     assert stored["earlier_data_revision"].startswith("n=16;")

@@ -27,9 +27,7 @@ from computations.services import (
     computations_request_for_closed_round,
     computations_sweep,
 )
-from metrics.coefficients.alpha import coincidence_matrix
-from metrics.coefficients.prevalence import annotator_bias
-from metrics.data import ReliabilityData
+from metrics import ReliabilityData, annotator_bias, coincidence_matrix
 from studies.models import Annotation, LabelKind
 from tests.computations.helpers import (
     EngineDouble,

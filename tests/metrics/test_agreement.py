@@ -1,7 +1,7 @@
 """A_o, S, pi, multi-pi, kappa, multi-kappa and Light's kappa against published values.
 
 Every figure is copied here with its source: Artstein & Poesio (2008) tables and worked
-examples (E1–E7 of our spec digest), and peer-library test vectors (DKPro Agreement tests,
+examples, and peer-library test vectors (DKPro Agreement tests,
 statsmodels, irrCAC) that reproduce values from the literature.
 """
 
@@ -44,14 +44,15 @@ def items(matrix: list[list[object]]) -> ReliabilityData:
     return ReliabilityData.from_matrix(np.array(matrix, dtype=object).T)
 
 
-# Artstein & Poesio (2008) Table 1 (rows coder B, columns coder A) as (count, A, B) rows.
+# Artstein & Poesio (2008) Table 1 (rows coder B, columns coder A) as (count, A, B) rows
+# (docs/references.md#ap2008-table1).
 AP_TABLE_1 = [
     (20, "STAT", "STAT"),
     (20, "IREQ", "STAT"),
     (10, "STAT", "IREQ"),
     (50, "IREQ", "IREQ"),
 ]
-# Artstein & Poesio (2008) Table 4 (spec E5), (count, A, B).
+# Artstein & Poesio (2008) Table 4 (docs/references.md#ap2008-table4), (count, A, B).
 AP_TABLE_4 = [
     (46, "STAT", "STAT"),
     (6, "IREQ", "STAT"),
@@ -62,7 +63,10 @@ AP_TABLE_4 = [
 
 
 class TestArtsteinPoesioTable1:
-    """Artstein & Poesio (2008), Table 1 and §2.3–2.4 (Table 2), spec E3."""
+    """Artstein & Poesio (2008), Table 1 and §2.3–2.4 (Table 2).
+
+    docs/references.md#ap2008-table1
+    """
 
     data = pairs(AP_TABLE_1)
 
@@ -93,9 +97,9 @@ class TestArtsteinPoesioTable1:
 
 
 class TestArtsteinPoesioTable4:
-    """Artstein & Poesio (2008), Table 4 and Table 5 (unweighted), spec E5.
+    """Artstein & Poesio (2008), Table 4 and Table 5 (unweighted); docs/references.md#ap2008-table4.
 
-    The printed pi and kappa are illegible in both copies; 0.7995 and 0.8013 are the spec's
+    The printed pi and kappa are illegible in both copies; 0.7995 and 0.8013 are the
     recomputed values (also NLTK's doctest and DKPro's ArtsteinPoesio2008Test).
     """
 
@@ -120,14 +124,15 @@ class TestArtsteinPoesioTable4:
         assert result.value == pytest.approx(121 / 151)
 
     def test_pi_and_kappa_straddle_0_80(self) -> None:
-        # §3.1: the table was built so that pi and kappa straddle the 0.80 cutoff.
+        # A&P (2008) §3.1: the table was built so that pi and kappa straddle the 0.80 cutoff.
         assert scott_pi(self.data).value < 0.80 < cohen_kappa(self.data).value
 
 
 @pytest.mark.parametrize(
     ("table", "observed", "expected", "k"),
     [
-        # Artstein & Poesio (2008) Table 8, case 1: printed A_o 0.96, A_e 0.89, K 0.65.
+        # Artstein & Poesio (2008) Table 8, case 1 (docs/references.md#ap2008-table8): printed
+        # A_o 0.96, A_e 0.89, K 0.65.
         ([[2, 1], [1, 46]], 0.96, 0.8872, Fraction(91, 141)),
         # Table 8, case 2: printed A_o 0.88, A_e 0.53, K 0.75.
         ([[16, 3], [3, 28]], 0.88, 0.5288, Fraction(439, 589)),
@@ -142,7 +147,7 @@ def test_artstein_poesio_table_8_boundaries(
     assert result.expected == pytest.approx(expected)
     assert result.value == pytest.approx(float(k))
     assert round(result.value, 2) == round(float(k), 2)
-    # Symmetric marginals: kappa equals K (spec E7).
+    # Symmetric marginals: kappa equals K (docs/references.md#ap2008-table8).
     assert cohen_kappa(data).value == pytest.approx(float(k))
 
 
@@ -150,7 +155,8 @@ def test_artstein_poesio_table_8_boundaries(
 def test_uniform_chance_is_one_over_the_number_of_categories(
     categories: int, expected: float
 ) -> None:
-    # Artstein & Poesio (2008) §2.3 (spec E1): 1/4 + 1/4 = 1/2; "a third" for 3 categories.
+    # Artstein & Poesio (2008) §2.3 (docs/references.md#ap2008-chance-uniform): 1/4 + 1/4 = 1/2; "a
+    # third" for 3 categories.
     data = ReliabilityData.from_long([0, 0], ["a", "b"], [0, 0], domain=range(categories))
     assert bennett_s(data).expected == pytest.approx(expected)
 
@@ -166,8 +172,9 @@ def test_unused_declared_categories_lower_the_expected_agreement_of_s() -> None:
 
 
 def test_skewed_distribution_makes_90_percent_below_chance() -> None:
-    # Artstein & Poesio (2008) §2.3 (spec E2): 95%/5% gives chance agreement 0.905, so an
-    # observed 90% is below chance (Di Eugenio & Glass 2004, example 3 table).
+    # Artstein & Poesio (2008) §2.3 (docs/references.md#ap2008-chance-skewed): 95%/5% gives chance
+    # agreement 0.905, so an observed 90% is below chance (Di Eugenio & Glass 2004, example 3
+    # table; Krenn et al.'s lazy students, docs/references.md#kez2004-lazy-students).
     data = ReliabilityData.from_contingency([[90, 5], [5, 0]])
     result = scott_pi(data)
     assert result.observed == pytest.approx(0.9)
@@ -176,8 +183,9 @@ def test_skewed_distribution_makes_90_percent_below_chance() -> None:
 
 
 def test_agreement_table_3_item_agreements_and_chance() -> None:
-    # Artstein & Poesio (2008) Table 3 (spec E4): agr_1 = 1/3 for (2 STAT, 1 IREQ), agr_2 = 1
-    # for (0, 3), agr_100 = 1/3; totals 90 / 210 give A_e^pi = 0.3² + 0.7² = 0.58.
+    # Artstein & Poesio (2008) Table 3 (docs/references.md#ap2008-table3): agr_1 = 1/3 for (2 STAT,
+    # 1 IREQ), agr_2 = 1 for (0, 3), agr_100 = 1/3; totals 90 / 210 give A_e^pi = 0.3² + 0.7² =
+    # 0.58.
     for row, agreement in (([2, 1], 1 / 3), ([0, 3], 1.0), ([1, 2], 1 / 3)):
         data = ReliabilityData.from_agreement_table([row])
         assert observed_agreement(data).value == pytest.approx(agreement)
@@ -188,10 +196,11 @@ def test_agreement_table_3_item_agreements_and_chance() -> None:
 
 
 class TestPeerVectors:
-    """Test vectors from peer libraries' suites (spec peers-and-test-vectors.md §3.1–3.2)."""
+    """Test vectors from peer libraries' suites (each test cites its docs/references.md entry)."""
 
     def test_cohen_1960_example_1(self) -> None:
-        # DKPro Cohen1960Test (TV-03): Ao 0.29, Ae 0.35; xchk kappa −0.0923, pi −0.1008.
+        # DKPro Cohen1960Test (docs/references.md#cohen1960-examples): Ao 0.29, Ae 0.35;
+        # recomputed kappa −0.0923, pi −0.1008.
         data = pairs(
             [
                 (25, 1, 1),
@@ -212,7 +221,8 @@ class TestPeerVectors:
         assert scott_pi(data).value == pytest.approx(-0.1008, abs=1e-4)
 
     def test_cohen_1960_example_2(self) -> None:
-        # DKPro Cohen1960Test (TV-03): Ao 0.70, Ae 0.41, kappa 0.492 (xchk 0.4915).
+        # DKPro Cohen1960Test (docs/references.md#cohen1960-examples): Ao 0.70, Ae 0.41,
+        # kappa 0.492 (recomputed 0.4915).
         data = pairs(
             [
                 (88, 1, 1),
@@ -234,7 +244,8 @@ class TestPeerVectors:
     @pytest.mark.parametrize(
         ("rows", "s", "pi", "kappa"),
         [
-            # DKPro Zwick1988Test (TV-04), tol 0.001; PA 0.600 in all three.
+            # DKPro Zwick1988Test (docs/references.md#zwick1988-examples), tol 0.001; PA 0.600 in
+            # all three.
             (
                 [
                     (20, "A", "A"),
@@ -297,7 +308,8 @@ class TestPeerVectors:
     @pytest.mark.parametrize(
         ("rows", "kappa_expected", "kappa", "s"),
         [
-            # DKPro BrennanPrediger1981Test (TV-05), tol 0.01.
+            # DKPro BrennanPrediger1981Test (docs/references.md#brennan-prediger1981-examples), tol
+            # 0.01.
             ([(50, 1, 1), (10, 2, 1), (10, 2, 2), (10, 2, 3), (20, 3, 1)], 0.45, 0.27, 0.40),
             (
                 [(50, 1, 1), (10, 1, 3), (10, 2, 2), (10, 2, 3), (10, 3, 1), (10, 3, 2)],
@@ -316,7 +328,8 @@ class TestPeerVectors:
         assert bennett_s(data).value == pytest.approx(s, abs=0.01)
 
     def test_krippendorff_2004_kappa_rewards_bias(self) -> None:
-        # DKPro Krippendorff2004Test.testOtherCoefficients (TV-06), tol 0.001.
+        # DKPro Krippendorff2004Test.testOtherCoefficients
+        # (docs/references.md#krippendorff2004-p246), tol 0.001.
         a = pairs(
             [
                 (12, "a", "a"),
@@ -347,19 +360,20 @@ class TestPeerVectors:
             assert cohen_kappa(data).value == pytest.approx(kappa, abs=1e-3)
 
     def test_agresti_1992_kappa(self) -> None:
-        # DKPro Agresti1992Test (TV-07): kappa 0.493.
+        # DKPro Agresti1992Test (docs/references.md#agresti1992-example): kappa 0.493.
         data = pairs(AGRESTI_1992)
         assert cohen_kappa(data).value == pytest.approx(0.493, abs=1e-3)
 
     def test_gwet_2008_pi(self) -> None:
-        # DKPro Gwet2008Test (TV-08): Scott's pi 0.6078.
+        # DKPro Gwet2008Test (docs/references.md#gwet2008-hand-example): Scott's pi 0.6078.
         data = pairs([(8, "y", "y"), (1, "n", "n"), (1, "y", "n")])
         assert scott_pi(data).value == pytest.approx(0.6078, abs=1e-4)
 
     @pytest.mark.parametrize(
         ("values", "kappa", "pi"),
         [
-            # DKPro Krippendorff1995Test.testDigitizedAgreement (TV-12), tol 0.001.
+            # DKPro Krippendorff1995Test.testDigitizedAgreement
+            # (docs/references.md#krippendorff1995-digitized), tol 0.001.
             ([(1, 1)] * 10 + [(1, 0)] * 8 + [(0, 0)] * 6, 0.385, 0.314),
             (
                 [(0, 1)] * 2
@@ -383,7 +397,8 @@ class TestPeerVectors:
         assert scott_pi(data).value == pytest.approx(pi, abs=1e-3)
 
     def test_krippendorff_1995_single_category_raises(self) -> None:
-        # TV-12 D: 24 × (1, 1); pi and kappa must refuse (a single category).
+        # docs/references.md#krippendorff1995-digitized D: 24 × (1, 1); pi and kappa must refuse (a
+        # single category).
         data = pairs([(24, 1, 1)])
         with pytest.raises(ValueError, match="expected agreement is 1"):
             scott_pi(data)
@@ -391,13 +406,15 @@ class TestPeerVectors:
             cohen_kappa(data)
 
     def test_statsmodels_sas_table10_kappa(self) -> None:
-        # statsmodels test_inter_rater (TV-10): kappa 0.4842 (xchk 0.4841628959).
+        # statsmodels test_inter_rater (docs/references.md#statsmodels-sas-table10): kappa
+        # 0.4842 (recomputed 0.4841628959).
         table = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
         data = ReliabilityData.from_contingency(table)
         assert cohen_kappa(data).value == pytest.approx(0.4841628959, abs=1e-9)
 
     def test_fleiss_1971_wikipedia_example(self) -> None:
-        # statsmodels test_fleiss_kappa (TV-21): 0.2099307044 (P̄ 0.3780, P̄e 0.2128).
+        # statsmodels test_fleiss_kappa (docs/references.md#fleiss-wikipedia-14-raters):
+        # 0.2099307044 (P̄ 0.3780, P̄e 0.2128).
         table = [
             [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0],
             [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2],
@@ -411,7 +428,8 @@ class TestPeerVectors:
     @pytest.mark.parametrize(
         ("rows", "observed", "expected", "fleiss", "randolph"),
         [
-            # DKPro Randolph2005Test (TV-26), tol 0.01; Randolph's kappa is S.
+            # DKPro Randolph2005Test (docs/references.md#randolph2005-examples), tol 0.01;
+            # Randolph's kappa is S.
             (
                 [["Y", "Y", "Y"], ["Y", "Y", "N"], ["N", "N", "Y"], ["N", "N", "N"]],
                 0.67,
@@ -445,7 +463,8 @@ class TestPeerVectors:
         assert bennett_s(data).value == pytest.approx(randolph, abs=0.01)
 
     def test_warrens_2010_eight_raters(self) -> None:
-        # DKPro Warrens2010Test (TV-27): Randolph 0.8357143, Fleiss 0.8323496, Light 0.8324380.
+        # DKPro Warrens2010Test (docs/references.md#warrens2010-example): Randolph 0.8357143, Fleiss
+        # 0.8323496, Light 0.8324380.
         rows = [
             (14, "NNNNNNNN"), (1, "NNNANNNN"), (1, "NNNNNNNA"), (10, "AAAAAAAA"),
             (2, "AANAAAAN"), (1, "AANANAAN"), (1, "AANANANN"),
@@ -456,21 +475,23 @@ class TestPeerVectors:
         assert light_kappa(data).value == pytest.approx(0.8324380, abs=1e-6)
 
     def test_warrens_2012_first_two_raters(self) -> None:
-        # DKPro Warrens2012Test (TV-28): raters 0 and 1 of example 1 give kappa 8/11.
+        # DKPro Warrens2012Test (docs/references.md#warrens2012-examples): raters 0 and 1 of example
+        # 1 give kappa 8/11.
         rows = [(10, [1, 1, 1, 1]), (2, [1, 0, 1, 0]), (2, [1, 0, 0, 0]), (1, [0, 0, 0, 1])]
         rows += [(15, [0, 0, 0, 0])]
         data = items([r[:2] for count, r in rows for _ in range(count)])
         assert cohen_kappa(data).value == pytest.approx(8 / 11)
 
     def test_mieskes_2009_pos_tags(self) -> None:
-        # DKPro Mieskes2009Test (TV-29), tol 0.01: Fleiss Ao 0.84, Ae 0.20, kappa 0.80.
+        # DKPro Mieskes2009Test (docs/references.md#mieskes2009-pos-tags), tol 0.01: Fleiss Ao 0.84,
+        # Ae 0.20, kappa 0.80.
         result = fleiss_pi(items(MIESKES_2009))
         assert result.observed == pytest.approx(0.84, abs=0.01)
         assert result.expected == pytest.approx(0.20, abs=0.01)
         assert result.value == pytest.approx(0.80, abs=0.01)
 
     def test_multi_rater_percent_agreement(self) -> None:
-        # DKPro MultiRaterAgreementTest (TV-30): PA 0.533.
+        # DKPro MultiRaterAgreementTest (docs/references.md#dkpro-multirater-pa): PA 0.533.
         rows = [
             ["high", "high", "high"], ["high", "high", "low"], ["high", "low", "high"],
             ["low", "high", "high"], ["low", "low", "high"], ["low", "low", "low"],
@@ -485,14 +506,15 @@ AGRESTI_1992 = [
     (36, 3, 3), (1, 4, 2), (17, 4, 3), (10, 4, 4),
 ]  # fmt: skip
 
-# DKPro Mieskes2009Test (TV-29): 17 items × 3 raters.
+# DKPro Mieskes2009Test (docs/references.md#mieskes2009-pos-tags): 17 items × 3 raters.
 MIESKES_2009: list[list[object]] = [
     ["UH", "VB", "UH"], ["INP"] * 3, ["UH"] * 3, ["INP"] * 3, ["RB"] * 3, ["JJ"] * 3,
     ["INP"] * 3, ["PRP"] * 3, ["NN", "NN", "RB"], ["VB", "VBP", "VB"], ["PRP"] * 3,
     ["INP"] * 3, ["RB", "UH", "UH"], ["INP"] * 3, ["MD"] * 3, ["PRP"] * 3, ["INP"] * 3,
 ]  # fmt: skip
 
-# Krippendorff (2004) p. 230 = irrCAC raw_4raters (TV-40): 12 units × 4 coders.
+# Krippendorff (2004) p. 230 = irrCAC raw_4raters (docs/references.md#irrcac-raw-4raters):
+# 12 units × 4 coders.
 RAW_4RATERS: list[list[object]] = [
     [1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
     [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [None, 5, 5, 5], [None, None, 1, 1],
@@ -501,7 +523,10 @@ RAW_4RATERS: list[list[object]] = [
 
 
 class TestMissingData:
-    """irrCAC raw tests (TV-40, TV-44) with missing values, digits = 3."""
+    """irrCAC raw tests with missing values, digits = 3.
+
+    docs/references.md#irrcac-raw-4raters and #irrcac-raw-datasets
+    """
 
     def test_raw_4raters(self) -> None:
         data = items(RAW_4RATERS)
@@ -578,7 +603,8 @@ class TestEdgeCases:
             bennett_s(data)
 
     def test_unpairable_items_are_excluded_and_counted(self) -> None:
-        # DKPro Gwet2008Test missing-data variant (TV-08): single-rated items leave A_o at 0.9.
+        # DKPro Gwet2008Test missing-data variant (docs/references.md#gwet2008-hand-example):
+        # single-rated items leave A_o at 0.9.
         full = [["y", "y"]] * 8 + [["n", "n"], ["y", "n"]]
         data = items([*full, ["y", None], ["y", None], ["n", None]])  # type: ignore[operator]
         result = fleiss_pi(data)

@@ -40,9 +40,11 @@ def from_units(units: list[list[object]]) -> ReliabilityData:
     return ReliabilityData.from_matrix(np.array(units, dtype=object).T)
 
 
-# Artstein & Poesio (2008), Table 1 (rows coder B, columns coder A), as (count, A, B).
+# Artstein & Poesio (2008), Table 1 (rows coder B, columns coder A), as (count, A, B)
+# (docs/references.md#ap2008-table1).
 TABLE_1 = [(20, "STAT", "STAT"), (10, "STAT", "IREQ"), (20, "IREQ", "STAT"), (50, "IREQ", "IREQ")]
-# Artstein & Poesio (2008), Table 4 (the integrated example), as (count, A, B).
+# Artstein & Poesio (2008), Table 4 (the integrated example), as (count, A, B)
+# (docs/references.md#ap2008-table4).
 TABLE_4 = [
     (46, "STAT", "STAT"),
     (6, "IREQ", "STAT"),
@@ -50,33 +52,37 @@ TABLE_4 = [
     (6, "IREQ", "CHCK"),
     (10, "CHCK", "CHCK"),
 ]
-# Artstein & Poesio (2008), §2.6.2 weights of the integrated example (Table 6).
+# Artstein & Poesio (2008), §2.6.2 weights of the integrated example (Table 6;
+# docs/references.md#ap2008-table6).
 AP_WEIGHTS = MatrixDistance(
     [[0, 1, 0.5], [1, 0, 0.5], [0.5, 0.5, 0]], labels=["STAT", "IREQ", "CHCK"], name="ap"
 )
 
-# Krippendorff (2011) / (2004) p. 230: 12 units × 4 coders with missing values.
+# Krippendorff (2011) / (2004) p. 230: 12 units × 4 coders with missing values
+# (docs/references.md#k2011-reliability-data).
 K2011 = [
     [1, 1, N, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
     [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [N, 5, 5, 5], [N, N, 1, 1], [N, N, 3, N],
 ]  # fmt: skip
 
-# Wikipedia example (fast-krippendorff doctest): coders A, B, C over 15 units.
+# Wikipedia example (fast-krippendorff doctest): coders A, B, C over 15 units
+# (docs/references.md#krippendorff-wikipedia-example).
 WIKIPEDIA = [
     [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
     [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
     [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
 ]
 
-# Krippendorff (1980) p. 139: 9 items × 3 coders (DKPro Krippendorff1980Test).
+# Krippendorff (1980) p. 139: 9 items × 3 coders (DKPro Krippendorff1980Test;
+# docs/references.md#krippendorff1980-p139).
 K1980 = [[1, 1, 1], [1, 2, 2], [2, 2, 2], [4, 4, 4], [1, 4, 4], [2, 2, 2], [1, 2, 3], [3, 3, 3],
          [2, 2, 2]]  # fmt: skip
 
 
 class TestArtsteinPoesio2008:
     def test_table_4_weighted_alpha_is_the_printed_0_8156(self) -> None:
-        # Table 6 / §2.7.2: D_o = 0.09, D_e = 0.4879, alpha ≈ 0.8156 (exactly 7919/9710; the
-        # printed 0.8156 comes from the unrounded D_e, see the spec's precision trap).
+        # A&P (2008) Table 6 / §2.7.2: D_o = 0.09, D_e = 0.4879, alpha ≈ 0.8156 (7919/9710; the
+        # printed 0.8156 comes from the unrounded D_e; docs/references.md#ap2008-table6).
         result = krippendorff_alpha(from_rows(TABLE_4), distance=AP_WEIGHTS)
         assert result.observed == pytest.approx(0.09, abs=1e-12)
         assert result.expected == pytest.approx(19420 / 39800, abs=1e-12)
@@ -95,13 +101,14 @@ class TestArtsteinPoesio2008:
         assert result.value == pytest.approx(2396 / 2993, abs=1e-12)
 
     def test_table_4_nominal_alpha_relates_to_pi_by_the_ic_factor(self) -> None:
-        # §2.6.1: D_e^α = (ic / (ic - 1)) (1 - A_e^π) with A_e^π = 0.4014 (Table 5, recomputed).
+        # A&P (2008) §2.6.1: D_e^α = (ic / (ic - 1)) (1 - A_e^π) with A_e^π = 0.4014 (Table 5,
+        # recomputed; docs/references.md#ap2008-table4).
         result = krippendorff_alpha(from_rows(TABLE_4))
         assert result.expected == pytest.approx(200 / 199 * (1 - 0.4014), abs=1e-12)
         assert result.observed == pytest.approx(1 - 0.88, abs=1e-12)
 
     def test_table_1_nominal_alpha(self) -> None:
-        # Table 1: alpha = 313/910 (spec E3, recomputed; DKPro xchk 0.3439560440, Do 0.3,
+        # Table 1: alpha = 313/910 (docs/references.md#ap2008-table1, derived; 0.3439560440, Do 0.3,
         # De 0.4572864322).
         result = krippendorff_alpha(from_rows(TABLE_1))
         assert result.value == pytest.approx(313 / 910, abs=1e-12)
@@ -111,7 +118,7 @@ class TestArtsteinPoesio2008:
     @pytest.mark.parametrize(
         ("table", "expected"),
         [
-            # Table 8 case 1 (broad segments) and case 2 (fine units), §4.3.1; the spec's
+            # Table 8 case 1 (broad segments) and case 2 (fine units), A&P §4.3.1; derived
             # recomputed nominal alpha 0.648936 and 0.747878.
             ([(2, "B", "B"), (1, "B", "N"), (1, "N", "B"), (46, "N", "N")], 0.648936),
             ([(16, "B", "B"), (3, "B", "N"), (3, "N", "B"), (28, "N", "N")], 0.747878),
@@ -121,8 +128,9 @@ class TestArtsteinPoesio2008:
         assert krippendorff_alpha(from_rows(table)).value == pytest.approx(expected, abs=5e-7)
 
     def test_table_4_kappa_like_alpha_equals_weighted_kappa(self) -> None:
-        # §2.7.2 / Table 6: κ_w = 1 - 0.09 / 0.49 ≈ 0.8163 (exactly 40/49); with complete
-        # two-coder data the individual-distribution alpha is κ_w.
+        # A&P (2008) §2.7.2 / Table 6 (docs/references.md#ap2008-table6): κ_w = 1 - 0.09 / 0.49 ≈
+        # 0.8163 (exactly 40/49); with complete two-coder data the individual-distribution alpha is
+        # κ_w.
         result = alpha_individual(from_rows(TABLE_4), distance=AP_WEIGHTS)
         assert result.expected == pytest.approx(0.49, abs=1e-12)
         assert result.value == pytest.approx(40 / 49, abs=1e-12)
@@ -198,8 +206,8 @@ class TestKrippendorffPublishedExamples:
         [
             ("nominal", 0.6913580247),  # fast-krippendorff doctest 0.691358
             ("interval", 0.8108448928),  # fast-krippendorff doctest 0.810845
-            ("ordinal", 0.8067214199),  # spec xchk
-            ("ratio", 0.8089436708),  # spec xchk
+            ("ordinal", 0.8067214199),  # recomputed
+            ("ratio", 0.8089436708),  # recomputed
         ],
     )
     def test_wikipedia_example(self, distance: str, expected: float) -> None:
@@ -213,7 +221,7 @@ class TestKrippendorffPublishedExamples:
             ("nominal", 0.6417322835),  # DKPro 0.642 (Do 0.259, De 0.724)
             ("interval", 0.5469168901),  # DKPro 0.547
             ("ratio", 0.4832542916),  # DKPro 0.483
-            ("ordinal", 0.4994238683),  # spec xchk (not asserted by DKPro)
+            ("ordinal", 0.4994238683),  # recomputed (not asserted by DKPro)
         ],
     )
     def test_krippendorff_1980_p139(self, distance: str, expected: float) -> None:
@@ -222,7 +230,8 @@ class TestKrippendorffPublishedExamples:
         )
 
     def test_krippendorff_2004_p227_three_categories(self) -> None:
-        # DKPro testMultipleCategories: Do 0.1667, De 0.6268, alpha 0.734 (xchk 0.7341040462).
+        # DKPro testMultipleCategories: Do 0.1667, De 0.6268, alpha 0.734 (0.7341040462;
+        # docs/references.md#krippendorff2004-p227).
         units = [["a", "a"], ["a", "b"]] + [["b", "b"]] * 4 + [["b", "c"]] + [["c", "c"]] * 5
         result = krippendorff_alpha(from_units(units))
         assert result.value == pytest.approx(0.7341040462, abs=1e-9)
@@ -232,7 +241,8 @@ class TestKrippendorffPublishedExamples:
     @pytest.mark.parametrize(
         "units",
         [
-            # Krippendorff 1980 p. 133 and 2004 p. 224 dichotomies (DKPro): alpha 0.095.
+            # Krippendorff 1980 p. 133 and 2004 p. 224 dichotomies (DKPro): alpha 0.095
+            # (docs/references.md#krippendorff-dichotomy).
             [[0, 0], [1, 1], [0, 1], [0, 0], [0, 0], [0, 1], [0, 0], [0, 1], [1, 0], [0, 0]],
             [[1, 0], [1, 1], [0, 1], [0, 0], [0, 0], [0, 1], [0, 0], [0, 1], [0, 0], [0, 0]],
         ],
@@ -244,14 +254,16 @@ class TestKrippendorffPublishedExamples:
         assert result.observed == pytest.approx(0.4, abs=1e-12)
 
     def test_krippendorff_1995_digitized_continuum_a(self) -> None:
-        # DKPro Krippendorff1995Test.testDigitizedAgreement, case A: alpha 0.329 (tol 0.001).
+        # DKPro Krippendorff1995Test.testDigitizedAgreement, case A: alpha 0.329 (tol 0.001;
+        # docs/references.md#krippendorff1995-digitized).
         pairs = [(0, 0), (0, 0), (1, 0), (1, 0), (1, 1), (1, 1), (1, 1), (1, 1), (1, 0), (1, 0),
                  (0, 0), (0, 0), (0, 0), (0, 0), (1, 0), (1, 1), (1, 1), (1, 0), (1, 0), (1, 0),
                  (0, 0), (0, 0), (0, 0), (0, 0)]  # fmt: skip
         assert krippendorff_alpha(np.array(pairs).T).value == pytest.approx(0.329, abs=1e-3)
 
     def test_low_variance_two_coders(self) -> None:
-        # DKPro WeightedAgreementTest.testMissingVariance: Do 0.153, De 0.150, alpha -0.020.
+        # DKPro WeightedAgreementTest.testMissingVariance: Do 0.153, De 0.150, alpha -0.020
+        # (docs/references.md#dkpro-weighted-missing-variance).
         result = krippendorff_alpha(from_rows([(11, 1, 1), (1, 1, 2), (1, 1, 3)]))
         assert result.observed == pytest.approx(0.153, abs=1e-3)
         assert result.expected == pytest.approx(0.150, abs=1e-3)
@@ -260,8 +272,8 @@ class TestKrippendorffPublishedExamples:
     @pytest.mark.parametrize(
         ("units", "expected"),
         [
-            # irrCAC 0.4.4 datasets (spec TV-44 xchk): raw_5observers, raw_g1g2,
-            # raw_gender, raw_ben_gerry; irrCAC prints 0.481 / 0.632 / 0.143 / 0.665.
+            # irrCAC 0.4.4 datasets (docs/references.md#irrcac-raw-datasets): raw_5observers,
+            # raw_g1g2, raw_gender, raw_ben_gerry; irrCAC prints 0.481 / 0.632 / 0.143 / 0.665.
             (
                 [[1, 1, 2, N, 2], [1, 1, 0, 1, N], [2, 3, 3, 3, N], [N, 0, 0, N, 0],
                  [0, 0, 0, N, 0], [0, 0, 0, N, 0], [1, 0, 2, N, 1], [1, N, 2, 0, N],
@@ -296,7 +308,8 @@ class TestKrippendorffPublishedExamples:
 
 class TestRegressionCases:
     def test_two_items_in_full_disagreement(self) -> None:
-        # fast-krippendorff #27: [["A","B"],["B","A"]] → -0.5 (Do 1, De 2/3).
+        # fast-krippendorff #27: [["A","B"],["B","A"]] → -0.5 (Do 1, De 2/3;
+        # docs/references.md#alpha-edge-cases).
         assert krippendorff_alpha([["A", "B"], ["B", "A"]]).value == pytest.approx(-0.5)
 
     def test_one_disagreement_gives_zero(self) -> None:
@@ -317,7 +330,8 @@ class TestRegressionCases:
             krippendorff_alpha([[1, 2], [1, nan]])
 
     def test_easy_nltk_example_with_single_rated_item(self) -> None:
-        # NLTK test_disagreement.test_easy: -1/3, the single-rated dress3 does not count.
+        # NLTK test_disagreement.test_easy: -1/3, the single-rated dress3 does not count
+        # (docs/references.md#nltk-disagreement).
         data = ReliabilityData.from_long(
             ["dress1", "dress1", "dress1", "dress2", "dress2", "dress3"],
             ["c1", "c2", "c3", "c1", "c2", "c3"],
@@ -360,7 +374,7 @@ class TestRegressionCases:
 class TestDistancesInAlpha:
     def test_passonneau_set_distance_through_a_callable(self) -> None:
         # DKPro SetAnnotationsTest: Passonneau (2004) set distance, Do 0.333, De 0.409,
-        # alpha 0.186 (xchk 0.1861702128).
+        # alpha 0.186 (0.1861702128; docs/references.md#dkpro-set-annotations).
         def passonneau(a: frozenset[str], b: frozenset[str]) -> float:
             if a == b:
                 return 0.0
@@ -386,7 +400,8 @@ class TestDistancesInAlpha:
         assert krippendorff_alpha(data, distance=matrix).value == pytest.approx(7919 / 9710)
 
     def test_ordinal_distance_matrix_of_krippendorff_1980(self) -> None:
-        # DKPro testOrdinalMetric (Krippendorff 1980): unsquared ordinal differences.
+        # DKPro testOrdinalMetric (Krippendorff 1980): unsquared ordinal differences
+        # (docs/references.md#krippendorff1980-ordinal-metric).
         values = [1, 2, 3, 4, 5, 10]
         coder = [1, 2, 3, 3, 4, 4, 4, 4, 5, 10]
         data = ReliabilityData.from_matrix([coder, coder])
@@ -493,11 +508,12 @@ class TestSetDistances:
     @pytest.mark.parametrize(
         ("name", "expected", "tolerance"),
         [
-            # DKPro Agreement 2.3 SetAnnotationsTest (9 items × 2 raters), spec TV-50:
+            # DKPro Agreement 2.3 SetAnnotationsTest (9 items × 2 raters),
+            # docs/references.md#dkpro-set-annotations:
             ("passonneau", 0.1861702128, 1e-9),  # Passonneau 2004 distance (DKPro 0.186)
             ("masi_ap", 0.2529474812, 1e-9),  # d_P × d_J = DKPro's "MASI" (DKPro 0.252)
-            ("masi", 0.2731, 5e-5),  # Passonneau 2006 1 - J·M (spec xchk)
-            ("jaccard", 0.3156, 5e-5),  # spec xchk
+            ("masi", 0.2731, 5e-5),  # Passonneau 2006 1 - J·M (recomputed)
+            ("jaccard", 0.3156, 5e-5),  # recomputed
         ],
     )
     def test_dkpro_set_annotations(self, name: str, expected: float, tolerance: float) -> None:
@@ -512,7 +528,8 @@ class TestSetDistances:
         )
 
     def test_single_item_gives_zero_whatever_the_distance(self) -> None:
-        # NLTK #2991 (spec TV-52): one item {l1} vs {l1, l2} with MASI: D_o = D_e, alpha 0.
+        # NLTK #2991 (docs/references.md#nltk-2991-masi): one item {l1} vs {l1, l2} with MASI: D_o =
+        # D_e, alpha 0.
         data = ReliabilityData.from_long(
             [0, 0], ["a", "b"], [frozenset({"l1"}), frozenset({"l1", "l2"})]
         )
@@ -526,7 +543,7 @@ class TestSetDistances:
     [[3.0, 1.0, 3.0, -2.0], [5, 5, 7], [0.5, 1.5, 0.5], [1e12, 1.0], [np.inf, 1.0], []],
 )
 def test_numeric_factorisation_equals_np_unique(values: list[float]) -> None:
-    from metrics.coefficients.alpha import _factorize_numbers
+    from metrics.data import _factorize_numbers
 
     array = np.array(values, dtype=float if not values or isinstance(values[0], float) else int)
     unique, inverse = _factorize_numbers(array)

@@ -37,7 +37,7 @@ def positions(k: int) -> np.ndarray:
 # -- Cohen's kappa: Fleiss, Cohen & Everitt (1969) ------------------------------------------
 
 # SAS PROC FREQ printout used by statsmodels 0.15 (stats/tests/test_inter_rater.py,
-# TestUnweightedCohens / TestWeightedCohens); peers-and-test-vectors.md TV-10.
+# TestUnweightedCohens / TestWeightedCohens); docs/references.md#statsmodels-sas-table10.
 TABLE10 = [[0, 4, 1], [0, 8, 0], [0, 1, 5]]
 
 
@@ -47,7 +47,7 @@ def test_cohen_kappa_matches_the_sas_printout() -> None:
     expected = [0.4842, 0.1380, 0.2137, 0.7547, 0.1484, 3.2626, 0.0011]
     got = [result.estimate, result.se, result.low, result.high, result.se_null, result.z]
     assert [*got, result.p_value] == pytest.approx(expected, abs=5e-5)
-    # The survey's independent recomputation (TV-10 xchk).
+    # Independent recomputation (docs/references.md#statsmodels-sas-table10).
     assert result.estimate == pytest.approx(0.4841628959, abs=1e-10)
     assert result.se == pytest.approx(0.1380135783, abs=1e-10)
     assert result.se_null == pytest.approx(0.1483982819, abs=1e-10)
@@ -66,9 +66,9 @@ def test_weighted_cohen_kappa_matches_the_sas_printout() -> None:
     assert result.coefficient == "cohen_weighted_kappa"
 
 
-# R irr::kappa2 on raters 2 and 3 of irr's `anxiety` data, as recorded in statsmodels 0.15
-# (test_inter_rater.py::test_cohens_kappa_irr). irr drops the unused level 5, as does
-# ReliabilityData.from_matrix (domain = observed values).
+# R irr::kappa2 on raters 2 and 3 of irr's `anxiety` data (docs/references.md#irr-anxiety-kappa2),
+# as recorded in statsmodels 0.15 (test_inter_rater.py::test_cohens_kappa_irr). irr drops the unused
+# level 5, as does ReliabilityData.from_matrix (domain = observed values).
 ANXIETY_2_3 = [
     [3, 6, 4, 6, 2, 4, 2, 4, 3, 3, 2, 3, 3, 3, 2, 2, 1, 3, 3, 4],
     [2, 1, 4, 4, 3, 2, 1, 6, 1, 1, 1, 2, 3, 3, 1, 1, 3, 3, 2, 2],
@@ -101,8 +101,8 @@ def test_cohen_kappa_z_matches_r_irr(
 def test_cohen_kappa_se_on_krenn_evert_zinsmeister_figure_2() -> None:
     # Krenn, Evert & Zinsmeister (2004) Fig. 2 (= Di Eugenio & Glass 2004, Example 5):
     # kappa 0.285714, sigma 0.096077 (eq. 5), CI kappa ± 1.96 sigma = [0.097403, 0.474026]
-    # (spec masi-krenn-dieugenio-vectors.json, krenn2004.figure2.derived_not_reported;
-    # the spec checked sigma by Monte Carlo: 0.0959 over 50,000 tables).
+    # (derived, docs/references.md#kez2004-figure2; sigma also checked by simulation:
+    # 0.0959 over 50,000 tables).
     result = cohen_kappa_se([[40, 15], [20, 25]])
     assert result.estimate == pytest.approx(0.285714, abs=1e-6)
     assert result.se == pytest.approx(0.096077, abs=1e-6)
@@ -115,7 +115,7 @@ def test_cohen_kappa_se_on_krenn_evert_zinsmeister_figure_2() -> None:
     ("table", "kappa", "sigma", "low", "high"),
     [
         # Krenn, Evert & Zinsmeister (2004) Tables 1-2: printed kappa; tables, sigma and CI
-        # reconstructed in the spec (masi-krenn-dieugenio-2004-2006.md §2.2, NN1, NN8, NN12).
+        # reconstructed (docs/references.md#kez2004-tables, NN1, NN8, NN12).
         ([[109, 20], [55, 671]], 0.692, 0.0330, 0.627, 0.757),
         ([[126, 20], [231, 478]], 0.341, 0.0287, 0.285, 0.398),
         ([[61, 90], [95, 607]], 0.265, 0.0405, 0.186, 0.345),
@@ -165,14 +165,15 @@ def test_cohen_kappa_rejects_bad_input() -> None:
         cohen_kappa_se(raw([[1, 1, 1], [1, 2, 2]]))
     with pytest.raises(ValueError, match="Expected agreement is 1"):
         cohen_kappa_se([[10, 0], [0, 0]])
-    with pytest.raises(ValueError, match="level"):
-        cohen_kappa_se(TABLE10, level=95)
+    with pytest.raises(ValueError, match="confidence"):
+        cohen_kappa_se(TABLE10, confidence=95)
 
 
 # -- Fleiss' multi-pi: Fleiss, Nee & Landis (1979) ------------------------------------------
 
 # Fleiss (1971): 30 patients × 6 psychiatrists, 5 diagnoses, as items × categories counts
-# (R irr `diagnoses`, statsmodels test_inter_rater.py `diagnoses` aggregated).
+# (docs/references.md#fleiss1971-diagnoses) (R irr `diagnoses`, statsmodels test_inter_rater.py
+# `diagnoses` aggregated).
 DIAGNOSES = [
     [0, 0, 0, 6, 0], [0, 3, 0, 0, 3], [0, 1, 4, 0, 1], [0, 0, 0, 0, 6], [0, 3, 0, 3, 0],
     [2, 0, 4, 0, 0], [0, 0, 4, 0, 2], [2, 0, 3, 1, 0], [2, 0, 0, 4, 0], [0, 0, 0, 0, 6],
@@ -184,8 +185,8 @@ DIAGNOSES = [
 
 
 def test_fleiss_kappa_z_matches_r_irr() -> None:
-    # R irr::kappam.fleiss(diagnoses): Kappa 0.4302445, z 17.65183 (recorded in statsmodels
-    # 0.15 test_inter_rater.py::test_fleiss_kappa_irr).
+    # R irr::kappam.fleiss(diagnoses) (docs/references.md#fleiss1971-diagnoses): Kappa 0.4302445, z
+    # 17.65183 (recorded in statsmodels 0.15 test_inter_rater.py::test_fleiss_kappa_irr).
     result = fleiss_kappa_se(ReliabilityData.from_agreement_table(DIAGNOSES))
     assert result.estimate == pytest.approx(0.4302445, abs=1e-7)
     assert result.z == pytest.approx(17.65183, abs=1e-5)
@@ -195,8 +196,8 @@ def test_fleiss_kappa_z_matches_r_irr() -> None:
 
 
 def test_fleiss_per_category_kappas_match_r_irr_detail() -> None:
-    # R irr manual, kappam.fleiss(diagnoses, detail=TRUE): per-category Kappa and z
-    # (Depression, Personality Disorder, Schizophrenia, Neurosis, Other);
+    # R irr manual, kappam.fleiss(diagnoses, detail=TRUE) (docs/references.md#fleiss1971-diagnoses):
+    # per-category Kappa and z (Depression, Personality Disorder, Schizophrenia, Neurosis, Other);
     # se_0 = sqrt(2 / (n m (m - 1))).
     expected = [(0.245, 5.192), (0.245, 5.192), (0.520, 11.031), (0.471, 9.994), (0.566, 12.009)]
     result = fleiss_kappa_se(ReliabilityData.from_agreement_table(DIAGNOSES))
@@ -237,9 +238,10 @@ def test_fleiss_needs_equal_numbers_of_values() -> None:
         fleiss_kappa_se(DIAGNOSES)  # type: ignore[arg-type]
 
 
-# -- Gwet's linearised variances: irrCAC vectors (peers-and-test-vectors.md §3.3, §3.6) ----
+# -- Gwet's linearised variances: irrCAC vectors (docs/references.md#irrcac-raw-4raters) ----
 
-# TV-40: Krippendorff (2004) p. 230 = irrCAC raw_4raters (irrCAC 0.4.4 raw tests, digits 3).
+# docs/references.md#irrcac-raw-4raters: Krippendorff (2004) p. 230 = irrCAC raw_4raters (irrCAC
+# 0.4.4 raw tests, digits 3).
 RAW_4RATERS = [
     [1, 1, N, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
     [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [N, 5, 5, 5], [N, N, 1, 1], [N, N, 3, N],
@@ -268,7 +270,8 @@ def test_raw_4raters_matches_irrcac(
 
 def test_raw_4raters_brennan_prediger_p_value_is_two_sided() -> None:
     # irrCAC 0.4.4 (Python) raw bp() reports the one-sided t tail (no factor 2, unlike its
-    # other coefficients); the two-sided p-value is twice the printed 0.00012 (TV-40).
+    # other coefficients); the two-sided p-value is twice the printed 0.00012
+    # (docs/references.md#irrcac-raw-4raters).
     result = linearized_se(raw(RAW_4RATERS), coefficient="brennan_prediger")
     assert (round(result.estimate, 3), round(result.se, 3), round(result.low, 3)) == (
         0.773,
@@ -281,7 +284,8 @@ def test_raw_4raters_brennan_prediger_p_value_is_two_sided() -> None:
 @pytest.mark.parametrize(
     ("weights", "expected"),
     [
-        # TV-40 weighted table: coef/se/CI-lo for gwet, krippendorff, fleiss, conger, bp.
+        # docs/references.md#irrcac-raw-4raters weighted table: coef/se/CI-lo for gwet,
+        # krippendorff, fleiss, conger, bp.
         ("quadratic", {"ac1": (0.914, 0.104, 0.685), "alpha": (0.849, 0.129, 0.561),
                        "fleiss": (0.865, 0.146, 0.544), "conger": (0.858, 0.144, 0.541),
                        "brennan_prediger": (0.902, 0.111, 0.657)}),
@@ -303,7 +307,8 @@ def test_raw_4raters_weighted_matches_irrcac(
         assert result.high == 1.0
 
 
-# TV-44: irrCAC raw datasets with missing values (irrCAC 0.4.4 raw tests, digits 3).
+# docs/references.md#irrcac-raw-datasets: irrCAC raw datasets with missing values (irrCAC 0.4.4 raw
+# tests, digits 3).
 RAW_DATASETS = {
     "raw_5observers": raw(
         [
@@ -359,7 +364,8 @@ def test_raw_datasets_with_missing_values_match_irrcac(dataset: str) -> None:
         assert got == pytest.approx(expected, abs=1.01e-3), (dataset, coefficient)
 
 
-# TV-70: irrCAC contingency-table tests (digits 3, t-based CI).
+# docs/references.md#irrcac-table-abstractors: irrCAC contingency-table tests (digits 3, t-based
+# CI).
 ABSTRACTORS = [[13, 0, 0], [0, 20, 7], [0, 4, 56]]
 DIAGNOSIS_4X4 = [[40, 4, 4, 17], [6, 25, 2, 13], [4, 1, 21, 12], [15, 5, 9, 45]]
 
@@ -398,8 +404,9 @@ def test_contingency_tables_match_irrcac(
 
 
 def test_contingency_table_quadratic_and_custom_weights_match_irrcac() -> None:
-    # TV-70: quadratic weights, 3x3 cohen 0.892 [0.822, 0.962], gwet 0.940 [0.905, 0.976],
-    # bp 0.918 [0.871, 0.964], krippendorff 0.893 [0.822, 0.963]; 4x4 cohen 0.383 (0.066).
+    # docs/references.md#irrcac-table-abstractors: quadratic weights, 3x3 cohen 0.892 [0.822,
+    # 0.962], gwet 0.940 [0.905, 0.976], bp 0.918 [0.871, 0.964], krippendorff 0.893 [0.822, 0.963];
+    # 4x4 cohen 0.383 (0.066).
     quadratic = positions(3) ** 2
     for coefficient, expected in {
         "cohen": (0.892, 0.822, 0.962),
@@ -412,11 +419,27 @@ def test_contingency_table_quadratic_and_custom_weights_match_irrcac() -> None:
         assert got == pytest.approx(expected, abs=1.01e-3), coefficient
     cohen = linearized_se(DIAGNOSIS_4X4, coefficient="cohen", distance=positions(4) ** 2)
     assert (round(cohen.estimate, 3), round(cohen.se, 3)) == (0.383, 0.066)
-    # Custom (asymmetric) agreement weights for krippendorff: 0.816 (se .057) [0.703, 0.928].
+
+
+def test_contingency_table_with_asymmetric_weights_uses_their_symmetric_part() -> None:
+    # irrCAC 0.4.4's table test with custom agreement weights prints krippendorff 0.816 (se
+    # .057) [0.703, 0.928] (docs/references.md#irrcac-table-abstractors): irrCAC.table reads
+    # the weights as directed. Our one convention (docs/metrics.md, "Weights") uses their
+    # symmetric part, so we equal irrCAC.table run on (w + w')/2, computed here.
+    import pandas as pd
+    from irrCAC.table import CAC
+
     custom = np.array([[1, 0.5, 0], [0, 1, 0.5], [0.5, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        directed = CAC(pd.DataFrame(ABSTRACTORS), weights=custom, digits=15).krippendorff()
+        peer = CAC(pd.DataFrame(ABSTRACTORS), weights=(custom + custom.T) / 2, digits=15)
+        symmetric = peer.krippendorff()["est"]
+    assert round(directed["est"]["coefficient_value"], 3) == 0.816
     alpha = linearized_se(ABSTRACTORS, coefficient="alpha", distance=1 - custom)
-    got = (round(alpha.estimate, 3), round(alpha.se, 3), round(alpha.low, 3), round(alpha.high, 3))
-    assert got == (0.816, 0.057, 0.703, 0.928)
+    assert alpha.estimate == pytest.approx(symmetric["coefficient_value"], abs=1e-12)
+    assert alpha.se == pytest.approx(symmetric["se"], abs=1e-12)
+    assert (alpha.low, alpha.high) == pytest.approx(symmetric["confidence_interval"], abs=1e-12)
 
 
 # -- cross-checks against the peers on random data ------------------------------------------
@@ -533,7 +556,7 @@ def test_linearised_se_validates_options() -> None:
 def test_results_are_frozen_python_floats() -> None:
     result = linearized_se(raw(RAW_4RATERS), coefficient="fleiss")
     assert isinstance(result, AnalyticResult)
-    for name in ("estimate", "se", "z", "p_value", "low", "high", "level"):
+    for name in ("estimate", "se", "z", "p_value", "low", "high", "confidence"):
         assert type(getattr(result, name)) is float
     assert result.se_null is None
     with pytest.raises(AttributeError):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import sparse, special, stats
 
-from metrics._stats import Decomposition
+from metrics import Decomposition
 from metrics.data import ReliabilityData
 from metrics.uncertainty.bootstrap import (
     DEGENERATE_POLICY,
@@ -61,7 +61,8 @@ def nominal_alpha(codes: np.ndarray, n_values: int) -> Decomposition:
 
 @pytest.fixture
 def ao70() -> Decomposition:
-    # Artstein & Poesio (2008) example 1: 100 items, 70 agreements (A_o = 0.7).
+    # Artstein & Poesio (2008) example 1: 100 items, 70 agreements (A_o = 0.7;
+    # docs/references.md#ap2008-table1).
     return observed_agreement(np.r_[np.ones(70), np.zeros(30)])
 
 
@@ -160,17 +161,19 @@ def test_each_replicate_resamples_items_from_its_own_stream(alpha_data: Decompos
 
 
 def test_percentile_interval_is_the_quantiles_of_the_replicates(ao70: Decomposition) -> None:
-    result = bootstrap(ao70, replicates=2000, seed=0, method="percentile", level=0.9)
+    result = bootstrap(ao70, replicates=2000, seed=0, method="percentile", confidence=0.9)
     values = bootstrap_chunk(ao70, seed=0, start=0, stop=2000)
     low, high = np.quantile(values, [0.05, 0.95])
     assert (result.low, result.high) == (low, high)
     assert result.method == "percentile"
-    assert result.level == 0.9
+    assert result.confidence == 0.9
     assert result.estimate == pytest.approx(0.7)
     assert result.se == pytest.approx(np.std(values, ddof=1))
 
 
-def _bca_by_hand(decomposition: Decomposition, values: np.ndarray, level: float) -> list[float]:
+def _bca_by_hand(
+    decomposition: Decomposition, values: np.ndarray, confidence: float
+) -> list[float]:
     """Efron (1987) BCa written out with Python loops (the jackknife deletes one row)."""
     stats_ = np.asarray(decomposition.item_stats)
     estimate = float(decomposition.evaluate())
@@ -184,7 +187,7 @@ def _bca_by_hand(decomposition: Decomposition, values: np.ndarray, level: float)
     d = theta.mean() - theta
     a = np.sum(d**3) / (6 * np.sum(d**2) ** 1.5)
     bounds = []
-    for p in ((1 - level) / 2, (1 + level) / 2):
+    for p in ((1 - confidence) / 2, (1 + confidence) / 2):
         z = stats.norm.ppf(p)
         bounds.append(
             float(np.quantile(values, stats.norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))))
@@ -192,11 +195,13 @@ def _bca_by_hand(decomposition: Decomposition, values: np.ndarray, level: float)
     return bounds
 
 
-@pytest.mark.parametrize("level", [0.8, 0.95, 0.99])
-def test_bca_interval_matches_the_textbook_formula(alpha_data: Decomposition, level: float) -> None:
-    result = bootstrap(alpha_data, replicates=1000, seed=4, level=level)
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_bca_interval_matches_the_textbook_formula(
+    alpha_data: Decomposition, confidence: float
+) -> None:
+    result = bootstrap(alpha_data, replicates=1000, seed=4, confidence=confidence)
     values = bootstrap_chunk(alpha_data, seed=4, start=0, stop=1000)
-    low, high = _bca_by_hand(alpha_data, values, level)
+    low, high = _bca_by_hand(alpha_data, values, confidence)
     assert result.method == "bca"
     assert result.fallback is None
     assert result.low == pytest.approx(low, abs=1e-12)
@@ -214,9 +219,9 @@ def test_bca_of_a_mean_is_close_to_scipy(ao70: Decomposition) -> None:
     assert result.high == pytest.approx(reference.high, abs=0.0101)
 
 
-def test_interval_contains_estimate_and_level_orders_widths(alpha_data: Decomposition) -> None:
-    narrow = bootstrap(alpha_data, replicates=1000, seed=0, level=0.8)
-    wide = bootstrap(alpha_data, replicates=1000, seed=0, level=0.99)
+def test_interval_contains_estimate_and_confidence_orders_widths(alpha_data: Decomposition) -> None:
+    narrow = bootstrap(alpha_data, replicates=1000, seed=0, confidence=0.8)
+    wide = bootstrap(alpha_data, replicates=1000, seed=0, confidence=0.99)
     assert wide.low < narrow.low < narrow.estimate < narrow.high < wide.high
 
 
@@ -363,8 +368,8 @@ def test_unpaired_difference_takes_first_stream_from_bootstrap(ao70: Decompositi
         ({"replicates": 1}, "replicates"),
         ({"replicates": 10.5}, "replicates"),
         ({"seed": -1}, "seed"),
-        ({"level": 1.0}, "level"),
-        ({"level": 0}, "level"),
+        ({"confidence": 1.0}, "confidence"),
+        ({"confidence": 0}, "confidence"),
         ({"method": "basic"}, "method"),
     ],
 )
@@ -388,7 +393,7 @@ def test_invalid_inputs_raise(ao70: Decomposition) -> None:
 def test_result_is_frozen_and_holds_python_floats(ao70: Decomposition) -> None:
     result = bootstrap(ao70, replicates=100)
     assert isinstance(result, BootstrapResult)
-    for name in ("estimate", "low", "high", "level", "se"):
+    for name in ("estimate", "low", "high", "confidence", "se"):
         assert type(getattr(result, name)) is float
     assert all(type(v) is float for v in result.quantiles.values())
     with pytest.raises(AttributeError):

@@ -13,11 +13,12 @@ from metrics.cli import main, read_annotations, read_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Krippendorff (2011) reliability data (4 coders × 12 units, missing values) as item,coder,label.
+# Krippendorff (2011) reliability data (4 coders × 12 units, missing values) as item,coder,label
+# (docs/references.md#k2011-reliability-data).
 K2011 = {
     "A": [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
-    "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
-    "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    "B": [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, None],
+    "C": [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
     "D": [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
 }
 
@@ -58,7 +59,8 @@ def test_json_report_of_krippendorff_2011(k2011_csv: Path) -> None:
 
 
 def test_json_report_interval_with_bootstrap(k2011_csv: Path) -> None:
-    # Interval alpha 0.849 (DKPro testIntervallAgreement); AC2 quadratic .914 (irrCAC 0.4.4).
+    # Interval alpha 0.849 (DKPro testIntervallAgreement); AC2 quadratic .914 (irrCAC 0.4.4)
+    # (docs/references.md#k2011-reliability-data, #irrcac-raw-4raters).
     completed = run(str(k2011_csv), "--json", "--level", "interval", "--bootstrap", "100",
                     "--seed", "3", "--confidence", "0.9")  # fmt: skip
     assert completed.returncode == 0, completed.stderr
@@ -66,7 +68,7 @@ def test_json_report_interval_with_bootstrap(k2011_csv: Path) -> None:
     alpha = result["coefficients"]["alpha"]
     assert alpha["value"] == pytest.approx(0.8491071429, abs=1e-9)
     assert alpha["ci"]["replicates"] == 100
-    assert alpha["ci"]["level"] == 0.9
+    assert alpha["ci"]["confidence"] == 0.9
     assert round(result["coefficients"]["ac1"]["value"], 3) == 0.914
 
 
@@ -82,7 +84,8 @@ def test_table_output_names_the_coefficients(
 def test_two_coders_two_categories_get_a_true_agreement_interval(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Artstein & Poesio (2008) Table 1 as JSON lines: A_o 0.7, κ ≈ 0.348.
+    # Artstein & Poesio (2008) Table 1 as JSON lines: A_o 0.7, κ ≈ 0.348
+    # (docs/references.md#ap2008-table1).
     rows = [("STAT", "STAT")] * 20 + [("STAT", "IREQ")] * 10 + [("IREQ", "STAT")] * 20
     rows += [("IREQ", "IREQ")] * 50
     path = tmp_path / "table1.jsonl"

@@ -19,7 +19,8 @@ from .test_agreement import AGRESTI_1992, MIESKES_2009, RAW_4RATERS, items, pair
 
 
 def test_contingency_matrix_of_artstein_poesio_table_4() -> None:
-    # A&P (2008) Table 4 printed with rows = coder B, columns = coder A (spec E5).
+    # A&P (2008) Table 4 printed with rows = coder B, columns = coder A
+    # (docs/references.md#ap2008-table4).
     data = ReliabilityData.from_contingency([[46, 0, 0], [6, 32, 6], [0, 0, 10]])
     table = contingency_matrix(data, "B", "A")
     np.testing.assert_array_equal(table.counts, [[46, 6, 0], [0, 32, 0], [0, 6, 10]])
@@ -37,7 +38,8 @@ def test_contingency_matrix_counts_only_shared_items() -> None:
 
 
 def test_pairwise_coder_matrix() -> None:
-    # DKPro Warrens2012Test (TV-28): raters 0 and 1 of example 1 give kappa 8/11.
+    # DKPro Warrens2012Test (docs/references.md#warrens2012-examples): raters 0 and 1 of example 1
+    # give kappa 8/11.
     rows = [(10, [1, 1, 1, 1]), (2, [1, 0, 1, 0]), (2, [1, 0, 0, 0]), (1, [0, 0, 0, 1])]
     rows += [(15, [0, 0, 0, 0])]
     data = items([r for count, r in rows for _ in range(count)])
@@ -76,9 +78,9 @@ def test_pairwise_coder_matrix_validation() -> None:
 
 
 def test_per_category_agreement_agresti_1992() -> None:
-    # DKPro Agresti1992Test (TV-07): category agreement 0.781, 0.247, 0.402, 0.435 are the
-    # binarised Scott's pi (xchk 0.7810, 0.2472, 0.4016, 0.4354); binarised Cohen kappa gives
-    # 0.781, 0.266, 0.441, 0.459.
+    # DKPro Agresti1992Test (docs/references.md#agresti1992-example): category agreement 0.781,
+    # 0.247, 0.402, 0.435 are the binarised Scott's pi (recomputed 0.7810, 0.2472, 0.4016, 0.4354);
+    # binarised Cohen kappa gives 0.781, 0.266, 0.441, 0.459.
     data = pairs(AGRESTI_1992)
     pi = per_category_agreement(data, method="pi")
     kappa = per_category_agreement(data, method="kappa")
@@ -89,7 +91,8 @@ def test_per_category_agreement_agresti_1992() -> None:
 
 
 def test_per_category_agreement_mieskes_2009() -> None:
-    # DKPro Mieskes2009Test (TV-29), tol 0.01: per-category Fleiss kappa.
+    # DKPro Mieskes2009Test (docs/references.md#mieskes2009-pos-tags), tol 0.01: per-category Fleiss
+    # kappa.
     result = per_category_agreement(items(MIESKES_2009), method="pi").as_dict()
     expected = {"INP": 1.00, "JJ": 1.00, "MD": 1.00, "NN": 0.48, "PRP": 1.00}
     expected |= {"RB": 0.56, "UH": 0.67, "VB": 0.29, "VBP": -0.02}
@@ -111,7 +114,8 @@ def test_item_disagreement() -> None:
     result = item_disagreement(data)
     assert result.pairable.sum() == 11
     assert np.isnan(result.disagreement[~result.pairable]).all()
-    # Mean over pairable items is 1 − A_o (irrCAC pa 0.818 on these data, TV-40).
+    # Mean over pairable items is 1 − A_o (irrCAC pa 0.818 on these data,
+    # docs/references.md#irrcac-raw-4raters).
     mean = result.disagreement[result.pairable].mean()
     assert mean == pytest.approx(1 - observed_agreement(data).value)
     top = result.most_disputed(2)
@@ -194,6 +198,7 @@ def test_pairwise_matrix_equals_the_two_coder_functions(
 ) -> None:
     from metrics.coefficients.agreement import agreement_weights
     from metrics.diagnostics import _pairwise_by_pairs, _pairwise_vectorised
+    from metrics.distances import MatrixDistance
 
     rng = np.random.default_rng(seed)
     size = int(rng.integers(2, 5))
@@ -205,11 +210,12 @@ def test_pairwise_matrix_equals_the_two_coder_functions(
     distance = {
         None: None,
         "quadratic": np.subtract.outer(positions, positions) ** 2,
-        "asymmetric": rng.uniform(0, 1, (size, size)),
+        "asymmetric": rng.uniform(0, 1, (size, size)) * (1 - np.eye(size)),
     }[weighting]
     weights = agreement_weights(data, distance)
     present = (codes >= 0).astype(np.int64)
-    expected = _pairwise_by_pairs(data, coefficient, weights, present @ present.T)
+    fixed = None if distance is None else MatrixDistance(distance)
+    expected = _pairwise_by_pairs(data, coefficient, fixed, present @ present.T)
     actual = _pairwise_vectorised(data, coefficient, weights)
     off = ~np.eye(len(codes), dtype=bool)
     np.testing.assert_allclose(actual[off], expected[off], atol=1e-12)

@@ -1,4 +1,4 @@
-"""Hierarchy distances against Artstein & Poesio (2008) §4.2/§4.5 and their spec (E8, E9)."""
+"""Hierarchy distances against Artstein & Poesio (2008) §4.2/§4.5 (docs/references.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from metrics.distances.hierarchy import (
 )
 from metrics.distances.sets import passonneau_distance
 
-# Artstein & Poesio (2008) §4.5 (spec E9): parent A with children A1 and A2.
+# Artstein & Poesio (2008) §4.5 (docs/references.md#ap2008-melamed-resnik): parent A with children
+# A1 and A2.
 SMALL = CategoryTree({"A": None, "A1": "A", "A2": "A"})
 
 # Artstein & Poesio (2008) Table 9: group 1 of the senses of "call" (Palmer, Dang & Fellbaum
@@ -40,7 +41,8 @@ HYPERNYMS = CategoryTree(
 
 
 def test_melamed_resnik_on_the_papers_example():
-    # Spec E9 (derived): d(A, A) = 0, d(A, A1) = 1/2, d(A1, A2) = 1.
+    # docs/references.md#ap2008-melamed-resnik (derived): d(A, A) = 0, d(A, A1) = 1/2,
+    # d(A1, A2) = 1.
     d = MelamedResnik(tree=SMALL).matrix(["A", "A1", "A2"])
     assert d[0, 0] == 0.0
     assert d[0, 1] == pytest.approx(0.5)
@@ -57,15 +59,15 @@ def test_melamed_resnik_product_flaw_and_the_min_fix():
 
 
 def test_melamed_resnik_on_the_call_group():
-    # Spec E9 (derived): d_{M+R}(WN1, Group1) = 3/4.
+    # docs/references.md#ap2008-melamed-resnik (derived): d_{M+R}(WN1, Group1) = 3/4.
     d = MelamedResnik(tree=CALL).matrix(["WN1", "Group1", "WN3"])
     assert d[0, 1] == pytest.approx(0.75)
     assert d[0, 2] == 1.0
 
 
 def test_extended_senses_through_the_tree_give_the_papers_d_p():
-    # A&P §4.5 (spec E8): es(s) = {s, hypernym}; d_P(es(WN1), es(WN3)) = 2/3, and against a
-    # coder who chose the superlabel {LABEL}: 1/3.
+    # A&P §4.5 (docs/references.md#ap2008-extended-senses): es(s) = {s, hypernym}; d_P(es(WN1),
+    # es(WN3)) = 2/3, and against a coder who chose the superlabel {LABEL}: 1/3.
     def extended(sense):
         return frozenset({sense, *HYPERNYMS.ancestors(sense)})
 
@@ -129,7 +131,7 @@ def test_flat_tagset_gives_the_nominal_distance():
     assert TreeDistance(tree=CALL).matrix(["WN1", "Group1"])[0, 1] == 0.5
 
 
-def test_level_weights_make_higher_disagreements_count_more():
+def test_depth_weights_make_higher_disagreements_count_more():
     # Dialogue-act example in the spirit of A&P §4.2: information-seeking vs ynq should be
     # farther apart than check vs positive-check.
     tree = CategoryTree(
@@ -144,7 +146,7 @@ def test_level_weights_make_higher_disagreements_count_more():
         }
     )
     plain = TreeDistance(tree=tree)
-    weighted = TreeDistance(tree=tree, level_weights=(3, 2, 1))
+    weighted = TreeDistance(tree=tree, depth_weights=(3, 2, 1))
     top = ["ynq", "inform"]
     low = ["positive-check", "negative-check"]
     assert plain.matrix(top)[0, 1] == pytest.approx(4 / 6)
@@ -197,10 +199,10 @@ def test_distances_refuse_labels_outside_the_tree_and_bad_weights():
         TreeDistance(tree=SMALL).matrix(["A", "B"])
     with pytest.raises(ValueError, match="not categories of the tree"):
         MelamedResnik(tree=SMALL).matrix(["Z"])
-    with pytest.raises(ValueError, match="one weight per level"):
-        TreeDistance(tree=HYPERNYMS, level_weights=(1.0,))
+    with pytest.raises(ValueError, match="one weight per depth"):
+        TreeDistance(tree=HYPERNYMS, depth_weights=(1.0,))
     with pytest.raises(ValueError, match="positive"):
-        TreeDistance(tree=SMALL, level_weights=(0.0,))
+        TreeDistance(tree=SMALL, depth_weights=(0.0,))
     with pytest.raises(ValueError, match="CategoryTree"):
         TreeDistance(tree={"A": None})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a category"):

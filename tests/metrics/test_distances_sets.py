@@ -49,7 +49,7 @@ def _alpha(units: list[list[frozenset]], distance: Distance) -> tuple[float, flo
     return 1 - d_o / d_e, d_o, d_e
 
 
-# Passonneau (2006) §3.3 via spec "Basic MASI unit vectors": (P, Q, J, M, 1 − J·M).
+# Passonneau (2006) §3.3 (docs/references.md#passonneau2006-masi-units): (P, Q, J, M, 1 − J·M).
 MASI_UNIT_VECTORS = [
     ({1, 2}, {1, 2}, Fraction(1), Fraction(1), Fraction(0)),
     ({1, 2}, {1, 2, 3, 4}, Fraction(1, 2), Fraction(2, 3), Fraction(2, 3)),
@@ -84,7 +84,8 @@ def test_masi_bracket_bug_is_absent():
 
 
 def test_passonneau_distance_takes_the_four_values_exactly():
-    # Artstein & Poesio (2008) §4.4.1; DKPro SetAnnotationDistanceFunction (peers TV-51).
+    # Artstein & Poesio (2008) §4.4.1; DKPro SetAnnotationDistanceFunction
+    # (docs/references.md#set-distance-units).
     assert passonneau_distance(F("AB"), F("AB")) == 0.0
     assert passonneau_distance(F("A"), F("AB")) == 1 / 3
     assert passonneau_distance(F("AB"), F("BC")) == 2 / 3
@@ -92,13 +93,15 @@ def test_passonneau_distance_takes_the_four_values_exactly():
 
 
 def test_dkpro_masi_is_the_artstein_poesio_product():
-    # DKPro MASISetAnnotationDistanceFunction (peers TV-51): {A}/{A,B} 1/6; {A,B}/{B,C} 4/9.
+    # DKPro MASISetAnnotationDistanceFunction (docs/references.md#set-distance-units): {A}/{A,B}
+    # 1/6; {A,B}/{B,C} 4/9.
     assert masi_ap_distance(F("A"), F("AB")) == pytest.approx(1 / 6, abs=1e-15)
     assert masi_ap_distance(F("AB"), F("BC")) == pytest.approx(4 / 9, abs=1e-15)
     assert masi_ap_distance(F("A"), F("B")) == 1.0
 
 
-# Artstein & Poesio (2008) §4.5 (spec E8): extended senses of "call".
+# Artstein & Poesio (2008) §4.5 (docs/references.md#ap2008-extended-senses): extended senses
+# of "call".
 WN1 = F({"WN1", "LABEL"})
 WN3 = F({"WN3", "LABEL"})
 SUPER = F({"LABEL"})
@@ -107,7 +110,7 @@ SUPER = F({"LABEL"})
 def test_artstein_poesio_extended_senses():
     assert passonneau_distance(WN1, WN3) == pytest.approx(2 / 3)  # printed d = 2/3
     assert passonneau_distance(WN1, SUPER) == pytest.approx(1 / 3)  # printed d = 1/3
-    # Derived in the spec (E8): d_J, d_D, A&P's d_P × d_J, Passonneau's 1 − J·M.
+    # Derived (docs/references.md#ap2008-extended-senses): d_J, d_D, A&P's d_P × d_J, 1 − J·M.
     assert jaccard_distance(WN1, WN3) == pytest.approx(2 / 3)
     assert jaccard_distance(WN1, SUPER) == pytest.approx(1 / 2)
     assert dice_distance(WN1, WN3) == pytest.approx(1 / 2)
@@ -122,9 +125,11 @@ def _mean_similarity(pairs, distance):
     return np.mean([1 - distance(F(a), F(b)) for a, b in pairs])
 
 
-# Passonneau (2006) Figure 2 (columns x, y, z; A3 vs A4), raw sets as the paper computes.
+# Passonneau (2006) Figure 2 (columns x, y, z; A3 vs A4), raw sets as the paper computes
+# (docs/references.md#passonneau2006-figure2).
 FIG2 = [("xy", "xyz"), ("xy", "xyz"), ("x", "xyz")]
-# The same with the coding unit removed from its own set (§3.3's prescription; derived).
+# The same with the coding unit removed from its own set (Passonneau's §3.3 prescription;
+# derived).
 FIG2_UNIT_REMOVED = [("y", "yz"), ("x", "xz"), ("x", "xy")]
 
 
@@ -137,12 +142,14 @@ def test_passonneau_figure_2():
     assert _mean_similarity(FIG2_UNIT_REMOVED, masi_distance) == pytest.approx(1 / 3)
 
 
-# Passonneau (2006) Figure 3, A3 row rebuilt from the prose (spec §1.2).
+# Passonneau (2006) Figure 3, A3 row rebuilt from the prose
+# (docs/references.md#passonneau2006-figure3).
 FIG3 = [("xy", "x"), ("xy", "yz"), ("z", "yz")]
 
 
 def test_passonneau_figure_3_with_erratum():
-    # Erratum (spec §4 #1, #2): the paper prints J = 1/3, 2/3, 1/3 and mean MASI 6/27 (.22);
+    # Paper error (docs/references.md#passonneau2006-figure3): it prints J = 1/3, 2/3, 1/3 and mean
+    # MASI 6/27 (.22);
     # no sets over {x,y,z} give those Jaccard values. Correct: J = 1/2, 1/3, 1/2; mean 7/27.
     jaccards = [1 - jaccard_distance(F(a), F(b)) for a, b in FIG3]
     assert jaccards == pytest.approx([1 / 2, 1 / 3, 1 / 2])
@@ -161,7 +168,8 @@ A2_SETS = [F(range(1, 8))] * 7
 
 
 def test_passonneau_figure_4_per_span_similarities():
-    # Spec §1.2 table: spans 1–4 J 4/7 MASI 8/21; spans 5, 7 J 2/7 MASI 4/21; span 6 1/7, 2/21.
+    # docs/references.md#passonneau2006-figure4: spans 1–4 J 4/7 MASI 8/21; spans 5, 7 J 2/7
+    # MASI 4/21; span 6 1/7, 2/21.
     expected = [(4 / 7, 8 / 21)] * 4 + [(2 / 7, 4 / 21), (1 / 7, 2 / 21), (2 / 7, 4 / 21)]
     for a, b, (j, masi) in zip(A1_SETS, A2_SETS, expected, strict=True):
         assert 1 - jaccard_distance(a, b) == pytest.approx(j)
@@ -170,7 +178,7 @@ def test_passonneau_figure_4_per_span_similarities():
 
 
 def test_passonneau_figure_4_alpha_recomputed():
-    # Spec §1.2 "Recomputation for the spans row", V1 (raw sets) and V2 (unit removed).
+    # docs/references.md#passonneau2006-figure4: raw sets, and each unit removed from its set.
     units = [[a, b] for a, b in zip(A1_SETS, A2_SETS, strict=True)]
     removed = [[a - {u}, b - {u}] for u, (a, b) in enumerate(units, start=1)]
     alpha, d_o, d_e = _alpha(units, SET_DISTANCES["jaccard"])
@@ -182,7 +190,7 @@ def test_passonneau_figure_4_alpha_recomputed():
 
 
 def test_passonneau_figure_5_derived_values():
-    # Spec §1.2 Figure 5: A1 {1,2},{3}; A2 {1,3},{2}; spans 1, 2, 3.
+    # docs/references.md#passonneau2006-figure5: A1 {1,2},{3}; A2 {1,3},{2}; spans 1, 2, 3.
     units = [[F({1, 2}), F({1, 3})], [F({1, 2}), F({2})], [F({3}), F({1, 3})]]
     masis = [1 - masi_distance(a, b) for a, b in units]
     assert masis == pytest.approx([1 / 9, 1 / 3, 1 / 3])
@@ -190,7 +198,7 @@ def test_passonneau_figure_5_derived_values():
     assert _alpha(units, SET_DISTANCES["masi"])[0] == pytest.approx(0.0099, abs=1e-4)
 
 
-# DKPro Agreement SetAnnotationsTest, 9 items × 2 raters (peers-and-test-vectors §3.4, TV-50).
+# DKPro Agreement SetAnnotationsTest, 9 items × 2 raters (docs/references.md#dkpro-set-annotations).
 TV50 = [
     ("", ""),
     ("A", ""),
@@ -210,7 +218,7 @@ TV50 = [
         # DKPro asserts to 0.001 with d({A},{}) = 1/3 (the empty set as a subset).
         (SetDistance("passonneau", empty="subset"), 0.333, 0.409, 0.186, 1e-3),
         (SetDistance("masi_ap", empty="subset"), 0.253, 0.338, 0.252, 1e-3),
-        # Cross-checked in the spec only (no peer): true MASI and Jaccard.
+        # Recomputed only (no peer): true MASI and Jaccard.
         (SET_DISTANCES["masi"], 0.5432, 0.7473, 0.2731, 1e-4),
         (SET_DISTANCES["jaccard"], 0.4630, 0.6765, 0.3156, 1e-4),
     ],
@@ -230,7 +238,8 @@ def test_dkpro_alpha_cross_checks_to_ten_digits():
 
 
 def test_single_item_gives_observed_equal_to_expected():
-    # nltk#2991 (peers TV-52): one item {l1} vs {l1, l2}: D_o = D_e = 2/3, so alpha = 0.
+    # nltk#2991 (docs/references.md#nltk-2991-masi): one item {l1} vs {l1, l2}: D_o = D_e = 2/3, so
+    # alpha = 0.
     alpha, d_o, d_e = _alpha([[F({"l1"}), F({"l1", "l2"})]], SET_DISTANCES["masi"])
     assert d_o == pytest.approx(2 / 3)
     assert d_e == pytest.approx(2 / 3)

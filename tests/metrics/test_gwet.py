@@ -28,7 +28,8 @@ def linear(size: int) -> np.ndarray:
     return np.abs(np.subtract.outer(values, values))
 
 
-# irrCAC raw test "custom" agreement weights (TV-40); asymmetric and non-monotone.
+# irrCAC raw test "custom" agreement weights (docs/references.md#irrcac-raw-4raters); asymmetric and
+# non-monotone.
 CUSTOM_WEIGHTS = np.array(
     [
         [1, 0.75, 0.5, 0.25, 0],
@@ -41,7 +42,8 @@ CUSTOM_WEIGHTS = np.array(
 
 
 def test_gwet_2008_hand_example() -> None:
-    # DKPro Gwet2008Test (TV-08), tol 1e-4: Ao 0.9, Ae 0.255, AC1 0.8658.
+    # DKPro Gwet2008Test (docs/references.md#gwet2008-hand-example), tol 1e-4: Ao 0.9, Ae 0.255, AC1
+    # 0.8658.
     result = gwet_ac1(pairs([(8, "y", "y"), (1, "n", "n"), (1, "y", "n")]))
     assert result.observed == pytest.approx(0.9)
     assert result.expected == pytest.approx(0.255, abs=1e-4)
@@ -50,7 +52,8 @@ def test_gwet_2008_hand_example() -> None:
 
 
 def test_gwet_2008_missing_data_variant() -> None:
-    # TV-08: adding single-rated items keeps Ao at 0.9, and AC2 with nominal weights == AC1.
+    # docs/references.md#gwet2008-hand-example: adding single-rated items keeps Ao at 0.9, and AC2
+    # with nominal weights == AC1.
     full = [["y", "y"]] * 8 + [["n", "n"], ["y", "n"]]
     data = items([*full, ["y", None], ["y", None], ["n", None]])
     ac1 = gwet_ac1(data)
@@ -61,7 +64,8 @@ def test_gwet_2008_missing_data_variant() -> None:
 
 
 def test_single_category_study_raises() -> None:
-    # TV-08: a single-category study (10 × (y, y)) must raise for AC1 and AC2.
+    # docs/references.md#gwet2008-hand-example: a single-category study (10 × (y, y)) must raise for
+    # AC1 and AC2.
     data = pairs([(10, "y", "y")])
     with pytest.raises(ValueError, match="at least two categories"):
         gwet_ac1(data)
@@ -72,7 +76,8 @@ def test_single_category_study_raises() -> None:
 @pytest.mark.parametrize(
     ("table", "ac1", "ac2"),
     [
-        # DKPro gwet fixtures generated with R irrCAC 1.4 (TV-09): (pa, pe, coefficient);
+        # DKPro gwet fixtures generated with R irrCAC 1.4 (docs/references.md#gwet-r-fixtures):
+        # (pa, pe, coefficient);
         # pa/pe tol 1e-9, coefficient tol 1e-5; AC2 with quadratic weights.
         ([[80, 7], [8, 5]], (0.85, 0.21875, 0.808), (0.85, 0.21875, 0.808)),
         (
@@ -117,7 +122,8 @@ def test_r_irrcac_fixtures(
 
 
 def test_cohen_1960_example_1_ac1() -> None:
-    # DKPro Gwet2008Test / Cohen1960Test (TV-03): AC1 −0.0480 (tol 1e-4).
+    # DKPro Gwet2008Test / Cohen1960Test (docs/references.md#cohen1960-examples): AC1 −0.0480 (tol
+    # 1e-4).
     table = [[25, 12, 3], [13, 2, 15], [12, 16, 2]]
     assert gwet_ac1(ReliabilityData.from_contingency(table)).value == pytest.approx(
         -0.0480, abs=1e-4
@@ -125,7 +131,10 @@ def test_cohen_1960_example_1_ac1() -> None:
 
 
 class TestIrrcacRaw4Raters:
-    """irrCAC raw tests on Krippendorff (2004) p. 230 data (TV-40), digits = 3."""
+    """irrCAC raw tests on Krippendorff (2004) p. 230 data, digits = 3.
+
+    docs/references.md#irrcac-raw-4raters
+    """
 
     data = items(RAW_4RATERS)
 
@@ -166,7 +175,8 @@ class TestIrrcacRaw4Raters:
 @pytest.mark.parametrize(
     ("name", "ac1", "bp"),
     [
-        # irrCAC raw tests (TV-44), digits 3; AC1 xchk 0.49662 / 0.68460 / 0.20808 / 0.66144.
+        # irrCAC raw tests (docs/references.md#irrcac-raw-datasets), digits 3; AC1 recomputed
+        # 0.49662 / 0.68460 / 0.20808 / 0.66144.
         ("raw_5observers", 0.49662, 0.487),
         ("raw_g1g2", 0.68460, 0.679),
         ("raw_gender", 0.20808, 0.183),

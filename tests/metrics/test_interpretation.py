@@ -51,25 +51,28 @@ def test_krippendorff_cutoffs(value, label):
 
 
 def test_di_eugenio_glass_example_1_straddles_the_threshold():
-    # Di Eugenio & Glass (2004), Example 1: kappa_Co 0.6724, kappa_S&C 0.6632 (§1: the two
-    # kappas can fall on either side of 0.67).
+    # Di Eugenio & Glass (2004), Example 1 (docs/references.md#deg2004-examples): kappa_Co 0.6724,
+    # kappa_S&C 0.6632 (their §1: the two kappas can fall on either side of 0.67).
     assert interpret_value(0.6724).label == "tentative"
     assert interpret_value(0.6632).label == "discard"
 
 
 def test_interval_straddling_a_threshold_is_labelled_with_both_bands():
-    # Krenn et al. (2004), NN7: kappa 0.775, 95% CI [0.719, 0.831] (spec §2.2, derived).
+    # Krenn et al. (2004), NN7: kappa 0.775, 95% CI [0.719, 0.831] (derived,
+    # docs/references.md#kez2004-tables).
     result = interpret_interval(0.719, 0.831)
     assert result.labels == ("tentative", "good")
     assert result.cuts_inside == (0.8,)
     assert result.straddles
     assert result.summary == "tentative to good: the interval straddles 0.8"
-    # Artstein & Poesio (2008) §4.1.3: "K = 0.78 ± 0.05. Is this good or bad?"
+    # Artstein & Poesio (2008) §4.1.3 (docs/references.md#ap2008-interpretation): "K = 0.78 ±
+    # 0.05".
     assert interpret_interval(0.73, 0.83).labels == ("tentative", "good")
 
 
 def test_interval_over_several_landis_koch_bands():
-    # Krenn et al. (2004), NN12: kappa 0.265, 95% CI [0.186, 0.345] (spec §2.2, derived).
+    # Krenn et al. (2004), NN12: kappa 0.265, 95% CI [0.186, 0.345] (derived,
+    # docs/references.md#kez2004-tables).
     result = interpret_interval(0.186, 0.345, scale="landis_koch")
     assert result.labels == ("slight", "fair")
     wide = interpret_interval(0.1, 0.9, scale="landis_koch")

@@ -4,7 +4,8 @@
   missing values and identity / quadratic / linear / custom (asymmetric) weights; our
   ``distance`` is ``1 - weights``.
 - statsmodels ``fleiss_kappa`` (agreement tables) and ``cohens_kappa`` (contingency tables,
-  also with 2-D weights, which statsmodels reads as Cohen's directed disagreement weights).
+  also with 2-D weights, which statsmodels reads as Cohen's directed disagreement weights: it
+  is given their symmetric part, the one convention of this library).
 - scikit-learn ``cohen_kappa_score`` (unweighted, linear and quadratic).
 - NLTK ``AnnotationTask`` on complete data, where its formulas are right: ``avg_Ao``,
   ``S`` (all categories used), ``pi`` (multi-pi), ``multi_kappa`` (Davies & Fleiss) and
@@ -141,8 +142,10 @@ def test_statsmodels_cohens_kappa(seed: int) -> None:
         power = 1 if wt == "linear" else 2
         distance = np.abs(np.subtract.outer(scores, scores)).astype(float) ** power
         assert weighted_kappa(data, distance=distance).value == pytest.approx(expected, abs=TOL)
-    asymmetric = rng.uniform(0, 1, (size, size))
-    expected = cohens_kappa(table, weights=asymmetric).kappa
+    # Asymmetric weights count through their symmetric part (docs/metrics.md, "Weights");
+    # statsmodels reads a 2-D weight matrix as directed, so it is given the symmetric part.
+    asymmetric = rng.uniform(0, 1, (size, size)) * (1 - np.eye(size))
+    expected = cohens_kappa(table, weights=(asymmetric + asymmetric.T) / 2).kappa
     assert weighted_kappa(data, distance=asymmetric).value == pytest.approx(expected, abs=TOL)
 
 
@@ -187,7 +190,7 @@ def test_irrcac_weight_schemes_are_one_minus_normalised_distances() -> None:
     np.testing.assert_allclose(schemes["linear"], 1 - difference / difference.max())
 
 
-# irrCAC raw tests on Krippendorff (2004) p. 230 data (peers-and-test-vectors §3.3, TV-40),
+# irrCAC raw tests on Krippendorff (2004) p. 230 data (docs/references.md#irrcac-raw-4raters),
 # digits = 3: (pa, pe, coefficient) for gwet / fleiss / conger / bp under each weighting.
 TV40_WEIGHTED = {
     "quadratic": [
@@ -246,3 +249,25 @@ def test_irrcac_weighted_vectors_on_krippendorff_2004(scheme: str) -> None:
         result = function(data, distance=distance)
         rounded = (round(result.observed, 3), round(result.expected, 3), round(result.value, 3))
         assert rounded == pytest.approx(expected, abs=1e-12), function.__name__
+
+
+def test_light_kappa_on_krippendorff_2011_is_the_mean_of_irrcac_pairwise_kappas() -> None:
+    # docs/metrics.md's JSON example prints light_kappa 0.712 on
+    # docs/references.md#k2011-reliability-data: the mean over the six coder pairs of Cohen's
+    # kappa with Gwet's missing-data convention, which is irrCAC's conger() on each pair.
+    # (0.710, printed before, came from unit 12's value transcribed under coder B.)
+    from .test_agreement import RAW_4RATERS
+
+    matrix = np.array(RAW_4RATERS, dtype=float).T
+    pairwise = []
+    for g in range(4):
+        for h in range(g + 1, 4):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                frame = pd.DataFrame(matrix[[g, h]].T)
+                kappa = CAC(frame, categories=[1.0, 2.0, 3.0, 4.0, 5.0], digits=15).conger()
+            pairwise.append(kappa["est"]["coefficient_value"])
+    result = light_kappa(matrix)
+    assert result.value == pytest.approx(np.mean(pairwise), abs=TOL)
+    assert conger_kappa(matrix).value == pytest.approx(0.7630, abs=5e-4)  # irrCAC conger() .763
+    assert round(result.value, 3) == 0.712

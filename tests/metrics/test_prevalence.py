@@ -1,8 +1,8 @@
 """Di Eugenio & Glass (2004) examples, Byrt et al. (1993) indices, Artstein & Poesio §3.
 
 Tables are DEG04's, rows = coder 1, [[Acc/Acc, Acc/Ack], [Ack/Acc, Ack/Ack]], as rebuilt in
-our spec digest (masi-krenn-dieugenio §3.2). Where DEG04's printed number is wrong the exact
-value is tested and the erratum cited (spec §4, errata 11–15).
+docs/references.md#deg2004-examples. Where DEG04's printed number is wrong the exact value is
+tested and the error explained there.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from metrics.coefficients.prevalence import (
 )
 from metrics.data import ReliabilityData
 
-# example: (table, kappa_Co, kappa_S&C, PABAK, BI, PI), exact values (spec §3.2).
+# example: (table, kappa_Co, kappa_S&C, PABAK, BI, PI), exact values
+# (docs/references.md#deg2004-examples).
 DEG04 = {
-    # Ex. 1: printed 0.6724 / 0.6632 / 0.6666 from 4-dp intermediates (erratum 11).
+    # Ex. 1: printed 0.6724 / 0.6632 / 0.6666 from 4-dp intermediates (rounded intermediates).
     1: (
         [[70, 25], [0, 55]],
         Fraction(154, 229),
@@ -38,7 +39,7 @@ DEG04 = {
         Fraction(1, 6),
         Fraction(1, 10),
     ),
-    # Ex. 2: printed kappa_Co 0.6632, exact 0.6637 (erratum 12).
+    # Ex. 2: printed kappa_Co 0.6632, exact 0.6637 (a paper error).
     2: (
         [[70, 10], [15, 55]],
         Fraction(148, 223),
@@ -47,7 +48,7 @@ DEG04 = {
         Fraction(-1, 30),
         Fraction(1, 10),
     ),
-    # Ex. 3: printed −0.048, exact −1/19 = −0.0526 (erratum 13); 2P(A) − 1 = 0.8 printed.
+    # Ex. 3: printed −0.048, exact −1/19 = −0.0526 (a paper error); 2P(A) − 1 = 0.8 printed.
     3: (
         [[90, 5], [5, 0]],
         Fraction(-1, 19),
@@ -65,7 +66,7 @@ DEG04 = {
         Fraction(0),
         Fraction(0),
     ),
-    # Ex. 5: printed 0.27 for both; exact 2/7 and 111/391 (erratum 14).
+    # Ex. 5: printed 0.27 for both; exact 2/7 and 111/391 (a paper error).
     5: (
         [[40, 15], [20, 25]],
         Fraction(2, 7),
@@ -74,7 +75,7 @@ DEG04 = {
         Fraction(-1, 20),
         Fraction(3, 20),
     ),
-    # Ex. 6: printed 0.418 / 0.27; exact 4/11 and 111/391 (erratum 15); 2P(A) − 1 = 0.3.
+    # Ex. 6: printed 0.418 / 0.27; exact 4/11 and 111/391 (a paper error); 2P(A) − 1 = 0.3.
     6: (
         [[40, 35], [0, 25]],
         Fraction(4, 11),
@@ -102,7 +103,7 @@ def test_di_eugenio_glass_examples(example: int) -> None:
     assert pabak(data).value == pytest.approx(report.pabak)
     assert bias_index(data) == pytest.approx(report.bias_index)
     assert prevalence_index(data) == pytest.approx(report.prevalence_index)
-    # Byrt et al. (1993) identities, checked on all six examples in the spec (§3.1).
+    # Byrt et al. (1993) identities, on all six examples (docs/references.md#deg2004-examples).
     pi2, bi2 = report.prevalence_index**2, report.bias_index**2  # type: ignore[operator]
     assert report.kappa_cohen == pytest.approx((report.pabak - pi2 + bi2) / (1 - pi2 + bi2))
     assert report.kappa_siegel_castellan == pytest.approx((report.pabak - pi2) / (1 - pi2))
@@ -111,7 +112,7 @@ def test_di_eugenio_glass_examples(example: int) -> None:
 
 def test_example_1_printed_values_come_from_rounded_intermediates() -> None:
     # DEG04 Fig. 2: P(A) = 0.8333, P(E)_Co = 0.4912 (4 dp) give the printed 0.6724; exact
-    # 0.6725 (erratum 11). 2P(A) − 1 from 0.8333 is the printed 0.6666.
+    # 0.6725 (docs/references.md#deg2004-examples). 2P(A) − 1 from 0.8333 is the printed 0.6666.
     report = kappa_comparison(ReliabilityData.from_contingency([[70, 25], [0, 55]]))
     observed, expected = round(report.observed, 4), round(report.expected_cohen, 4)
     assert (observed, expected) == (0.8333, 0.4911)
@@ -121,7 +122,8 @@ def test_example_1_printed_values_come_from_rounded_intermediates() -> None:
 
 
 def test_kappa_is_sample_size_invariant() -> None:
-    # DEG04 §2: multiplying every cell by 100 leaves kappa unchanged (examples 3 and 4).
+    # Di Eugenio & Glass (2004) §2: multiplying every cell by 100 leaves kappa unchanged
+    # (examples 3 and 4; docs/references.md#deg2004-examples).
     for example in (3, 4):
         table = np.array(DEG04[example][0])
         small = kappa_comparison(ReliabilityData.from_contingency(table))
@@ -130,7 +132,8 @@ def test_kappa_is_sample_size_invariant() -> None:
 
 
 def test_expected_agreement_minimum_is_one_over_m() -> None:
-    # DEG04 §2 / example 4: labels spread equally give the minimum P(E) = 1/m = 0.5.
+    # Di Eugenio & Glass (2004) §2 / example 4: labels spread equally give the minimum
+    # P(E) = 1/m = 0.5 (docs/references.md#deg2004-examples).
     report = kappa_comparison(ReliabilityData.from_contingency(DEG04[4][0]))
     assert report.expected_cohen == pytest.approx(0.5)
 
@@ -138,9 +141,10 @@ def test_expected_agreement_minimum_is_one_over_m() -> None:
 @pytest.mark.parametrize(
     ("table", "largest", "value"),
     [
-        # Cohen (1960) ex. 1, DKPro Cohen1960Test (TV-03): max agreement 0.90; xchk 0.84615.
+        # Cohen (1960) ex. 1, DKPro Cohen1960Test (docs/references.md#cohen1960-examples):
+        # max agreement 0.90; recomputed 0.84615.
         ([[25, 12, 3], [13, 2, 15], [12, 16, 2]], 0.90, 0.84615),
-        # Cohen (1960) ex. 2 (TV-03): max kappa 0.831, xchk 0.83051.
+        # Cohen (1960) ex. 2 (docs/references.md#cohen1960-examples): max kappa 0.831, 0.83051.
         ([[88, 14, 18], [10, 40, 10], [2, 6, 12]], None, 0.83051),
     ],
 )
@@ -166,7 +170,7 @@ def test_multi_category_report_has_no_binary_indices() -> None:
 
 class TestAnnotatorBias:
     def test_table_1(self) -> None:
-        # A&P (2008) Table 1, spec E3 (derived): B = 0.005, kappa − pi = 0.007167.
+        # A&P (2008) Table 1 (docs/references.md#ap2008-table1): B = 0.005, kappa − pi = 0.007167.
         result = annotator_bias(ReliabilityData.from_contingency([[20, 10], [20, 50]]))
         assert result.bias == pytest.approx(0.005)
         assert result.variance_form == pytest.approx(0.005)
@@ -174,7 +178,8 @@ class TestAnnotatorBias:
         assert result.kappa_minus_pi_from_bias == pytest.approx(result.kappa_minus_pi)
 
     def test_table_4(self) -> None:
-        # A&P (2008) Table 4, spec E5 (derived): B = 0.4014 − 0.396 = 0.0054, κ − π = 0.001792.
+        # A&P (2008) Table 4 (docs/references.md#ap2008-table4): B = 0.4014 − 0.396 = 0.0054, κ − π
+        # = 0.001792.
         table = [[46, 0, 0], [6, 32, 6], [0, 0, 10]]
         result = annotator_bias(ReliabilityData.from_contingency(table))
         assert result.bias == pytest.approx(0.0054)
@@ -182,7 +187,7 @@ class TestAnnotatorBias:
         assert result.kappa_minus_pi == pytest.approx(0.001792, abs=1e-6)
 
     def test_identities_on_random_five_coder_data(self) -> None:
-        # A&P (2008) §3.1 (spec E10): B = Σ var/(c − 1) and the κ − π formula, 5 coders.
+        # A&P (2008) §3.1 (docs/references.md#ap2008-bias): B = Σ var/(c − 1) and κ − π, 5 coders.
         rng = np.random.default_rng(7)
         matrix = rng.integers(0, 4, size=(5, 60)).astype(float)
         result = annotator_bias(matrix)
@@ -192,7 +197,7 @@ class TestAnnotatorBias:
 
 class TestPrevalenceClosedForm:
     def test_sample_value(self) -> None:
-        # A&P (2008) Table 7, spec E6 (derived sample): δ = 0.03, ε = 0.01 → 0.739583.
+        # A&P (2008) Table 7 (docs/references.md#ap2008-table7): δ = 0.03, ε = 0.01 → 0.739583.
         assert prevalence_closed_form(0.03, 0.01) == pytest.approx(0.739583, abs=1e-6)
 
     def test_matches_pi_and_kappa_on_table_7(self) -> None:

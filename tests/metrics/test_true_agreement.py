@@ -1,10 +1,10 @@
 """True-agreement intervals against Krenn, Evert & Zinsmeister (2004), Tables 1 and 2.
 
 The paper does not publish the twelve 2 × 2 tables (expert BK against annotators NN1–NN12);
-the spec (masi-krenn-dieugenio-2004-2006.md §2.2) reconstructs them from the printed kappa
-and interval ends, and every printed digit of both tables is reproduced under one reading:
-level 95%, two-sided p = min(1, 2·min(tails)), feasibility check for homogeneity. The tables
-and values below are copied from there; the printed percentages are the paper's.
+they were reconstructed from the printed kappa and interval ends, and every printed digit of
+both tables is reproduced under one reading: confidence 95%, two-sided p = min(1,
+2·min(tails)), feasibility check for homogeneity (docs/references.md#kez2004-tables). The
+printed percentages are the paper's.
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ KEZ_TABLES = {
     12: ((61, 90, 95, 607), ".265", ("4.34%", "60.73%"), ("17.00%", "35.05%"), (37, 518, 145, 299)),
 }
 
-# Other splits of the disagreements (n12/n21) that fit the printed numbers equally (spec §2.2).
+# Other splits of the disagreements (n12/n21) that fit the printed numbers equally
+# (docs/references.md#kez2004-tables).
 KEZ_ALTERNATIVES = {
     2: [(32, 44), (34, 42), (35, 41)],
     5: [(38, 41)],
@@ -145,7 +146,8 @@ def test_krenn_alternative_reconstructions_give_the_same_intervals(nn, n12, n21)
 
 def test_krenn_interval_sizes_and_the_rounding_erratum():
     # Table 2 prints sizes from rounded bounds: NN1 12.52, NN4 11.82, NN8 16.03, NN9 11.12;
-    # exact (spec §4 erratum 9b): 107/855, 101/855, 137/855, 95/855 = 12.51, 11.81, 16.02, 11.11.
+    # exact (docs/references.md#kez2004-tables): 107/855, 101/855, 137/855, 95/855 = 12.51,
+    # 11.81, 16.02, 11.11.
     exact = {1: "12.51", 4: "11.81", 8: "16.02", 9: "11.11", 7: "10.29", 12: "18.05"}
     for nn, size in exact.items():
         hom = true_agreement_interval(_table(KEZ_TABLES[nn][0]), model="homogeneity")
@@ -154,19 +156,19 @@ def test_krenn_interval_sizes_and_the_rounding_erratum():
 
 def test_krenn_nn3_needs_the_feasibility_check():
     # NN3's printed homogeneity ends (51.70%–64.33%) only come out when an m that would give
-    # a coder a negative TP count in C₂ is not admissible (spec §2.2).
+    # a coder a negative TP count in C₂ is not admissible (docs/references.md#kez2004-tables).
     hom = true_agreement_interval(_table(KEZ_TABLES[3][0]), model="homogeneity")
     assert hom.m_high == 550
     n11, n12, n21, _ = KEZ_TABLES[3][0]
     n = 855
     pi = ((n11 + n12) + (n11 + n21)) / (2 * n)
     # 550 is the last m at which coder A keeps a non-negative TP count in C₂ (π·m ≤ n₁·);
-    # without the check the interval would run on to 67.60% (spec §2.2).
+    # without the check the interval would run on to 67.60%.
     assert pi * hom.m_high <= n11 + n12 < pi * (hom.m_high + 1)
 
 
-# Krenn et al. (2004) Figure 2 (= Di Eugenio & Glass 2004, Example 5); derived vectors from
-# the spec §2.2 under both rules.
+# Krenn et al. (2004) Figure 2 (= Di Eugenio & Glass 2004, Example 5); derived vectors under
+# both rules (docs/references.md#kez2004-figure2).
 FIGURE_2 = [[40, 15], [20, 25]]
 
 
@@ -197,7 +199,8 @@ def test_krenn_figure_2_fisher_p_values(table, paper, minlike):
 
 
 def test_krenn_figure_2_homogeneity_at_m_40():
-    # m₊ = 23, pA₂ = 32/60, pB₂ = 37/60, p_c = 0.507778, x = 25 of 60 (spec §2.2).
+    # m₊ = 23, pA₂ = 32/60, pB₂ = 37/60, p_c = 0.507778, x = 25 of 60
+    # (docs/references.md#kez2004-figure2).
     p_a, p_b = 32 / 60, 37 / 60
     p_c = p_a * p_b + (1 - p_a) * (1 - p_b)
     assert p_c == pytest.approx(0.507778, abs=1e-6)
@@ -233,7 +236,7 @@ def test_paper_p_values_double_the_smaller_tail():
     assert float(binomial_p_values(0, 0, 0.5)) == 1.0
 
 
-def _brute_force_conservative(cells, rule, level=0.95):
+def _brute_force_conservative(cells, rule, confidence=0.95):
     """Every m whose best split over every admissible m₊ passes Fisher's test (one call)."""
     n11, n12, n21, n22 = cells
     m, m_plus = np.meshgrid(np.arange(n11 + n22 + 1), np.arange(n11 + 1), indexing="ij")
@@ -242,7 +245,7 @@ def _brute_force_conservative(cells, rule, level=0.95):
     p = fisher_p_values(n11 - m_plus, n12, n21, n22 - (m - m_plus), rule=rule)
     best = np.full(n11 + n22 + 1, -1.0)
     np.maximum.at(best, m, p)
-    return np.flatnonzero(best >= 1 - level).tolist()
+    return np.flatnonzero(best >= 1 - confidence).tolist()
 
 
 @pytest.mark.parametrize("rule", ["paper", "minlike"])
@@ -272,10 +275,10 @@ def test_interval_is_invariant_to_swapping_coders_and_labels(model):
     assert (base.m_low, base.m_high) == (swapped.m_low, swapped.m_high)
 
 
-def test_result_records_level_test_and_rule():
-    result = true_agreement_interval(FIGURE_2, model="homogeneity", level=0.9, rule="minlike")
+def test_result_records_confidence_test_and_rule():
+    result = true_agreement_interval(FIGURE_2, model="homogeneity", confidence=0.9, rule="minlike")
     assert isinstance(result, TrueAgreementInterval)
-    assert (result.level, result.model, result.test, result.rule) == (
+    assert (result.confidence, result.model, result.test, result.rule) == (
         0.9,
         "homogeneity",
         "binomial",
@@ -288,10 +291,10 @@ def test_result_records_level_test_and_rule():
     assert type(cons.low) is float
 
 
-def test_a_higher_level_gives_a_wider_interval():
+def test_a_higher_confidence_gives_a_wider_interval():
     for model in ("conservative", "homogeneity"):
-        narrow = true_agreement_interval(FIGURE_2, model=model, level=0.9)
-        wide = true_agreement_interval(FIGURE_2, model=model, level=0.99)
+        narrow = true_agreement_interval(FIGURE_2, model=model, confidence=0.9)
+        wide = true_agreement_interval(FIGURE_2, model=model, confidence=0.99)
         assert wide.m_low <= narrow.m_low <= narrow.m_high <= wide.m_high
 
 
@@ -317,7 +320,7 @@ def test_perfect_agreement_keeps_all_items_as_true_agreement():
         ([[0, 0], [0, 0]], {}, "empty"),
         ([[1, 2], [3, 4]], {"model": "bayes"}, "model must be"),
         ([[1, 2], [3, 4]], {"rule": "midp"}, "rule must be"),
-        ([[1, 2], [3, 4]], {"level": 95}, "level must be"),
+        ([[1, 2], [3, 4]], {"confidence": 95}, "confidence must be"),
     ],
 )
 def test_invalid_input_is_refused(table, options, message):
@@ -327,7 +330,7 @@ def test_invalid_input_is_refused(table, options, message):
 
 
 def test_true_agreement_by_pair_on_a_contingency_table():
-    data = ReliabilityData.from_contingency(_table(KEZ_TABLES[7][0]), categories=["TP", "FP"])
+    data = ReliabilityData.from_contingency(_table(KEZ_TABLES[7][0]), domain=["TP", "FP"])
     pairs = true_agreement_by_pair(data, model="homogeneity")
     assert [p.positive for p in pairs] == ["TP", "FP"]
     tp, fp = pairs

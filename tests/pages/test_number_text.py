@@ -55,7 +55,7 @@ STORED = {
     "coefficients": {
         "kappa": {
             "value": -0.0002, "observed": 0.5, "expected": 0.5001, "kind": "agreement",
-            "ci": {"low": -0.0004, "high": 0.3, "level": 0.95, "method": "bca",
+            "ci": {"low": -0.0004, "high": 0.3, "confidence": 0.95, "method": "bca",
                    "replicates": 200},
             "se": -0.0,
         },

@@ -66,6 +66,7 @@ def _done(r1: Any, r2: Any, revision: str) -> dict[str, Any]:
         "later": {"round": r2.pk, "round_name": "R2", "n_items": 8},
         "earlier": {"round": r1.pk, "round_name": "R1", "n_items": 8},
         "paired": True, "n_shared_items": 8,
+        # Stored before the metrics library renamed the CI's "level" to "confidence".
         "difference": {"estimate": 0.9375,
                        "ci": {"low": 0.5, "high": 1.0, "level": 0.95, "method": "bca",
                               "replicates": 500}},

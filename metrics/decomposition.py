@@ -1,4 +1,4 @@
-"""Coefficients as functions of per-item sufficient statistics.
+"""Coefficients as functions of per-item sufficient statistics: :class:`Decomposition`.
 
 Every coefficient in this library is computed from *column sums* of a per-item statistics
 matrix: row ``u`` holds item ``u``'s contribution (its agreement, its value counts, its
@@ -14,6 +14,22 @@ shape serves three uses without recomputing anything per item:
 coefficient undefined (for example expected disagreement zero); the bootstrap counts those
 replicates as degenerate. Public scalar functions never return that ``nan``: they raise
 ``ValueError`` with the reason instead.
+
+Every coefficient ``f`` has a ``decompose_f`` twin returning its ``Decomposition``
+(``metrics.decompose_krippendorff_alpha`` and so on); :mod:`metrics.uncertainty.bootstrap`
+resamples any of them, and the server stacks several to draw one resample for all.
+
+Examples
+--------
+Observed agreement of 10 items, 7 agreed on: one column for agreement, one for the item.
+
+>>> import numpy as np
+>>> stats = np.array([[1.0, 1.0]] * 7 + [[0.0, 1.0]] * 3)
+>>> ao = Decomposition("ao", stats, lambda totals: totals[..., 0] / totals[..., 1])
+>>> float(ao.evaluate()), ao.n_items
+(0.7, 10)
+>>> ao.evaluate(np.array([[2.0] * 7 + [0.0] * 3])).tolist()  # items 1-7 drawn twice
+[1.0]
 """
 
 from __future__ import annotations
@@ -26,8 +42,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+#: One row of statistics per item: dense, or sparse when the rows are wide and mostly zero.
 ItemStats: TypeAlias = NDArray[np.float64] | sparse.csr_matrix
+#: Maps column totals ``(..., k)`` to coefficient values ``(...)``.
 Finalize: TypeAlias = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+
+__all__ = ["Decomposition", "Finalize", "ItemStats"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +80,7 @@ class Decomposition:
         return np.asarray(weights @ self.item_stats)
 
     def evaluate(self, weights: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """``finalize(totals(weights))``: the coefficient, or one value per row of weights."""
         return np.asarray(self.finalize(self.totals(weights)), dtype=np.float64)
 
     def on_items(self, kept: NDArray[np.bool_]) -> Decomposition:
