@@ -589,6 +589,9 @@ def computation_chunk_run(*, chunk_id: int) -> None:
             decompositions, seed=seed, start=chunk.start, stop=chunk.stop
         )
         with transaction.atomic():
+            # Chunks finishing together on two workers take turns here: without the row
+            # lock each could count the other's chunk as not done, and no one would combine.
+            list(Computation.objects.select_for_update().filter(pk=computation.pk).values("pk"))
             wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
                 done=True, values=values, finished_at=timezone.now()
             )
