@@ -65,6 +65,7 @@ class LabelKind(models.TextChoices):
     RATIO = "ratio", "Ratio number"
     SET = "set", "Set of categories"
     HIERARCHY = "hierarchy", "Node of a category tree"
+    SPAN = "span", "Units (begin, end, category) on a continuum"
 
     @classmethod
     def categorical(cls) -> frozenset[str]:
@@ -73,6 +74,14 @@ class LabelKind(models.TextChoices):
     @classmethod
     def numeric(cls) -> frozenset[str]:
         return frozenset({cls.INTERVAL, cls.RATIO})
+
+
+class SpanUnit(models.TextChoices):
+    """What a span question's offsets count."""
+
+    CHARACTER = "character", "Character offsets"
+    TOKEN = "token", "Token offsets"
+    SECOND = "second", "Seconds (time)"
 
 
 class Question(models.Model):
@@ -84,6 +93,12 @@ class Question(models.Model):
     kind = models.CharField(max_length=20, choices=LabelKind.choices)
     min_value = models.FloatField(null=True, blank=True, help_text="Numbers only: lowest allowed.")
     max_value = models.FloatField(null=True, blank=True, help_text="Numbers only: highest allowed.")
+    span_unit = models.CharField(
+        max_length=20,
+        choices=SpanUnit.choices,
+        blank=True,
+        help_text="Span questions only: what begin and end count (default characters).",
+    )
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -185,6 +200,10 @@ class Item(models.Model):
     external_id = models.CharField(max_length=255)
     text = models.TextField(blank=True)
     metadata = models.JSONField(default=dict, blank=True)
+    # The continuum a span question's units lie on: [extent_begin, extent_end). Unset, it is
+    # 0 to the length of ``text``, or to the largest end of the item's units.
+    extent_begin = models.FloatField(null=True, blank=True)
+    extent_end = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
@@ -238,8 +257,10 @@ class Annotation(models.Model):
     """One coder's label for one item, for one question, in one round.
 
     Exactly one value column is filled, the one the question's kind calls for:
-    ``category`` (nominal, ordinal, hierarchy), ``number`` (interval, ratio) or
-    ``category_set`` (set-valued: a sorted list of category ids, never empty).
+    ``category`` (nominal, ordinal, hierarchy), ``number`` (interval, ratio),
+    ``category_set`` (set-valued: a sorted list of category ids, never empty) or ``units``
+    (span: a list of ``[begin, end, category_id]``, sorted; empty when the coder annotated the
+    item and found nothing, which differs from having no annotation).
     """
 
     # Reading a round's labels for one question (the computations' hot path) uses the unique
@@ -255,6 +276,7 @@ class Annotation(models.Model):
     )
     number = models.FloatField(null=True, blank=True)
     category_set = models.JSONField(null=True, blank=True)
+    units = models.JSONField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -265,9 +287,30 @@ class Annotation(models.Model):
             ),
             models.CheckConstraint(
                 condition=(
-                    Q(category__isnull=False, number__isnull=True, category_set__isnull=True)
-                    | Q(category__isnull=True, number__isnull=False, category_set__isnull=True)
-                    | Q(category__isnull=True, number__isnull=True, category_set__isnull=False)
+                    Q(
+                        category__isnull=False,
+                        number__isnull=True,
+                        category_set__isnull=True,
+                        units__isnull=True,
+                    )
+                    | Q(
+                        category__isnull=True,
+                        number__isnull=False,
+                        category_set__isnull=True,
+                        units__isnull=True,
+                    )
+                    | Q(
+                        category__isnull=True,
+                        number__isnull=True,
+                        category_set__isnull=False,
+                        units__isnull=True,
+                    )
+                    | Q(
+                        category__isnull=True,
+                        number__isnull=True,
+                        category_set__isnull=True,
+                        units__isnull=False,
+                    )
                 ),
                 name="annotation_exactly_one_value",
             ),
