@@ -35,9 +35,11 @@ from pages.selectors import (
     study_computations,
     study_list_rows,
 )
+from pages.span_charts import document_lanes
+from pages.span_document import span_document, span_items_page
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError
-from studies.models import Coder, Question, Role, Round, Study
+from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
 from studies.selectors import question_list, round_list
 
 LOGIN_URL = reverse_lazy("login")
@@ -191,6 +193,49 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
         ],
     }
     return render(request, "pages/coder_detail.html", context)
+
+
+def _span_question_of(study: Study, question_pk: int) -> Question:
+    question = _question_of(study, question_pk)
+    if question.kind != LabelKind.SPAN:
+        raise Http404("Not a span question.")
+    return question
+
+
+@require_GET
+@site_login_required
+def span_document_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, item_pk: int
+) -> HttpResponse:
+    """One item of a span question in a round: each coder's units and where they differ."""
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _span_question_of(study, question_pk)
+    item = Item.objects.filter(study=study, pk=item_pk).first()
+    if item is None:
+        raise Http404("No such item in this study.")
+    document = span_document(round_=round_, question=question, item=item)
+    context = {
+        "study": study,
+        "role": role,
+        "document": document,
+        "lanes_chart": document_lanes(document),
+    }
+    return render(request, "pages/span_document.html", context)
+
+
+@require_GET
+@site_login_required
+def span_items_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    """The items annotated for a span question in a round, each linking to its document view."""
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _span_question_of(study, question_pk)
+    page = span_items_page(round_=round_, question=question, page=request.GET.get("page"))
+    context = {"study": study, "role": role, "round": round_, "question": question, "page": page}
+    return render(request, "pages/span_items.html", context)
 
 
 # -- requesting a computation --------------------------------------------------------------------

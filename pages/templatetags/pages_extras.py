@@ -87,6 +87,32 @@ def signed(value: float | None, digits: int = 3) -> str:
     return signed_text(value, digits)
 
 
+@register.filter
+def offset(value: float | None, unit: str = "") -> str:
+    """A span offset: an integer bare ("12"), a fraction with its decimals ("1.250")."""
+    if value is None:
+        return number_text(None)
+    from pages.span_charts import offset_text
+
+    return offset_text(float(value), unit)
+
+
+#: Longest text excerpt shown in the document view's tables.
+EXCERPT_LENGTH = 80
+
+
+@register.filter
+def excerpt(text: str | None, span: Any) -> str:
+    """The characters ``[span.begin, span.end)`` of ``text``, shortened in the middle."""
+    if not text:
+        return ""
+    piece = text[max(int(span.begin), 0) : max(int(span.end), 0)]
+    if len(piece) <= EXCERPT_LENGTH:
+        return piece
+    half = EXCERPT_LENGTH // 2 - 1
+    return f"{piece[:half]} … {piece[-half:]}"
+
+
 @register.inclusion_tag("admin/studies/study/history.html")
 def admin_study_history(study: Any) -> dict[str, Any]:
     """The study admin's history block (chart, latest results, computations)."""
