@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -81,23 +82,75 @@ def heartbeat_interval() -> float:
 
 
 def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The question kind's defaults, overridden by what was given, checked."""
+    """The question kind's defaults, overridden by what was given, checked.
+
+    Raises ``ValidationError`` naming each bad field: an unknown parameter, a coefficient
+    of the other family (span coefficients are for span questions only, and the others for
+    the other kinds), a level or distance for a span question, a minimum overlap for the
+    others, a bad bootstrap size, seed, confidence level or minimum overlap.
+    """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
-    unknown = sorted(set(given) - set(params))
-    if unknown:
-        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+    span = question.kind == LabelKind.SPAN
+    errors = _unknown_parameter_errors(set(given) - set(params), span=span)
+    if errors:
+        raise ValidationError(errors)
     params.update({key: value for key, value in given.items() if value is not None})
+    errors.update(_coefficient_errors(params["coefficients"], span=span))
+    if span:
+        overlap = params["min_overlap"]
+        if not (isinstance(overlap, int | float) and 0 <= overlap <= 1):
+            errors["min_overlap"] = "The minimum overlap is a share from 0 to 1."
+    else:
+        if params["level"] not in LEVELS:
+            errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
+        distances = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
+        if params["distance"] not in distances:
+            errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    errors.update(_sampling_errors(params))
+    if errors:
+        raise ValidationError(errors)
+    params["coefficients"] = list(dict.fromkeys(params["coefficients"]))
+    params["confidence"] = float(params["confidence"])
+    if span:
+        params["min_overlap"] = float(params["min_overlap"])
+    return params
+
+
+def _unknown_parameter_errors(names: set[str], *, span: bool) -> dict[str, str]:
     errors: dict[str, str] = {}
-    coefficients = params["coefficients"]
-    if not coefficients or any(name not in engine.ALL_COEFFICIENTS for name in coefficients):
-        errors["coefficients"] = f"Choose one or more of: {', '.join(engine.ALL_COEFFICIENTS)}."
-    params["coefficients"] = list(dict.fromkeys(coefficients))
-    if params["level"] not in LEVELS:
-        errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
-    known = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
-    if params["distance"] not in known:
-        errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    unknown = []
+    for name in sorted(names):
+        if span and name in ("level", "distance"):
+            errors[name] = f"A span question has no {name}: its coefficients fix their own."
+        elif not span and name == "min_overlap":
+            errors[name] = "Only span questions take a minimum overlap."
+        else:
+            unknown.append(name)
+    if unknown:
+        errors["parameters"] = f"Unknown parameters: {', '.join(unknown)}."
+    return errors
+
+
+def _coefficient_errors(coefficients: Any, *, span: bool) -> dict[str, str]:
+    """Span coefficients for span questions only, the others for the other kinds."""
+    known = engine.SPAN_COEFFICIENTS if span else engine.ALL_COEFFICIENTS
+    other = engine.ALL_COEFFICIENTS if span else engine.SPAN_COEFFICIENTS
+    choose = f"choose one or more of: {', '.join(known)}."
+    if not coefficients or not isinstance(coefficients, list | tuple):
+        return {"coefficients": choose.capitalize()}
+    misplaced = [name for name in coefficients if name in other and name not in known]
+    if misplaced:
+        family = "not for span questions" if span else "for span questions only"
+        return {"coefficients": f"{', '.join(misplaced)}: {family}; {choose}"}
+    if any(name not in known for name in coefficients):
+        return {"coefficients": choose.capitalize()}
+    return {}
+
+
+def _sampling_errors(params: Mapping[str, Any]) -> dict[str, str]:
+    """What is wrong with the bootstrap size, seed, confidence level and chunk size."""
+    errors: dict[str, str] = {}
     if not (isinstance(params["bootstrap"], int) and 0 <= params["bootstrap"] <= MAX_BOOTSTRAP):
         errors["bootstrap"] = f"The bootstrap size is a whole number from 0 to {MAX_BOOTSTRAP}."
     elif params["bootstrap"] == 1:
@@ -109,10 +162,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
         errors["confidence"] = "The confidence level is at least 0.5 and below 1."
     if not (isinstance(params["chunk_size"], int) and params["chunk_size"] >= 10):
         errors["chunk_size"] = "Chunks hold at least 10 replicates."
-    if errors:
-        raise ValidationError(errors)
-    params["confidence"] = float(confidence)
-    return params
+    return errors
 
 
 def parameters_hash(
@@ -394,6 +444,9 @@ def computation_run(*, computation_id: int) -> None:
 
 
 def _run_step(computation: Computation) -> None:
+    if computation.question.kind == LabelKind.SPAN:
+        _run_span_step(computation)
+        return
     params = computation.parameters
     clock = time.monotonic()
     seconds: dict[str, float] = {}
@@ -451,6 +504,89 @@ def _run_step(computation: Computation) -> None:
         status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
     )
     logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _span_fingerprint(data: Any, item_ids: Sequence[int], coder_ids: Sequence[int]) -> str:
+    """A digest of exactly what a span computation read (items, coders, who annotated what,
+    every unit)."""
+    digest = hashlib.sha256()
+    for array in (
+        np.asarray(item_ids, dtype=np.int64),
+        np.asarray(coder_ids, dtype=np.int64),
+        np.asarray(data.extents, dtype=np.float64),
+        np.asarray(data.annotated, dtype=np.bool_),
+        np.asarray(data.document, dtype=np.int64),
+        np.asarray(data.coder, dtype=np.int64),
+        np.asarray(data.begin, dtype=np.float64),
+        np.asarray(data.end, dtype=np.float64),
+        np.asarray(data.category, dtype=np.int64),
+    ):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    digest.update(repr(tuple(str(c) for c in data.categories)).encode())
+    return digest.hexdigest()
+
+
+def _run_span_step(computation: Computation) -> None:
+    """A span question: read the units, run the span report (its bootstrap inline: span
+    measures are not chunked), name the most disputed documents, compare with the previous
+    round, store."""
+    from computations.scope import scope_spans  # TODO(merge): top level
+
+    params = computation.parameters
+    clock = time.monotonic()
+    seconds: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+
+    data, item_ids, coder_ids = scope_spans(
+        question=computation.question, round_ids=computation_round_ids(computation)
+    )
+    n_annotations = int(np.count_nonzero(data.annotated))
+    if n_annotations == 0:
+        raise ValueError("There are no annotations in this scope.")
+    lap("read")
+    _beat(computation.pk, 0.1)
+    results = engine.span_report(data, params)
+    lap("report")
+    _beat(computation.pk, 0.9)
+    shown = [d["index"] for d in results["documents"] if d.get("index") is not None]
+    names = item_external_ids(int(item_ids[i]) for i in shown)
+    for entry in results["documents"]:
+        index = entry.pop("index", None)
+        item = int(item_ids[index]) if index is not None else None
+        entry["item"] = item
+        entry["external_id"] = names.get(item, str(entry.get("document"))) if item else None
+    results.update(
+        kind=LabelKind.SPAN,
+        unit=computation.question.span_unit or "character",
+        n_items=results.get("n_documents", data.n_documents),
+        n_annotations=n_annotations,
+        coder_keys={str(i): key for i, key in coder_keys(int(c) for c in coder_ids).items()},
+    )
+    results["bootstrap"] = {
+        "replicates": int(params["bootstrap"]),
+        "seed": params["seed"],
+        "confidence": params["confidence"],
+        "chunks": 0,
+    }
+    results["seconds"] = seconds
+    _store_comparison(computation, results, n_annotations)
+    lap("comparison")
+    Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
+        status=ComputationStatus.DONE,
+        progress=1.0,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        fingerprint=_span_fingerprint(data, item_ids, coder_ids),
+        n_annotations=n_annotations,
+        metrics_version=engine.metrics_version(),
+        results=results,
+    )
+    logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
 
 
 def _store_comparison(
