@@ -37,6 +37,7 @@ from pages.selectors import (
 )
 from pages.span_charts import document_lanes
 from pages.span_document import span_document, span_items_page
+from pages.span_report import span_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError
 from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
@@ -135,6 +136,8 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
     question = _question_of(study, request.GET.get("question"))
+    if question.kind == LabelKind.SPAN:
+        return _span_round_report(request, study, role, round_, question)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
     if report.coder_pairs is not None:
@@ -165,6 +168,37 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "coincidence_chart": coincidence_chart,
     }
     return render(request, "pages/round_report.html", context)
+
+
+def _span_round_report(
+    request: HttpRequest, study: Study, role: Role, round_: Round, question: Question
+) -> HttpResponse:
+    report = span_round_report(study=study, round_=round_, question=question)
+    charts_ = [
+        (
+            history,
+            charts.history_chart(
+                history,
+                chart_id=f"span-history-{history.coefficient}",
+                desc=f"{history.name} of question {question.key} in each round of the study"
+                + (
+                    ", shaded bands are confidence intervals; dashed lines mark 0.667 and 0.8"
+                    if history.bands
+                    else ", shaded bands are confidence intervals"
+                )
+                + ". The table beside the chart lists the same numbers.",
+            ),
+        )
+        for history in report.history
+    ]
+    context = {
+        "study": study,
+        "role": role,
+        "report": report,
+        "questions": list(question_list(study=study)),
+        "history_charts": charts_,
+    }
+    return render(request, "pages/span_round_report.html", context)
 
 
 @require_GET

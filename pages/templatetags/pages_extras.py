@@ -113,6 +113,19 @@ def excerpt(text: str | None, span: Any) -> str:
     return f"{piece[:half]} … {piece[-half:]}"
 
 
+@register.filter
+def coder_count(coders: Any) -> str:
+    """How many coders a stored document entry names (a count or a list of coders)."""
+    if coders is None:
+        return number_text(None)
+    if isinstance(coders, int | float):
+        return str(int(coders))
+    try:
+        return str(len(coders))
+    except TypeError:
+        return str(coders)
+
+
 @register.inclusion_tag("admin/studies/study/history.html")
 def admin_study_history(study: Any) -> dict[str, Any]:
     """The study admin's history block (chart, latest results, computations)."""
