@@ -196,19 +196,23 @@ def _overlap_edges(
         group = data.document[units].astype(np.int64) * n_categories + data.category[units]
         return group * n_values + np.searchsorted(values, at)
 
-    edges = []
-    for base, other, low_side, high_side in (
-        (first, second, "left", "left"),
-        (second, first, "right", "left"),
-    ):
-        other_keys = keys(other, data.begin[other])
-        order = np.argsort(other_keys, kind="stable")
-        sorted_keys = other_keys[order]
-        low = np.searchsorted(sorted_keys, keys(base, data.begin[base]), side=low_side)
-        high = np.searchsorted(sorted_keys, keys(base, data.end[base]), side=high_side)
-        rows, columns = _ranges(low, high)
-        edges.append((rows, order[columns]))
-    (rows_1, columns_1), (rows_2, columns_2) = edges
+    def sorted_by_begin(units: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
+        unit_keys = keys(units, data.begin[units])
+        order = np.argsort(unit_keys, kind="stable")
+        return order, unit_keys[order]
+
+    # Units of `second` beginning in [first.begin, first.end).
+    order_second, keys_second = sorted_by_begin(second)
+    low = np.searchsorted(keys_second, keys(first, data.begin[first]), side="left")
+    high = np.searchsorted(keys_second, keys(first, data.end[first]), side="left")
+    rows_1, columns_1 = _ranges(low, high)
+    columns_1 = order_second[columns_1]
+    # Units of `first` beginning in (second.begin, second.end).
+    order_first, keys_first = sorted_by_begin(first)
+    low = np.searchsorted(keys_first, keys(second, data.begin[second]), side="right")
+    high = np.searchsorted(keys_first, keys(second, data.end[second]), side="left")
+    rows_2, columns_2 = _ranges(low, high)
+    columns_2 = order_first[columns_2]
     in_first = np.concatenate([rows_1, columns_2])
     in_second = np.concatenate([columns_1, rows_2])
     if min_overlap > 0 and in_first.size:
@@ -246,9 +250,7 @@ def _overlap_matches(
     return first_matched, second_matched
 
 
-def _pair_matches(
-    data: SpanData, a: int, b: int, match: str, min_overlap: float
-) -> _PairMatch:
+def _pair_matches(data: SpanData, a: int, b: int, match: str, min_overlap: float) -> _PairMatch:
     shared = data.annotated[:, a] & data.annotated[:, b]
     in_shared = shared[data.document]
     first = np.flatnonzero((data.coder == a) & in_shared)
@@ -266,9 +268,7 @@ def _pairs(data: SpanData) -> list[tuple[int, int]]:
     return [(a, b) for a, b in combinations(range(data.n_coders), 2) if together[a, b] > 0]
 
 
-def _counts_by(
-    pair: _PairMatch, labels: NDArray[np.intp], size: int
-) -> NDArray[np.float64]:
+def _counts_by(pair: _PairMatch, labels: NDArray[np.intp], size: int) -> NDArray[np.float64]:
     """``(size, 3)``: TP, FP, FN by ``labels`` (the document or category of each unit)."""
     tp = np.bincount(labels[pair.first[pair.first_matched]], minlength=size)
     fn = np.bincount(labels[pair.first[~pair.first_matched]], minlength=size)

@@ -156,8 +156,7 @@ def read_spans(path: Path | str, *, continuum: Path | str | None = None) -> Span
         coder = _name(row["coder"], "coder", where)
         if extents is not None and document not in extents:
             raise InputError(
-                f"{where}, field 'document': {document!r} is not in the continuum file "
-                f"{continuum}."
+                f"{where}, field 'document': {document!r} is not in the continuum file {continuum}."
             )
         pair = (document, coder)
         if row["begin"] == row["end"] == row["label"] == "":

@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
@@ -194,8 +195,9 @@ def _shares(decomposition: Decomposition | None, column: int) -> list[float | No
     """Each document's share of a column total (None without a decomposition)."""
     if decomposition is None:
         return []
-    stats = decomposition.item_stats
-    values = np.asarray(stats[:, column].todense() if hasattr(stats, "todense") else stats[:, column])
+    stats: Any = decomposition.item_stats  # ndarray or csr_matrix; both slice by columns
+    picked = stats[:, [column]]
+    values = np.asarray(picked.toarray() if sparse.issparse(picked) else picked)
     values = values.ravel().astype(np.float64)
     total = float(values.sum())
     if total <= 0:
@@ -236,6 +238,38 @@ def _documents(
 
 
 # -- the report ------------------------------------------------------------------------------
+
+
+def _check_options(bootstrap: int, confidence: float, min_overlap: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
+    if isinstance(bootstrap, bool) or int(bootstrap) != bootstrap or bootstrap < 0:
+        raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
+    if not 0 <= min_overlap <= 1:
+        raise ValueError(f"min_overlap must be between 0 and 1; got {min_overlap}.")
+
+
+def _add_intervals(
+    coefficients: dict[str, Entry],
+    decompositions: dict[str, Decomposition | None],
+    replicates: int,
+    seed: int,
+    confidence: float,
+) -> None:
+    """A ``ci`` for every defined measure; the same seed draws the same documents for all."""
+    for key, entry in coefficients.items():
+        decomposition = decompositions.get(key)
+        if entry["value"] is None:
+            continue
+        if decomposition is None:
+            entry["ci"] = None
+            entry["ci_reason"] = "this measure does not decompose over documents."
+            continue
+        try:
+            entry["ci"] = _interval(decomposition, replicates, seed, confidence)
+        except ValueError as error:
+            entry["ci"] = None
+            entry["ci_reason"] = str(error)
 
 
 def span_report(
@@ -285,12 +319,7 @@ def span_report(
     >>> result["coefficients"]["span_f1"]["value"], result["coefficients"]["span_f1_overlap"]
     (0.0, {'value': 1.0, 'categories': {'PER': 1.0}, 'min_overlap': 0.5})
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
-    if isinstance(bootstrap, bool) or int(bootstrap) != bootstrap or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
-    if not 0 <= min_overlap <= 1:
-        raise ValueError(f"min_overlap must be between 0 and 1; got {min_overlap}.")
+    _check_options(bootstrap, confidence, min_overlap)
     coefficients: dict[str, Entry] = {}
     decompositions: dict[str, Decomposition | None] = {}
 
@@ -316,19 +345,7 @@ def span_report(
         run("gamma", lambda: _gamma(data, seed))
 
     if bootstrap:
-        for key, entry in coefficients.items():
-            decomposition = decompositions.get(key)
-            if entry["value"] is None:
-                continue
-            if decomposition is None:
-                entry["ci"] = None
-                entry["ci_reason"] = "this measure does not decompose over documents."
-                continue
-            try:
-                entry["ci"] = _interval(decomposition, int(bootstrap), seed, confidence)
-            except ValueError as error:
-                entry["ci"] = None
-                entry["ci_reason"] = str(error)
+        _add_intervals(coefficients, decompositions, int(bootstrap), seed, confidence)
 
     return {
         "level": "span",

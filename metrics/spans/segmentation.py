@@ -115,8 +115,8 @@ def _count_windows(
     wrong_wd = difference if weighted else (difference > 0.5).astype(np.float64)
     size = n.size
     return _Windows(
-        pk=np.bincount(group, (has_first != has_second) * length, minlength=size),
-        window_diff=np.bincount(group, wrong_wd * length, minlength=size),
+        pk=np.bincount(group, (has_first != has_second) * length, minlength=size).astype(float),
+        window_diff=np.bincount(group, wrong_wd * length, minlength=size).astype(float),
         windows=(n - k + 1).astype(np.float64),
     )
 
@@ -124,7 +124,9 @@ def _count_windows(
 # -- boundary strings ------------------------------------------------------------------------
 
 
-def _boundary_indices(segmentation: str | Sequence[Hashable] | npt.ArrayLike, boundary: Hashable) -> tuple[int, NDArray[np.int64]]:
+def _boundary_indices(
+    segmentation: str | Sequence[Hashable] | npt.ArrayLike, boundary: Hashable
+) -> tuple[int, NDArray[np.int64]]:
     if isinstance(segmentation, str):
         elements = np.array(list(segmentation), dtype=object)
     else:
@@ -144,13 +146,11 @@ def _single(
     if n_ref != n_hyp:
         raise ValueError(f"Segmentations have unequal length: {n_ref} and {n_hyp}.")
     if k is None:
-        k = int(round(n_ref / (max(ref_at.size, 1) * 2.0)))
+        k = round(n_ref / (max(ref_at.size, 1) * 2.0))
     if isinstance(k, bool) or int(k) != k:
         raise ValueError(f"The window width k must be an integer; got {k!r}.")
     if not 0 <= k <= n_ref:
-        raise ValueError(
-            f"The window width k must be between 0 and the length {n_ref}; got {k}."
-        )
+        raise ValueError(f"The window width k must be between 0 and the length {n_ref}; got {k}.")
     zeros = np.zeros(ref_at.size, dtype=np.intp), np.zeros(hyp_at.size, dtype=np.intp)
     return _count_windows(
         np.array([n_ref], dtype=np.int64),
@@ -339,9 +339,7 @@ def _check_k(k: int | None) -> None:
         raise ValueError(f"The window width k must be a positive integer; got {k!r}.")
 
 
-def _all_pairs(
-    data: SpanData, k: int | None
-) -> list[tuple[tuple[int, int], _Windows, int]]:
+def _all_pairs(data: SpanData, k: int | None) -> list[tuple[tuple[int, int], _Windows, int]]:
     _check_integral(data)
     _check_k(k)
     boundaries = [_boundaries_of(data, c) for c in range(data.n_coders)]

@@ -147,9 +147,9 @@ def _boundaries(
 ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
     """Every document's distinct unit boundaries and extent ends, sorted by (document, value)."""
     documents = np.flatnonzero(used)
-    doc = np.concatenate(
-        [documents, documents, data.document[units], data.document[units]]
-    ).astype(np.intp)
+    doc = np.concatenate([documents, documents, data.document[units], data.document[units]]).astype(
+        np.intp
+    )
     value = np.concatenate(
         [data.extents[documents, 0], data.extents[documents, 1], data.begin[units], data.end[units]]
     )
