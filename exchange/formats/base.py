@@ -139,6 +139,9 @@ class ParsedFile:
     documents: dict[str, ParsedDocument] = field(default_factory=dict)
     # what the spans' offsets count
     span_unit: str = SpanUnitKind.CHARACTER
+    # False when the documents' texts are rebuilt (tokens joined...), not the tool's own:
+    # they then only go to items without a text
+    exact_texts: bool = True
 
     def document(
         self, key: str, *, text: object = None, begin: int | None = None, end: int | None = None

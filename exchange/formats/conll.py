@@ -76,7 +76,7 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
         raise MalformedFileError(
             "CoNLL documents have no fields: document_key is id (their position) or text."
         )
-    parsed = ParsedFile(span_unit=SpanUnitKind.TOKEN)
+    parsed = ParsedFile(span_unit=SpanUnitKind.TOKEN, exact_texts=False)
     if is_zip(data):
         for name, text in zip_members(data, EXTENSIONS):
             coder = stem(name)

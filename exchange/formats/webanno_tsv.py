@@ -92,7 +92,7 @@ class _Reading:
     "files in a zip); the spans of one layer (default NamedEntity.value).",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
-    parsed = ParsedFile()
+    parsed = ParsedFile(exact_texts=False)
     if is_zip(data):
         for name, text in zip_members(data, (".tsv",)):
             path = PurePosixPath(name)
