@@ -41,6 +41,8 @@ from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
 from metrics.spans import SpanData
+from metrics.spans.f1 import decompose_span_f1
+from metrics.spans.report import span_report as metrics_span_report
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -70,11 +72,15 @@ SPAN_COEFFICIENTS: tuple[str, ...] = (
     "span_f1",
     "span_f1_overlap",
     "token_alpha",
+    "token_kappa",
     "pk",
     "window_diff",
 )
-#: What a span question computes unless told otherwise (gamma is costly: asked for only).
-SPAN_DEFAULT_COEFFICIENTS: tuple[str, ...] = tuple(c for c in SPAN_COEFFICIENTS if c != "gamma")
+#: What a span question computes unless told otherwise (gamma is costly, token kappa
+#: repeats token alpha: asked for only).
+SPAN_DEFAULT_COEFFICIENTS: tuple[str, ...] = tuple(
+    c for c in SPAN_COEFFICIENTS if c not in ("gamma", "token_kappa")
+)
 #: Span coefficients with a per-document decomposition (a bootstrap difference of two rounds).
 SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
 #: The most disputed documents a span result keeps.
@@ -468,8 +474,6 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     ``MOST_DISPUTED_DOCUMENTS``, each with its index in ``data.documents`` (``index``) so that
     the caller can name its item.
     """
-    from metrics.spans import span_report as metrics_span_report  # TODO(merge): top level
-
     wanted = list(params["coefficients"])
     options: dict[str, Any] = {
         "gamma": "gamma" in wanted,
@@ -516,7 +520,7 @@ def span_decompositions(
 ) -> dict[str, Decomposition]:
     """Per-document decompositions of the ``SPAN_DECOMPOSABLE`` coefficients among ``names``
     (one row per document of ``data``, in its order)."""
-    from metrics.spans import decompose_span_f1, decompose_unitizing_alpha  # TODO(merge)
+    from metrics.spans.unitizing import decompose_unitizing_alpha  # TODO(merge): top level
 
     out: dict[str, Decomposition] = {}
     for name in names:

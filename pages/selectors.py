@@ -60,6 +60,7 @@ COEFFICIENT_NAMES = {
     "span_f1": "Span F1, exact match",
     "span_f1_overlap": "Span F1, overlapping match",
     "token_alpha": "Token-level alpha",
+    "token_kappa": "Token-level kappa",
     "pk": "P_k",
     "window_diff": "WindowDiff",
 }

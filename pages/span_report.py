@@ -38,6 +38,7 @@ TERMS = {
     "alpha_u": ("D_o", "D_e"),
     "gamma": ("D_o", "D_e"),
     "token_alpha": ("D_o", "D_e"),
+    "token_kappa": ("A_o", "A_e"),
 }
 
 
@@ -52,6 +53,10 @@ class SpanCoefficientRow:
     label: str | None
     interval: str | None
     reason: str | None
+    #: Why a defined coefficient has no interval (it does not decompose over documents, ...).
+    ci_reason: str | None
+    #: What observed and expected are ("D_o", "D_e" disagreements or "A_o", "A_e").
+    terms: tuple[str, str] | None
     lower_is_better: bool
     chance_corrected: bool
 
@@ -133,6 +138,8 @@ def span_coefficient_rows(results: Mapping[str, Any]) -> list[SpanCoefficientRow
                 label=reliability_label(value, key),
                 interval=interval_label(entry.get("ci"), key),
                 reason=entry.get("reason") or (skipped.get(key) if value is None else None),
+                ci_reason=entry.get("ci_reason"),
+                terms=TERMS.get(key),
                 lower_is_better=key in LOWER_IS_BETTER,
                 chance_corrected=has_bands(key),
             )

@@ -52,8 +52,8 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         required=False,
         min_value=0.0,
         max_value=1.0,
-        help_text="Span questions: how much two units must overlap to match in the "
-        "overlapping span F1 (``metrics.spans.span_f1``'s ``min_overlap``; default 0.5).",
+        help_text="Span questions: the intersection over union two units need to match in "
+        "the overlapping span F1 (default 0.5).",
     )
 
     PARAMETERS = (

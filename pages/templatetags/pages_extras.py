@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import template
+from django.utils.html import escape, format_html
 
 from pages.number_text import number_text, percent_text, signed_text
 
@@ -111,6 +112,15 @@ def excerpt(text: str | None, span: Any) -> str:
         return piece
     half = EXCERPT_LENGTH // 2 - 1
     return f"{piece[:half]} … {piece[-half:]}"
+
+
+@register.filter
+def term(name: str) -> str:
+    """ "D_o" as D<sub>o</sub> (the observed and expected terms of a coefficient)."""
+    letter, _, index = str(name).partition("_")
+    if not index:
+        return escape(letter)
+    return format_html("{}<sub>{}</sub>", letter, index)
 
 
 @register.filter

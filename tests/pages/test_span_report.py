@@ -166,8 +166,8 @@ def test_the_span_report_lists_each_coefficient_with_its_interval_and_reading(
     alpha = _row(html, r'<tr data-coefficient="alpha_u">.*?</tr>')
     assert "Unitizing alpha (α_U)" in alpha
     assert '<td class="num value">0.859</td>' in alpha
-    assert '<td class="num observed">0.006</td>' in alpha
-    assert '<td class="num expected">0.045</td>' in alpha
+    assert '<td class="num observed">0.006 <small>D<sub>o</sub></small></td>' in alpha
+    assert '<td class="num expected">0.045 <small>D<sub>e</sub></small></td>' in alpha
     assert "[0.610, 0.970] <small>95 % bca</small>" in alpha
     assert "good" in alpha
     assert "discard to good" in alpha
