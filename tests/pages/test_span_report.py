@@ -255,3 +255,19 @@ def test_the_span_report_without_a_computation_still_links_the_items(
     assert reverse("pages:span-items", args=[study.pk, round_.pk, question.pk]) in html
     url = reverse("pages:round-report", args=[study.pk, round_.pk])
     assert site_client(outsider).get(url, {"question": question.pk}).status_code == 404
+
+
+def test_the_study_and_coder_pages_show_span_questions_by_their_alpha_u(
+    study: Study, span_rounds: Any, viewer: Any, site_client: Any
+) -> None:
+    question, _, _ = span_rounds
+    client = site_client(viewer)
+    html = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
+    headline = _row(html, r'<tr data-question="entities">.*?</tr>')
+    assert "<td>alpha_u</td>" in headline
+    assert '<td class="num value">0.859</td>' in headline
+    assert 'id="history-alpha_u"' in html
+    assert 'id="history-span_f1"' in html
+    coder = question.study.coders.get(key="r0")
+    page = client.get(reverse("pages:coder-detail", args=[study.pk, coder.pk]))
+    assert page.status_code == 200
