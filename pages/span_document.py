@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Min
 
+from pages import span_marks
 from studies.models import Annotation, Category, Item, Question, Round, SpanUnit
 
 #: Number of category colours (``cat-0`` .. ``cat-6`` in pages.css; the charts' palette).
@@ -200,108 +202,104 @@ def _unknown_category(pk: int) -> CategoryKey:
     return CategoryKey(pk, f"#{pk}", f"#{pk}", N_COLOURS - 1)
 
 
-def _overlaps(a: tuple[float, float, int], b: tuple[float, float, int]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
+#: The disagreement flags of a unit, in the order the page writes them.
+FLAG_NAMES = ("unmatched", "missed", "category", "boundary")
 
 
-def _compare_unit(
-    unit: tuple[float, float, int],
-    others: Sequence[tuple[str, Sequence[tuple[float, float, int]]]],
-    category: CategoryKey,
-) -> UnitView:
-    missed, category_differs, boundary_differs = [], [], []
-    for key, their_units in others:
-        touching = [u for u in their_units if _overlaps(unit, u)]
-        if not touching:
-            missed.append(key)
-        elif unit in touching:
-            continue
-        elif any(u[2] == unit[2] for u in touching):
-            boundary_differs.append(key)
-        else:
-            category_differs.append(key)
-    return UnitView(
-        begin=unit[0],
-        end=unit[1],
-        category=category,
-        missed_by=tuple(missed),
-        category_differs=tuple(category_differs),
-        boundary_differs=tuple(boundary_differs),
-        n_others=len(others),
-    )
+@dataclass(frozen=True)
+class _Scheme:
+    """The categories met on the page, indexed for ``pages.span_marks``."""
+
+    keys: list[CategoryKey]
+    index: dict[int, int]
+
+    @classmethod
+    def of(cls, declared: dict[int, CategoryKey], stored: Sequence[int]) -> _Scheme:
+        keys = list(declared.values())
+        for pk in dict.fromkeys(stored):
+            if pk not in declared:
+                keys.append(_unknown_category(pk))
+        return cls(keys, {key.id: n for n, key in enumerate(keys)})
+
+    def units(self, rows: Sequence[tuple[float, float, int]]) -> span_marks.Units:
+        return span_marks.Units.of([(b, e, self.index[c]) for b, e, c in rows])
 
 
-def _coverage(units: Sequence[tuple[float, float, int]], begin: float, end: float) -> frozenset:
-    return frozenset(u[2] for u in units if u[0] < end and begin < u[1])
+def _unit_views(
+    own: span_marks.Units, others: Sequence[tuple[str, span_marks.Units]], scheme: _Scheme
+) -> list[UnitView]:
+    """Each of a coder's units with who among ``others`` missed it or marked it otherwise."""
+    marks = [(key, span_marks.compare(own, units)) for key, units in others]
+    views = []
+    for n in range(len(own)):
+        views.append(
+            UnitView(
+                begin=float(own.begin[n]),
+                end=float(own.end[n]),
+                category=scheme.keys[int(own.category[n])],
+                missed_by=tuple(key for key, m in marks if m.missed[n]),
+                category_differs=tuple(key for key, m in marks if m.category[n]),
+                boundary_differs=tuple(key for key, m in marks if m.boundary[n]),
+                n_others=len(others),
+            )
+        )
+    return views
 
 
 def _stretches(
-    lanes: Sequence[tuple[str, Sequence[tuple[float, float, int]]]],
-    names: dict[int, CategoryKey],
+    lanes: Sequence[tuple[str, span_marks.Units]], scheme: _Scheme
 ) -> tuple[list[Stretch], list[float]]:
     """Runs where the annotating coders' categories differ, and the splits (see module)."""
-    if len(lanes) < 2:
-        return [], []
-    edges = sorted({x for _, units in lanes for u in units for x in u[:2]})
-    stretches: list[Stretch] = []
-    runs: list[tuple[float, float, tuple[frozenset, ...]]] = []
-    for begin, end in itertools.pairwise(edges):
-        cover = tuple(_coverage(units, begin, end) for _, units in lanes)
-        if len(set(cover)) > 1:
-            if runs and runs[-1][1] == begin and runs[-1][2] == cover:
-                runs[-1] = (runs[-1][0], end, cover)
-            else:
-                runs.append((begin, end, cover))
-    for begin, end, cover in runs:
-        text = tuple(
-            (
-                key,
-                ", ".join(sorted(names.get(c, _unknown_category(c)).code for c in categories)),
-            )
-            for (key, _), categories in zip(lanes, cover, strict=True)
+    found = span_marks.disputes([units for _, units in lanes], len(scheme.keys))
+    stretches = [
+        Stretch(
+            float(begin),
+            float(end),
+            tuple(
+                (key, ", ".join(sorted(scheme.keys[k].code for k in np.flatnonzero(cover))))
+                for (key, _), cover in zip(lanes, found.cover[run], strict=True)
+            ),
         )
-        stretches.append(Stretch(begin, end, text))
-    disputed = [(s.begin, s.end) for s in stretches]
-    bounds = [{x for u in units for x in u[:2]} for _, units in lanes]
-    shared = set.intersection(*bounds)
-    splits = sorted(
-        x for x in set.union(*bounds) - shared if not any(b <= x <= e for b, e in disputed)
+        for run, (begin, end) in enumerate(found.runs)
+    ]
+    return stretches, [float(x) for x in found.splits]
+
+
+def _pieces(text: str, units: Sequence[UnitView], scheme: _Scheme) -> list[TextPiece]:
+    """``text`` cut at the units' edges, each piece with its covering categories and flags."""
+    own = scheme.units([(u.begin, u.end, u.category.id) for u in units])
+    flags = np.array([[name in u.flags for name in FLAG_NAMES] for u in units], dtype=bool).reshape(
+        -1, len(FLAG_NAMES)
     )
-    return stretches, splits
-
-
-def _pieces(text: str, units: Sequence[UnitView], cuts: Sequence[float] = ()) -> list[TextPiece]:
-    """``text`` cut at the units' edges (and ``cuts``), each piece with its covering units."""
-    size = len(text)
-    edges = {0, size}
-    for unit in units:
-        edges.update((min(max(int(unit.begin), 0), size), min(max(int(unit.end), 0), size)))
-    edges.update(min(max(int(x), 0), size) for x in cuts)
-    ordered = sorted(edges)
-    pieces = []
-    for begin, end in itertools.pairwise(ordered):
-        if begin == end:
-            continue
-        covering = [u for u in units if u.begin < end and begin < u.end]
-        flags = sorted({flag for u in covering for flag in u.flags})
-        categories = tuple(dict.fromkeys(u.category for u in covering))
-        pieces.append(TextPiece(text[begin:end], begin, end, categories, tuple(flags)))
-    return pieces
+    edges, categories, flagged = span_marks.cut(own, flags, len(text), len(scheme.keys))
+    return [
+        TextPiece(
+            text[begin:end],
+            int(begin),
+            int(end),
+            tuple(scheme.keys[k] for k in np.flatnonzero(categories[:, n])),
+            tuple(FLAG_NAMES[f] for f in np.flatnonzero(flagged[:, n])),
+        )
+        for n, (begin, end) in enumerate(itertools.pairwise(edges.tolist()))
+    ]
 
 
 def _disputed_pieces(text: str, stretches: Sequence[Stretch]) -> list[TextPiece]:
+    """``text`` cut at the disputed stretches' edges, the disputed pieces flagged."""
+    runs = np.array([(s.begin, s.end) for s in stretches], dtype=np.float64).reshape(-1, 2)
     size = len(text)
-    edges = {0, size}
-    for s in stretches:
-        edges.update((min(max(int(s.begin), 0), size), min(max(int(s.end), 0), size)))
-    ordered = sorted(edges)
-    out = []
-    for begin, end in itertools.pairwise(ordered):
-        if begin == end:
-            continue
-        disputed = any(s.begin < end and begin < s.end for s in stretches)
-        out.append(TextPiece(text[begin:end], begin, end, (), ("disputed",) if disputed else ()))
-    return out
+    edges = np.unique(np.concatenate([[0, size], np.clip(runs.ravel(), 0, size)]).astype(int))
+    begins = edges[:-1].astype(np.float64)
+    index = np.searchsorted(runs[:, 0], begins, side="right") - 1
+    disputed = (
+        (index >= 0) & (begins < runs[np.maximum(index, 0), 1])
+        if len(runs)
+        else (np.zeros(len(begins), dtype=bool))
+    )
+    return [
+        TextPiece(text[begin:end], begin, end, (), ("disputed",) if flag else ())
+        for (begin, end), flag in zip(itertools.pairwise(edges.tolist()), disputed, strict=True)
+    ]
 
 
 def _neighbours(round_: Round, question: Question, item: Item) -> tuple[int | None, int | None]:
@@ -346,25 +344,24 @@ def span_document(*, round_: Round, question: Question, item: Item) -> SpanDocum
         coder_id: sorted((float(b), float(e), int(c)) for b, e, c in (units or []))
         for coder_id, units in stored.items()
     }
-    annotating = [(key, raw[pk]) for pk, key in coder_rows if pk in raw]
+    scheme = _Scheme.of(categories, [c for rows in raw.values() for _, _, c in rows])
+    arrays = {pk: scheme.units(rows) for pk, rows in raw.items()}
+    annotating = [(key, arrays[pk]) for pk, key in coder_rows if pk in arrays]
     lanes = []
     for pk, key in coder_rows:
-        if pk not in raw:
+        if pk not in arrays:
             lanes.append(CoderLane(pk, key, annotated=False))
             continue
         others = [(k, units) for k, units in annotating if k != key]
-        units = [
-            _compare_unit(u, others, categories.get(u[2]) or _unknown_category(u[2]))
-            for u in raw[pk]
-        ]
+        units = _unit_views(arrays[pk], others, scheme)
         lanes.append(CoderLane(pk, key, annotated=True, units=units))
-    stretches, splits = _stretches(annotating, categories)
+    stretches, splits = _stretches(annotating, scheme)
     unit = question.span_unit or SpanUnit.CHARACTER
     text = item.text if unit == SpanUnit.CHARACTER and item.text else None
     if text is not None:
         for lane in lanes:
             if lane.annotated:
-                lane.pieces = _pieces(text, lane.units)
+                lane.pieces = _pieces(text, lane.units, scheme)
     previous_item, next_item = _neighbours(round_, question, item)
     return SpanDocument(
         round=round_,
@@ -373,7 +370,7 @@ def span_document(*, round_: Round, question: Question, item: Item) -> SpanDocum
         unit=unit,
         unit_name=UNIT_NAMES.get(unit, unit),
         extent=_extent(item, lanes),
-        categories=list(categories.values()),
+        categories=scheme.keys,
         lanes=lanes,
         stretches=stretches,
         splits=splits,

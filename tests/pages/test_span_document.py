@@ -153,8 +153,8 @@ def test_the_text_lanes_highlight_each_coders_units_and_the_disputed_text(
     assert (
         '<mark class="unit cat-0 flag-missed" data-begin="0" data-end="5" '
         'title="PER (0–5): missed">Alice<sup class="unit-label">PER ✱</sup></mark> met Bob in '
-        '<mark class="unit cat-1 flag-boundary flag-missed" data-begin="17" data-end="22" '
-        'title="LOC (17–22): boundary, missed">Paris<sup class="unit-label">LOC ✱</sup></mark> '
+        '<mark class="unit cat-1 flag-missed flag-boundary" data-begin="17" data-end="22" '
+        'title="LOC (17–22): missed, boundary">Paris<sup class="unit-label">LOC ✱</sup></mark> '
         '<mark class="unit cat-1 flag-unmatched" data-begin="23" data-end="28" '
         'title="LOC (23–28): unmatched">today<sup class="unit-label">LOC ✱</sup></mark>.'
     ) in cyd
