@@ -7,12 +7,11 @@ from datetime import datetime
 
 from django.db.models import QuerySet
 
-from studies.labels import CategoryRow, Label, LabelScheme, label_of
+from studies.labels import CategoryRow, Label, LabelScheme, has_categories, label_of
 from studies.models import (
     Annotation,
     AnnotationChange,
     Category,
-    LabelKind,
     Question,
     Round,
     Study,
@@ -52,10 +51,11 @@ def annotation_list(
 
 def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelScheme]:
     """Label schemes of the questions of these annotations (one query for all categories),
-    to show codes, set members and hierarchy paths without a query per row."""
+    to show codes, set members, hierarchy paths and span units' labels without a query per
+    row."""
     questions: dict[int, Question] = {a.question_id: a.question for a in annotations}
     rows_by_question: dict[int, list[CategoryRow]] = {pk: [] for pk in questions}
-    needs_categories = [pk for pk, q in questions.items() if q.kind in LabelKind.categorical()]
+    needs_categories = [pk for pk, q in questions.items() if has_categories(q.kind)]
     if needs_categories:
         for pk, question_id, code, parent_id, position in Category.objects.filter(
             question_id__in=needs_categories
@@ -69,6 +69,7 @@ def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelSche
             categories=rows_by_question[pk],
             min_value=question.min_value,
             max_value=question.max_value,
+            span_unit=question.span_unit,
         )
         for pk, question in questions.items()
     }
