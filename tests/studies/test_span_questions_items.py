@@ -174,3 +174,18 @@ def test_a_new_extent_must_hold_the_stored_units(annotator_client: APIClient, st
     )
     assert fits.status_code == 200, fits.json()
     assert (fits.json()["extent_begin"], fits.json()["extent_end"]) == (5.0, 60.0)
+
+
+def test_a_label_that_units_use_cannot_be_deleted(manager_client: APIClient, study: Study) -> None:
+    question = QuestionFactory(study=study, kind=LabelKind.SPAN)
+    used = manager_client.post(
+        questions_url(study, question.pk, "categories"), {"code": "PER"}, format="json"
+    ).json()
+    unused = manager_client.post(
+        questions_url(study, question.pk, "categories"), {"code": "ORG"}, format="json"
+    ).json()
+    AnnotationFactory(question=question, category=None, units=[[0, 5, used["id"]]])
+    refused = manager_client.delete(questions_url(study, question.pk, "categories", used["id"]))
+    assert errors(refused) == [("category_in_use", None)]
+    deleted = manager_client.delete(questions_url(study, question.pk, "categories", unused["id"]))
+    assert deleted.status_code == 204
