@@ -67,7 +67,7 @@ def test_a_textarea_not_ignored_is_rejected_saying_how_to_ignore_it(
     assert report.rejected[0].detail == (
         "Result type 'textarea' of field 'comment' is not imported (supported: choices, "
         "rating, number, taxonomy, labels, hypertextlabels, paragraphlabels); to leave the "
-            "field out, map it to null: "
+        "field out, map it to null: "
         '"question_map": {"comment": null}.'
     )
     assert report.ignored_fields == {}
