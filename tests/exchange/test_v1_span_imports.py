@@ -353,3 +353,26 @@ def test_single_labels_aimed_at_a_span_question_are_refused(
     response = post(annotator_client, target, "long.csv", format="long_csv", question="mentions")
     assert response.status_code == 400
     assert response.json()["errors"][0]["code"] == "not_a_span_question"
+
+
+def test_partial_leaves_out_the_pairs_the_writer_refuses(
+    annotator_client: APIClient, target: ImportStudy, mentions: Question
+) -> None:
+    data = (
+        b'[{"doc": "d", "user": "alice", "begin": 0, "end": 4, "label": "PER"},'
+        b' {"doc": "d", "user": "bob", "begin": 0, "end": 4, "label": "PER"},'
+        b' {"doc": "d", "user": "bob", "begin": 5, "end": 9, "label": "PERS"}]'
+    )
+    response = post(
+        annotator_client, target, "spans.json", data, format="inception", question="mentions",
+        partial="true",
+    )  # fmt: skip
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert [(r["source"], r["field"], r["code"]) for r in body["rejected"]] == [
+        ("record 2", "label", "unknown_category")
+    ]
+    assert body["spans"][0]["coders"] == [
+        {"coder": "alice", "documents": 1, "units": 1, "empty": 0}
+    ]
+    assert stored_units(target.round, "mentions") == {("d", "alice"): [(0, 4, "PER")]}
