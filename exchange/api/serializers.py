@@ -274,6 +274,42 @@ class AnnotationExportSerializer(serializers.Serializer):
     )
 
 
+class SpanExportDocumentSerializer(serializers.Serializer):
+    document = serializers.CharField()
+    begin = serializers.FloatField()
+    end = serializers.FloatField()
+
+
+class SpanExportUnitSerializer(serializers.Serializer):
+    document = serializers.CharField()
+    coder = serializers.CharField()
+    begin = serializers.FloatField()
+    end = serializers.FloatField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the API's name for it
+
+
+class SpanExportEmptySerializer(serializers.Serializer):
+    document = serializers.CharField()
+    coder = serializers.CharField()
+
+
+class SpanExportSerializer(serializers.Serializer):
+    """A span question's units of one round: the span upload's body, so it uploads again."""
+
+    round = serializers.CharField()
+    question = serializers.CharField()
+    kind = serializers.CharField()
+    span_unit = serializers.CharField()
+    coders = serializers.ListField(child=serializers.CharField())
+    documents = SpanExportDocumentSerializer(
+        many=True, help_text="The documents with an explicit extent."
+    )
+    units = SpanExportUnitSerializer(many=True, help_text="One entry per unit, in stored order.")
+    empty = SpanExportEmptySerializer(
+        many=True, help_text="Coders who annotated a document and found nothing there."
+    )
+
+
 class ItemDiagnosticSerializer(serializers.Serializer):
     item = serializers.CharField()
     n_coders = serializers.IntegerField()
