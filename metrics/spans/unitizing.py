@@ -70,7 +70,7 @@ import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics.decomposition import Decomposition
+from metrics.decomposition import Decomposition, Finalize
 from metrics.spans._geometry import (
     first_overlap,
     gaps,
@@ -387,7 +387,7 @@ def _category(
     fits = gap_bin >= 0  # gaps shorter than every unit hold none
     gap_doc, gap, gap_bin = gap_doc[fits], gap[fits], gap_bin[fits]
 
-    dense = [observed, count, cubic, square]
+    dense: list[NDArray[np.float64]] = [observed, count, cubic, square]
     if not exact:
         dense.append(
             _same_bin(unit_doc, unit_length, unit_bin, gap_doc, gap, gap_bin, edges, n_docs)
@@ -395,7 +395,9 @@ def _category(
     per_doc = _per_document(dense)
     columns = per_doc.columns + start
     if not exact:
-        columns = np.where(per_doc.columns == 4, start + _CATEGORY_COLUMNS + 4 * n_bins, columns)
+        columns = np.where(
+            per_doc.columns == _CATEGORY_COLUMNS, start + _CATEGORY_COLUMNS + 4 * n_bins, columns
+        )
     first = start + _CATEGORY_COLUMNS
     squared = unit_length**2
     triplets = _Triplets(
@@ -563,7 +565,7 @@ def _disagreements(
     return np.stack(observed, axis=-1), np.stack(expected, axis=-1)
 
 
-def _finalize(layouts: tuple[_Layout, ...]):  # type: ignore[no-untyped-def]
+def _finalize(layouts: tuple[_Layout, ...]) -> Finalize:
     def finalize(totals: NDArray[np.float64]) -> NDArray[np.float64]:
         totals = np.asarray(totals, dtype=np.float64)
         if not layouts:
