@@ -1,10 +1,10 @@
-"""Interval helpers shared by the span measures: exact ranks, overlaps, gaps.
+"""Interval helpers shared by the span measures: exact order keys, overlaps, gaps.
 
 Units live in *groups* (a document, or one coder's units of one category in a document).
-Positions are floats and are compared only with each other, never shifted or rescaled, so
-every comparison is exact: :func:`lexicographic_ranks` turns ``(group, position)`` pairs into
-integers that sort like the pairs, and a ``searchsorted`` on those ranks finds, for every unit
-at once, the units of a sorted list it overlaps in its own group.
+Positions are floats and every comparison between them is exact: :func:`position_keys`
+turns ``(group, position)`` pairs into integers that sort like the pairs, and a
+``searchsorted`` on those keys finds, for every unit at once, the units of a sorted list it
+overlaps in its own group.
 
 All functions take units sorted by ``(group, begin, end)``.
 """
@@ -17,36 +17,53 @@ from numpy.typing import NDArray
 __all__ = [
     "first_overlap",
     "gaps",
-    "lexicographic_ranks",
     "merge_overlapping",
     "overlap_ranges",
+    "position_keys",
 ]
 
 
-def lexicographic_ranks(
+def position_keys(
     group: NDArray[np.intp], *positions: NDArray[np.float64]
 ) -> tuple[NDArray[np.int64], ...]:
-    """Dense ranks of ``(group, position)`` pairs, one rank array per position array.
+    """Integer keys of ``(group, position)`` pairs, one key array per position array.
 
-    Equal pairs get equal ranks and ranks sort like the pairs (group first), across all the
-    given arrays, so ranks of different arrays can be compared and searched in one another.
+    Keys sort like the pairs (group first) and are equal exactly when the pairs are, across
+    all the given arrays, so keys of different arrays can be compared and searched in one
+    another. Integer positions give ``group · span + position`` directly; others are ranked
+    by a sort.
 
     Examples
     --------
     >>> group = np.array([0, 0, 1])
-    >>> lexicographic_ranks(group, np.array([5.0, 7.0, 1.0]), np.array([7.0, 9.0, 2.0]))
+    >>> position_keys(group, np.array([5.0, 7.5, 1.0]), np.array([7.5, 9.0, 2.0]))
     (array([0, 1, 3]), array([1, 2, 4]))
+    >>> position_keys(group, np.array([5.0, 7.0, 1.0]), np.array([7.0, 9.0, 2.0]))
+    (array([4, 6, 9]), array([ 6,  8, 10]))
     """
     sizes = [len(p) for p in positions]
     values = np.concatenate(positions) if positions else np.empty(0)
-    groups = np.tile(np.asarray(group), len(positions))
-    order = np.lexsort((values, groups))
-    sorted_values, sorted_groups = values[order], groups[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (sorted_values[1:] != sorted_values[:-1]) | (sorted_groups[1:] != sorted_groups[:-1])
-    ranks = np.empty(len(order), dtype=np.int64)
-    ranks[order] = np.cumsum(new) - 1
-    return tuple(np.split(ranks, np.cumsum(sizes)[:-1]))
+    groups = np.tile(np.asarray(group, dtype=np.int64), len(positions))
+    if values.size == 0:
+        return tuple(np.empty(0, dtype=np.int64) for _ in positions)
+    low, high = float(values.min()), float(values.max())
+    span = high - low + 1
+    if (
+        np.array_equal(values, np.floor(values))
+        and span < 2**52
+        and (float(groups.max()) + 1) * span < 2**62
+    ):
+        keys = groups * int(span) + (values - low).astype(np.int64)
+    else:
+        order = np.lexsort((values, groups))
+        sorted_values, sorted_groups = values[order], groups[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (sorted_values[1:] != sorted_values[:-1]) | (
+            sorted_groups[1:] != sorted_groups[:-1]
+        )
+        keys = np.empty(len(order), dtype=np.int64)
+        keys[order] = np.cumsum(new) - 1
+    return tuple(np.split(keys, np.cumsum(sizes)[:-1]))
 
 
 def _same_group_as_next(group: NDArray[np.intp]) -> NDArray[np.bool_]:
@@ -80,13 +97,12 @@ def merge_overlapping(
     n = len(begin)
     if n == 0:
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.float64)
-    # The running largest end of a group: ranks sort by group first, so a plain running
-    # maximum over ranks never carries an end from one group into the next.
-    (end_rank,) = lexicographic_ranks(group, end)
-    running = np.maximum.accumulate(end_rank)
-    sorted_ends = np.empty(int(end_rank.max()) + 1, dtype=np.float64)
-    sorted_ends[end_rank] = end
-    running_end = sorted_ends[running]
+    # The running largest end of a group: keys sort by group first, so a plain running
+    # maximum over keys never carries an end from one group into the next.
+    (end_key,) = position_keys(group, end)
+    running = np.maximum.accumulate(end_key)
+    where_reached = np.maximum.accumulate(np.where(end_key == running, np.arange(n), 0))
+    running_end = end[where_reached]
     starts = np.ones(n, dtype=bool)
     # A unit starts a new merged unit unless it begins strictly inside the running union
     # (a zero-length unit at the union's begin stays apart, as in first_overlap).
@@ -97,19 +113,19 @@ def merge_overlapping(
 
 
 def overlap_ranges(
-    target_begin_rank: NDArray[np.int64],
-    target_end_rank: NDArray[np.int64],
-    query_begin_rank: NDArray[np.int64],
-    query_end_rank: NDArray[np.int64],
+    target_begin_key: NDArray[np.int64],
+    target_end_key: NDArray[np.int64],
+    query_begin_key: NDArray[np.int64],
+    query_end_key: NDArray[np.int64],
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """For each query unit, the target units it overlaps: ``target[lo:hi]`` (empty if hi <= lo).
 
     Targets are disjoint units sorted by ``(group, begin)``, so their ends are sorted too;
-    ranks come from :func:`lexicographic_ranks` over the targets' and queries' groups. When
+    keys come from :func:`position_keys` over the targets' and queries' groups. When
     the range is empty, ``lo`` is the first target after the query (its group permitting).
     """
-    lo = np.searchsorted(target_end_rank, query_begin_rank, side="right")
-    hi = np.searchsorted(target_begin_rank, query_end_rank, side="left")
+    lo = np.searchsorted(target_end_key, query_begin_key, side="right")
+    hi = np.searchsorted(target_begin_key, query_end_key, side="left")
     return lo.astype(np.intp), hi.astype(np.intp)
 
 
