@@ -62,7 +62,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -354,10 +354,9 @@ def _category(
     weight: NDArray[np.float64],
     coder_docs: _CoderDocuments,
     label: Hashable,
-    start: int,
     max_bins: int,
 ) -> tuple[_Layout, _Triplets]:
-    """One category's layout and its entries (columns relative to the matrix)."""
+    """One category's layout (starting at column 0) and its per-document entries."""
     n_docs = data.n_documents
     length = units.end - units.begin
     observed = _observed(units, data, weight)
@@ -393,12 +392,10 @@ def _category(
             _same_bin(unit_doc, unit_length, unit_bin, gap_doc, gap, gap_bin, edges, n_docs)
         )
     per_doc = _per_document(dense)
-    columns = per_doc.columns + start
-    if not exact:
-        columns = np.where(
-            per_doc.columns == _CATEGORY_COLUMNS, start + _CATEGORY_COLUMNS + 4 * n_bins, columns
-        )
-    first = start + _CATEGORY_COLUMNS
+    columns = per_doc.columns
+    if not exact:  # the same-bin column goes last
+        columns = np.where(columns == _CATEGORY_COLUMNS, _CATEGORY_COLUMNS + 4 * n_bins, columns)
+    first = _CATEGORY_COLUMNS
     squared = unit_length**2
     triplets = _Triplets(
         np.concatenate([per_doc.rows, unit_doc, unit_doc, gap_doc, gap_doc]),
@@ -415,7 +412,7 @@ def _category(
             [per_doc.values, squared, squared * unit_length, gap + 1, np.ones(len(gap))]
         ),
     )
-    return _Layout(label, start, n_bins, exact), triplets
+    return _Layout(label, 0, n_bins, exact), triplets
 
 
 def _same_bin(
@@ -475,23 +472,20 @@ class _CoderDocuments:
 
 @dataclass(frozen=True)
 class _Parts:
-    entries: _Triplets
-    shape: tuple[int, int]
+    """α_U's per-document sums: their totals, and the matrix itself when asked for."""
+
+    totals: NDArray[np.float64]
+    matrix: sparse.csr_matrix | None
+    observed: NDArray[np.float64]  # per document, summed over the categories
     layouts: tuple[_Layout, ...]
     labels: tuple[Hashable, ...]
     n_pairable: int
 
-    def matrix(self) -> sparse.csr_matrix:
-        rows, columns, values = self.entries.rows, self.entries.columns, self.entries.values
-        return sparse.csr_matrix((values, (rows, columns)), shape=self.shape)
 
-    def totals(self) -> NDArray[np.float64]:
-        entries = self.entries
-        totals = np.bincount(entries.columns, weights=entries.values, minlength=self.shape[1])
-        return totals.astype(np.float64)
-
-
-def _build(data: SpanData, category: Hashable | None, overlapping: str) -> _Parts:
+def _build(
+    data: SpanData, category: Hashable | None, overlapping: str, *, matrix: bool = False
+) -> _Parts:
+    """Every category's per-document sums, folded into totals (and a matrix) one at a time."""
     if not isinstance(data, SpanData):
         raise ValueError(f"unitizing_alpha needs SpanData, not {type(data).__name__}")
     if category is None:
@@ -505,30 +499,46 @@ def _build(data: SpanData, category: Hashable | None, overlapping: str) -> _Part
     units = _prepare(data, pairable, wanted, overlapping)
     weight = np.where(pairable, 1.0 / np.maximum(n_coders - 1, 1), 0.0)
     length = data.document_lengths
-    shared = _per_document(
-        [np.where(pairable, n_coders * length, 0.0), np.where(pairable, length, 0.0)]
+    shared = np.stack(
+        [np.where(pairable, n_coders * length, 0.0), np.where(pairable, length, 0.0)], axis=1
     )
     coder_docs = _CoderDocuments.of(data, pairable)
 
     used = [int(c) for c in wanted if np.any(units.category == c)]
     max_bins = max(_MIN_BINS_PER_CATEGORY, LENGTH_BINS // max(len(used), 1))
     layouts: list[_Layout] = []
-    parts = [shared]
+    totals = [shared.sum(axis=0)]
+    blocks = [sparse.csr_matrix(shared)]
+    observed = np.zeros(data.n_documents)
     start = _SHARED_COLUMNS
     for c in used:
-        layout, triplets = _category(
-            units.of_category(c), data, weight, coder_docs, data.categories[c], start, max_bins
+        layout, entries = _category(
+            units.of_category(c), data, weight, coder_docs, data.categories[c], max_bins
         )
+        layout = replace(layout, start=start)
+        totals.append(np.bincount(entries.columns, weights=entries.values, minlength=layout.width))
+        here = entries.columns == 0
+        observed += np.bincount(
+            entries.rows[here], weights=entries.values[here], minlength=data.n_documents
+        )
+        if matrix:
+            blocks.append(
+                sparse.csr_matrix(
+                    (entries.values, (entries.rows, entries.columns)),
+                    shape=(data.n_documents, layout.width),
+                )
+            )
         layouts.append(layout)
-        parts.append(triplets)
         start += layout.width
-    entries = _Triplets(
-        np.concatenate([p.rows for p in parts]),
-        np.concatenate([p.columns for p in parts]),
-        np.concatenate([p.values for p in parts]),
-    )
     labels = tuple(data.categories[int(c)] for c in wanted)
-    return _Parts(entries, (data.n_documents, start), tuple(layouts), labels, int(pairable.sum()))
+    return _Parts(
+        np.concatenate(totals).astype(np.float64),
+        sparse.hstack(blocks, format="csr") if matrix else None,
+        observed,
+        tuple(layouts),
+        labels,
+        int(pairable.sum()),
+    )
 
 
 # -- from totals to α_U ----------------------------------------------------------------------
@@ -631,7 +641,7 @@ def unitizing_alpha(
     (0.859, 0.7286)
     """
     parts = _build(data, category, overlapping)
-    observed, expected = _disagreements(parts.totals(), parts.layouts)
+    observed, expected = _disagreements(parts.totals, parts.layouts)
     by_label = {layout.label: i for i, layout in enumerate(parts.layouts)}
     categories: dict[Hashable, CategoryAlpha] = {}
     for label in parts.labels:
@@ -683,8 +693,8 @@ def decompose_unitizing_alpha(
     ``decompose_unitizing_alpha(data).evaluate()`` equals ``unitizing_alpha(data).value``;
     where α_U is undefined ``finalize`` returns nan. Parameters as :func:`unitizing_alpha`.
     """
-    parts = _build(data, category, overlapping)
-    return Decomposition("alpha_u", parts.matrix(), _finalize(parts.layouts))
+    parts = _build(data, category, overlapping, matrix=True)
+    return Decomposition("alpha_u", parts.matrix, _finalize(parts.layouts))
 
 
 def unitizing_document_disagreement(
@@ -699,10 +709,4 @@ def unitizing_document_disagreement(
     parts = _build(data, category, overlapping)
     if not parts.layouts:
         return np.full(data.n_documents, np.nan)
-    totals = parts.totals()
-    entries = parts.entries
-    observed = np.isin(entries.columns, [layout.start for layout in parts.layouts])
-    by_document = np.bincount(
-        entries.rows[observed], weights=entries.values[observed], minlength=data.n_documents
-    )
-    return by_document / (totals[0] * totals[1] * len(parts.layouts))
+    return parts.observed / (parts.totals[0] * parts.totals[1] * len(parts.layouts))
