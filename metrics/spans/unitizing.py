@@ -122,7 +122,8 @@ def segment_distance(
 
     Examples
     --------
-    Krippendorff (2004, p. 254), as DKPro Statistics ``Krippendorff2004Test``:
+    Krippendorff (2004, p. 254), as DKPro Statistics ``Krippendorff2004Test``
+    (docs/references.md, ``dkpro-unitizing-k2004``):
 
     >>> float(segment_distance(370, 400, True, 355, 375, True))  # 15² + 25²
     850.0
@@ -627,7 +628,8 @@ def unitizing_alpha(
 
     Examples
     --------
-    Krippendorff (2004, p. 254), as DKPro Statistics ``Krippendorff2004Test``:
+    Krippendorff (2004, p. 254), as DKPro Statistics ``Krippendorff2004Test``
+    (docs/references.md, ``dkpro-unitizing-k2004``):
 
     >>> from metrics.spans import SpanData
     >>> units = [(0, 225, 295, "c"), (0, 370, 400, "c"), (1, 220, 300, "c"),
