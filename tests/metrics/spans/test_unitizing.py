@@ -396,6 +396,30 @@ def test_matches_plain_python_reference(seed) -> None:
     assert result.expected == pytest.approx(reference[1], rel=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_fractional_positions_match_the_reference(seed) -> None:
+    # Times in seconds: positions that are not integers are compared through a sort.
+    integral = random_data(seed)
+    data = SpanData.from_units(
+        [(d, c, b * 0.25, e * 0.25, k) for d, c, b, e, k in integral.units()],
+        extents={
+            d: tuple(x * 0.25 for x in integral.extents[i])
+            for i, d in enumerate(integral.documents)
+        },
+        annotated=[
+            (integral.documents[d], integral.coders[c])
+            for d, c in zip(*np.nonzero(integral.annotated), strict=True)
+        ],
+    )
+    try:
+        reference = reference_alpha(data)
+    except (ZeroDivisionError, ValueError):
+        pytest.skip("undefined on this draw")
+    result = unitizing_alpha(data)
+    assert result.observed == pytest.approx(reference[0], rel=1e-12, abs=1e-15)
+    assert result.expected == pytest.approx(reference[1], rel=1e-12)
+
+
 # -- documents ---------------------------------------------------------------------------------
 
 
@@ -597,3 +621,13 @@ def test_unit_in_the_gap_after_a_zero_length_last_unit() -> None:
     inside = continuum([("A", 5, 0, "X"), ("B", 4, 2, "X")], 6, coders="AB")
     # (5-4)² + (5-6)² = 2, both orders: D_o = 2·2/72
     assert unitizing_alpha(inside).observed == pytest.approx(4 / 72, rel=1e-12)
+
+
+def test_bootstrap_over_documents_runs_on_the_decomposition() -> None:
+    from metrics.uncertainty.bootstrap import bootstrap
+
+    data = random_data(2, documents=30, zero_length=False)
+    decomposition = decompose_unitizing_alpha(data)
+    interval = bootstrap(decomposition, seed=3, replicates=200, confidence=0.9)
+    assert interval.estimate == pytest.approx(unitizing_alpha(data).value, rel=1e-12)
+    assert interval.low < interval.estimate < interval.high
