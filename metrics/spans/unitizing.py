@@ -99,7 +99,7 @@ OverlapPolicy = Literal["error", "merge"]
 LENGTH_BINS = 2048
 _MIN_BINS_PER_CATEGORY = 32
 
-_SHARED_COLUMNS = 2  # N = Σ m_d L_d, Λ = Σ L_d
+_SHARED_COLUMNS = 3  # observed sum over the categories, N = Σ m_d L_d, Λ = Σ L_d
 _CATEGORY_COLUMNS = 4  # observed sum, unit count, Σ l(l−1)(2l−1)/3, Σ l(l−1)
 
 
@@ -500,16 +500,13 @@ def _build(
     units = _prepare(data, pairable, wanted, overlapping)
     weight = np.where(pairable, 1.0 / np.maximum(n_coders - 1, 1), 0.0)
     length = data.document_lengths
-    shared = np.stack(
-        [np.where(pairable, n_coders * length, 0.0), np.where(pairable, length, 0.0)], axis=1
-    )
     coder_docs = _CoderDocuments.of(data, pairable)
 
     used = [int(c) for c in wanted if np.any(units.category == c)]
     max_bins = max(_MIN_BINS_PER_CATEGORY, LENGTH_BINS // max(len(used), 1))
     layouts: list[_Layout] = []
-    totals = [shared.sum(axis=0)]
-    blocks = [sparse.csr_matrix(shared)]
+    totals: list[NDArray[np.float64]] = []
+    blocks: list[sparse.csr_matrix] = []
     observed = np.zeros(data.n_documents)
     start = _SHARED_COLUMNS
     for c in used:
@@ -517,7 +514,8 @@ def _build(
             units.of_category(c), data, weight, coder_docs, data.categories[c], max_bins
         )
         layout = replace(layout, start=start)
-        totals.append(np.bincount(entries.columns, weights=entries.values, minlength=layout.width))
+        sums = np.bincount(entries.columns, weights=entries.values, minlength=layout.width)
+        totals.append(sums.astype(np.float64))
         here = entries.columns == 0
         observed += np.bincount(
             entries.rows[here], weights=entries.values[here], minlength=data.n_documents
@@ -531,10 +529,14 @@ def _build(
             )
         layouts.append(layout)
         start += layout.width
+    shared = np.stack(
+        [observed, np.where(pairable, n_coders * length, 0.0), np.where(pairable, length, 0.0)],
+        axis=1,
+    )
     labels = tuple(data.categories[int(c)] for c in wanted)
     return _Parts(
-        np.concatenate(totals).astype(np.float64),
-        sparse.hstack(blocks, format="csr") if matrix else None,
+        np.concatenate([shared.sum(axis=0), *totals]).astype(np.float64),
+        sparse.hstack([sparse.csr_matrix(shared), *blocks], format="csr") if matrix else None,
         observed,
         tuple(layouts),
         labels,
@@ -553,7 +555,7 @@ def _disagreements(
     totals: NDArray[np.float64], layouts: tuple[_Layout, ...]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """D_o and D_e of each category, shape ``(..., n_categories)``; nan where undefined."""
-    n, scale = totals[..., 0], totals[..., 1]
+    n, scale = totals[..., 1], totals[..., 2]
     observed, expected = [], []
     for layout in layouts:
         s, k = layout.start, layout.n_bins
@@ -679,9 +681,11 @@ def decompose_unitizing_alpha(
 ) -> Decomposition:
     """α_U as sums over documents, for the bootstrap over documents.
 
-    One row per document (zero for a document fewer than two coders annotated): the shared
-    ``N`` and ``Λ`` terms, then per category the observed sum, the unit count, Σ l(l−1)(2l−1)/3,
-    Σ l(l−1), and the per-length-bin sums that make up the unit-in-gap part of D_e.
+    One row per document (zero for a document fewer than two coders annotated): column 0 is
+    the document's observed-disagreement sum over the categories (so ``item_stats[:, 0]``
+    over its total is each document's share of D_o), then its ``N`` and ``Λ`` terms, then per
+    category the observed sum, the unit count, Σ l(l−1)(2l−1)/3, Σ l(l−1), and the
+    per-length-bin sums that make up the unit-in-gap part of D_e.
 
     D_e pairs every unit with every gap of the pooled documents, so it is not a sum of
     per-document terms; but binned on the distinct unit lengths of a category it is a sum of
@@ -711,4 +715,4 @@ def unitizing_document_disagreement(
     parts = _build(data, category, overlapping)
     if not parts.layouts:
         return np.full(data.n_documents, np.nan)
-    return parts.observed / (parts.totals[0] * parts.totals[1] * len(parts.layouts))
+    return parts.observed / (parts.totals[1] * parts.totals[2] * len(parts.layouts))

@@ -631,3 +631,14 @@ def test_bootstrap_over_documents_runs_on_the_decomposition() -> None:
     interval = bootstrap(decomposition, seed=3, replicates=200, confidence=0.9)
     assert interval.estimate == pytest.approx(unitizing_alpha(data).value, rel=1e-12)
     assert interval.low < interval.estimate < interval.high
+
+
+def test_column_zero_is_each_documents_observed_disagreement() -> None:
+    # docs/references.md#derived-unitizing-documents: d1 and d2 each hold half of D_o.
+    data = SpanData.from_units(
+        [("d1", "A", 0, 2, "X"), ("d1", "B", 0, 2, "X"), ("d2", "A", 1, 3, "X")],
+        extents={"d1": (0, 4), "d2": (0, 4)},
+        annotated=[("d1", "C"), ("d2", "B")],
+    )
+    column = decompose_unitizing_alpha(data).item_stats[:, 0].toarray().ravel()
+    assert (column / column.sum()).tolist() == pytest.approx([0.5, 0.5], rel=1e-12)
