@@ -61,6 +61,13 @@ code equal to them ignoring case. `coder_map` puts an annotator name of the file
 existing coder (by key or id); other names are coder keys, and unknown items and coders
 are created with `create_missing`.
 
+Span results (Label Studio `labels`, doccano sequence labeling, Prodigy `ner`/`spans`,
+INCEpTION, CoNLL) go to a span question: each (document, coder) pair of the file gets
+exactly the file's units; an annotation without spans is stored as "annotated, nothing
+found". Span results aimed at another kind of question, or offsets counting other units
+than the question's `span_unit`, are a 400 on `question`. `document_key` names documents
+across tools (`id`, `text`, or a field).
+
 The answer is a report (rows read, labels found, created / updated / unchanged, items and
 coders created, skipped records by reason, rejections with their source line / task and
 field). Any rejection rolls the whole import back and answers 400 with the standard error
@@ -190,6 +197,8 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             partial=data["partial"],
             coder=data.get("coder") or None,
             filename=filename,
+            document_key=data.get("document_key") or "id",
+            layer=data.get("layer") or None,
             actor=self.actor,
         )
         report.round = round_.name  # the round imported into, however the request named it
