@@ -298,10 +298,10 @@ def comparison_with_previous(
 def _span_round(question: Question, round_: Round) -> tuple[Any, np.ndarray]:
     from computations.scope import scope_spans  # TODO(merge): top level
 
-    data, item_ids, _ = scope_spans(question=question, round_ids=[round_.pk])
-    if not np.count_nonzero(data.annotated):
+    scope = scope_spans(question=question, round_ids=[round_.pk])
+    if not scope.n_annotations:
         raise ValueError(f"{round_.name} has no annotations for this question.")
-    return data, np.asarray(item_ids, dtype=np.int64)
+    return scope.data, scope.item_ids
 
 
 def _span_difference(
@@ -320,6 +320,11 @@ def _span_difference(
     dec_b = engine.span_decompositions(data_b, [name], min_overlap=min_overlap)[name]
     shared, rows_a, rows_b = np.intersect1d(items_a, items_b, return_indices=True)
     same = len(shared) == len(items_a) == len(items_b)
+    if same and len(shared) < MIN_SHARED_ITEMS:
+        raise ValueError(
+            f"the rounds share {len(shared)} document: a bootstrap over documents needs "
+            f"at least {MIN_SHARED_ITEMS}."
+        )
     unpaired = None if same else engine.difference(dec_a, dec_b, paired=False, **options)
     if len(shared) >= MIN_SHARED_ITEMS:
         paired = engine.difference(

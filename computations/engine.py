@@ -40,9 +40,8 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
-from metrics.spans import SpanData
-from metrics.spans.f1 import decompose_span_f1
-from metrics.spans.report import span_report as metrics_span_report
+from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
+from metrics.spans import span_report as metrics_span_report
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -520,7 +519,6 @@ def span_decompositions(
 ) -> dict[str, Decomposition]:
     """Per-document decompositions of the ``SPAN_DECOMPOSABLE`` coefficients among ``names``
     (one row per document of ``data``, in its order)."""
-    from metrics.spans.unitizing import decompose_unitizing_alpha  # TODO(merge): top level
 
     out: dict[str, Decomposition] = {}
     for name in names:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -506,26 +505,6 @@ def _run_step(computation: Computation) -> None:
     logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
 
 
-def _span_fingerprint(data: Any, item_ids: Sequence[int], coder_ids: Sequence[int]) -> str:
-    """A digest of exactly what a span computation read (items, coders, who annotated what,
-    every unit)."""
-    digest = hashlib.sha256()
-    for array in (
-        np.asarray(item_ids, dtype=np.int64),
-        np.asarray(coder_ids, dtype=np.int64),
-        np.asarray(data.extents, dtype=np.float64),
-        np.asarray(data.annotated, dtype=np.bool_),
-        np.asarray(data.document, dtype=np.int64),
-        np.asarray(data.coder, dtype=np.int64),
-        np.asarray(data.begin, dtype=np.float64),
-        np.asarray(data.end, dtype=np.float64),
-        np.asarray(data.category, dtype=np.int64),
-    ):
-        digest.update(np.ascontiguousarray(array).tobytes())
-    digest.update(repr(tuple(str(c) for c in data.categories)).encode())
-    return digest.hexdigest()
-
-
 def _run_span_step(computation: Computation) -> None:
     """A span question: read the units, run the span report (its bootstrap inline: span
     measures are not chunked), name the most disputed documents, compare with the previous
@@ -542,30 +521,22 @@ def _run_span_step(computation: Computation) -> None:
         seconds[name] = round(now - clock, 3)
         clock = now
 
-    data, item_ids, coder_ids = scope_spans(
-        question=computation.question, round_ids=computation_round_ids(computation)
-    )
-    n_annotations = int(np.count_nonzero(data.annotated))
-    if n_annotations == 0:
+    scope = scope_spans(question=computation.question, round_ids=computation_round_ids(computation))
+    if scope.n_annotations == 0:
         raise ValueError("There are no annotations in this scope.")
     lap("read")
     _beat(computation.pk, 0.1)
-    results = engine.span_report(data, params)
+    results = engine.span_report(scope.data, params)
     lap("report")
     _beat(computation.pk, 0.9)
-    shown = [d["index"] for d in results["documents"] if d.get("index") is not None]
-    names = item_external_ids(int(item_ids[i]) for i in shown)
-    for entry in results["documents"]:
-        index = entry.pop("index", None)
-        item = int(item_ids[index]) if index is not None else None
-        entry["item"] = item
-        entry["external_id"] = names.get(item, str(entry.get("document"))) if item else None
+    _name_documents(results["documents"], scope, pooled=computation.scope != ComputationScope.ROUND)
+    coders = coder_keys(int(c) for c in scope.coder_ids)
     results.update(
         kind=LabelKind.SPAN,
         unit=computation.question.span_unit or "character",
-        n_items=results.get("n_documents", data.n_documents),
-        n_annotations=n_annotations,
-        coder_keys={str(i): key for i, key in coder_keys(int(c) for c in coder_ids).items()},
+        n_items=results.get("n_documents", scope.data.n_documents),
+        n_annotations=scope.n_annotations,
+        coder_keys={str(pk): coders.get(int(pk), str(pk)) for pk in scope.coder_ids.tolist()},
     )
     results["bootstrap"] = {
         "replicates": int(params["bootstrap"]),
@@ -574,19 +545,40 @@ def _run_span_step(computation: Computation) -> None:
         "chunks": 0,
     }
     results["seconds"] = seconds
-    _store_comparison(computation, results, n_annotations)
+    _store_comparison(computation, results, scope.n_annotations)
     lap("comparison")
     Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
         status=ComputationStatus.DONE,
         progress=1.0,
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
-        fingerprint=_span_fingerprint(data, item_ids, coder_ids),
-        n_annotations=n_annotations,
+        fingerprint=scope.fingerprint,
+        n_annotations=scope.n_annotations,
         metrics_version=engine.metrics_version(),
         results=results,
     )
     logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _name_documents(documents: list[dict[str, Any]], scope: Any, *, pooled: bool) -> None:
+    """Give each listed document its item id and external id (``round/external id`` when
+    rounds are pooled), looking up only the items listed."""
+    rows = [entry.pop("index", None) for entry in documents]
+    items = item_external_ids(int(scope.item_ids[i]) for i in rows if i is not None)
+    rounds = (
+        dict(Round.objects.filter(pk__in=set(scope.round_ids.tolist())).values_list("id", "name"))
+        if pooled
+        else {}
+    )
+    for entry, index in zip(documents, rows, strict=True):
+        if index is None:
+            entry.update(item=None, external_id=str(entry.get("document")))
+            continue
+        item = int(scope.item_ids[index])
+        name = items.get(item, str(item))
+        if pooled:
+            name = f"{rounds.get(int(scope.round_ids[index]), '?')}/{name}"
+        entry.update(item=item, external_id=name, round=int(scope.round_ids[index]))
 
 
 def _store_comparison(

@@ -271,3 +271,52 @@ def test_the_study_and_coder_pages_show_span_questions_by_their_alpha_u(
     coder = question.study.coders.get(key="r0")
     page = client.get(reverse("pages:coder-detail", args=[study.pk, coder.pk]))
     assert page.status_code == 200
+
+
+# TODO(merge): drop once scope_spans is on main.
+needs_spans = pytest.mark.skipif(
+    not hasattr(__import__("computations.scope").scope, "scope_spans"),
+    reason="waiting for computations.scope.scope_spans",
+)
+
+
+@needs_spans
+def test_a_computed_span_round_reads_as_krippendorffs_example(
+    study: Study, viewer: Any, site_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Krippendorff (2004) p. 254 computed by the worker and read on the report
+    (docs/references.md#server-span-tv60); R2 repeats it with one unit fewer for r1."""
+    from computations.services import computation_request
+
+    question = QuestionFactory(study=study, kind=LabelKind.SPAN, key="units")
+    ids = {code: CategoryFactory(question=question, code=code).pk for code in ("c", "k")}
+    coders = [CoderFactory(study=study, key=f"r{n}") for n in range(2)]
+    item = ItemFactory(study=study, external_id="k2004", text="", extent_begin=150, extent_end=450)
+    units = [
+        [[180, 240, ids["k"]], [225, 295, ids["c"]], [300, 350, ids["k"]], [370, 400, ids["c"]]],
+        [[180, 240, ids["k"]], [220, 300, ids["c"]], [300, 350, ids["k"]],
+         [355, 375, ids["c"]], [400, 420, ids["c"]]],
+    ]  # fmt: skip
+    rounds = [RoundFactory(study=study, name=f"R{n}", position=n) for n in (1, 2)]
+    for round_ in rounds:
+        for coder, own in zip(coders, units, strict=True):
+            if round_.name == "R2" and coder.key == "r1":
+                own = [u for u in own if u[:2] != [300, 350]]
+            Annotation.objects.create(
+                round=round_, question=question, item=item, coder=coder, units=own
+            )
+        with django_capture_on_commit_callbacks(execute=True):
+            computation_request(
+                study=study, question=question, rounds=[round_], parameters={"bootstrap": 0}
+            )
+    first = _report(site_client(viewer), study, rounds[0], question)
+    assert '<td class="num value">0.859</td>' in _row(
+        first, r'<tr data-coefficient="alpha_u">.*?</tr>'
+    )
+    assert '<tr data-category="c"><th scope="row">c</th><td class="num value">0.729</td>' in first
+    second = _report(site_client(viewer), study, rounds[1], question)
+    table = _row(second, r'<table class="span-comparison">.*?</table>')
+    alpha = _row(table, r'<tr data-coefficient="alpha_u">.*?</tr>')
+    assert '<td class="num">0.859</td>' in alpha  # R1's stored value
+    assert "none: point estimates only" in alpha
+    assert "the rounds share 1 document" in alpha
