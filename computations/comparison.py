@@ -14,7 +14,12 @@ from django.db.models import Exists, OuterRef
 
 from computations import engine
 from computations.models import Computation, ComputationScope
-from computations.scope import ScopeAnnotations, scope_annotations, scope_data_revision
+from computations.scope import (
+    ScopeAnnotations,
+    scope_annotations,
+    scope_data_revision,
+    scope_spans,
+)
 from computations.selectors import computation_round_ids, latest_round_computations
 from studies.exceptions import ApplicationError
 from studies.models import Annotation, LabelKind, Question, Round, Study
@@ -296,8 +301,6 @@ def comparison_with_previous(
 
 
 def _span_round(question: Question, round_: Round) -> tuple[Any, np.ndarray]:
-    from computations.scope import scope_spans  # TODO(merge): top level
-
     scope = scope_spans(question=question, round_ids=[round_.pk])
     if not scope.n_annotations:
         raise ValueError(f"{round_.name} has no annotations for this question.")

@@ -47,10 +47,12 @@ from computations.models import (
 )
 from computations.scope import (
     ScopeAnnotations,
+    ScopeSpans,
     coder_keys,
     item_external_ids,
     scope_annotations,
     scope_data_revision,
+    scope_spans,
     unit_label,
 )
 from computations.selectors import computation_round_ids
@@ -509,8 +511,6 @@ def _run_span_step(computation: Computation) -> None:
     """A span question: read the units, run the span report (its bootstrap inline: span
     measures are not chunked), name the most disputed documents, compare with the previous
     round, store."""
-    from computations.scope import scope_spans  # TODO(merge): top level
-
     params = computation.parameters
     clock = time.monotonic()
     seconds: dict[str, float] = {}
@@ -560,7 +560,7 @@ def _run_span_step(computation: Computation) -> None:
     logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
 
 
-def _name_documents(documents: list[dict[str, Any]], scope: Any, *, pooled: bool) -> None:
+def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans, *, pooled: bool) -> None:
     """Give each listed document its item id and external id (``round/external id`` when
     rounds are pooled), looking up only the items listed."""
     rows = [entry.pop("index", None) for entry in documents]

@@ -30,12 +30,6 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-# TODO(merge): drop once scope_spans and metrics.spans.unitizing are on main.
-needs_spans = pytest.mark.skipif(
-    not hasattr(__import__("computations.scope").scope, "scope_spans")
-    or __import__("importlib.util").util.find_spec("metrics.spans.unitizing") is None,
-    reason="waiting for computations.scope.scope_spans and metrics.spans.unitizing",
-)
 
 #: Krippendorff (2004) p. 254, as DKPro Statistics 2.3.x tests it
 #: (Krippendorff2004Test.java; docs/references.md#server-span-tv60): a continuum
@@ -122,7 +116,6 @@ def _compute(world: SpanStudy, rounds: list[Round], capture: Any, **parameters: 
     return computation
 
 
-@needs_spans
 def test_a_span_round_stores_krippendorffs_unitizing_alpha_and_span_f1(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -157,7 +150,6 @@ def test_a_span_round_stores_krippendorffs_unitizing_alpha_and_span_f1(
     }
 
 
-@needs_spans
 def test_a_coder_who_skips_units_lowers_alpha_u_and_f1_and_the_next_round_says_by_how_much(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -201,7 +193,6 @@ def test_a_coder_who_skips_units_lowers_alpha_u_and_f1_and_the_next_round_says_b
         assert entry["difference"]["ci"]["replicates"] == 500
 
 
-@needs_spans
 def test_above_the_comparison_bound_the_difference_is_of_point_estimates_and_says_so(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any, settings: Any
 ) -> None:
@@ -224,7 +215,6 @@ def test_above_the_comparison_bound_the_difference_is_of_point_estimates_and_say
     assert entry["difference"]["estimate"] == pytest.approx(after - before)
 
 
-@needs_spans
 def test_the_history_lists_span_computations_round_after_round(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -244,7 +234,6 @@ def test_the_history_lists_span_computations_round_after_round(
         assert entry["coefficients"]["span_f1"]["value"] == pytest.approx(TV60_F1_EXACT)
 
 
-@needs_spans
 def test_pooled_rounds_read_every_rounds_documents(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -257,7 +246,6 @@ def test_pooled_rounds_read_every_rounds_documents(
     assert COMPARISON_KEY not in pooled.results
 
 
-@needs_spans
 def test_gamma_is_computed_when_asked_for(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -275,7 +263,6 @@ def test_gamma_is_computed_when_asked_for(
     assert gamma["value"] is not None or gamma["reason"]
 
 
-@needs_spans
 def test_a_span_report_error_fails_the_computation_with_the_reason(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any, monkeypatch: Any
 ) -> None:
@@ -295,7 +282,6 @@ def test_a_span_report_error_fails_the_computation_with_the_reason(
     assert computation.finished_at is not None
 
 
-@needs_spans
 def test_a_span_computation_runs_once_however_often_its_message_arrives(
     span_study: SpanStudy, django_capture_on_commit_callbacks: Any
 ) -> None:
@@ -383,7 +369,6 @@ def test_the_api_answers_400_naming_the_field(span_study: SpanStudy, annotator_c
     assert not Computation.objects.exists()
 
 
-@needs_spans
 def test_the_api_compares_two_span_rounds_on_a_decomposable_coefficient(
     span_study: SpanStudy, viewer_client: Any
 ) -> None:

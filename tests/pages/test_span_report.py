@@ -273,14 +273,6 @@ def test_the_study_and_coder_pages_show_span_questions_by_their_alpha_u(
     assert page.status_code == 200
 
 
-# TODO(merge): drop once scope_spans is on main.
-needs_spans = pytest.mark.skipif(
-    not hasattr(__import__("computations.scope").scope, "scope_spans"),
-    reason="waiting for computations.scope.scope_spans",
-)
-
-
-@needs_spans
 def test_a_computed_span_round_reads_as_krippendorffs_example(
     study: Study, viewer: Any, site_client: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
