@@ -49,7 +49,7 @@ def _results(alpha_u: float, f1: float, item: Item, **extra: Any) -> dict[str, A
                 "observed": 0.0064,
                 "expected": 0.0454,
                 "ci": _ci(0.61, 0.97),
-                # Krippendorff (2004) p. 254 per category (docs/references.md, TV-60).
+                # Krippendorff (2004) p. 254 per category (docs/references.md#server-span-tv60).
                 "categories": {
                     "c": {"value": 0.7286, "observed": 0.0144, "expected": 0.0532},
                     "k": {"value": 1.0, "observed": 0.0, "expected": 0.049},
