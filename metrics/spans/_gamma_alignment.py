@@ -47,6 +47,8 @@ Method = Literal["auto", "milp", "assignment"]
 MAX_CANDIDATES = 5_000_000
 #: Largest two-annotator continuum (units of both) solved by a dense assignment.
 DENSE_ASSIGNMENT_LIMIT = 2000
+# How far from 0 or 1 a relaxed solution may be and still count as integral.
+_INTEGRAL = 1e-6
 # Relative slack on the pruning bounds so that rounding never drops a candidate at a bound.
 _SLACK = 1e-9
 
@@ -163,7 +165,8 @@ class Alignment:
 
     def group_disorder(self, n_groups: int) -> NDArray[np.float64]:
         """Summed disorder of each continuum's unitary alignments."""
-        return np.bincount(self.group, weights=self.disorder, minlength=n_groups)
+        summed = np.bincount(self.group, weights=self.disorder, minlength=n_groups)
+        return summed.astype(np.float64)
 
 
 def _pair_counts(n: NDArray[Any]) -> NDArray[np.float64]:
@@ -316,7 +319,12 @@ def candidates(continua: Continua, dissimilarity: Dissimilarity) -> Candidates:
     return Candidates(members.astype(np.intp), group, disorder)
 
 
-def _milp(continua: Continua, dissimilarity: Dissimilarity) -> Alignment:
+def _partition(incidence: sparse.csr_matrix, x: NDArray[np.float64]) -> bool:
+    """Whether the candidates with ``x > 0.5`` hold every unit exactly once."""
+    return bool((incidence @ (x > 0.5).astype(np.float64) == 1).all())
+
+
+def _milp(continua: Continua, dissimilarity: Dissimilarity, *, relax: bool = True) -> Alignment:
     found = candidates(continua, dissimilarity)
     n = len(found.disorder)
     if n == 0:
@@ -330,16 +338,34 @@ def _milp(continua: Continua, dissimilarity: Dissimilarity) -> Alignment:
         ),
         shape=(continua.n_units, n),
     )
-    result = optimize.milp(
-        found.disorder,
-        constraints=optimize.LinearConstraint(incidence, 1.0, 1.0),
-        integrality=np.ones(n),
-        bounds=optimize.Bounds(0.0, 1.0),
-        options={"mip_rel_gap": 0.0},
+    # The LP relaxation is usually integral (always with two annotators: the constraint matrix
+    # is then a bipartite incidence matrix); an integral vertex optimum is a best alignment.
+    relaxed = (
+        optimize.linprog(
+            found.disorder,
+            A_eq=incidence,
+            b_eq=np.ones(continua.n_units),
+            bounds=(0.0, 1.0),
+            method="highs-ds",
+        )
+        if relax
+        else None
     )
-    if result.x is None:  # pragma: no cover - lone units always make a feasible alignment
-        raise RuntimeError(f"the alignment programme failed: {result.message}")
-    chosen = result.x > 0.5
+    x = relaxed.x if relaxed is not None else None
+    if x is None or (np.abs(x - np.round(x)) > _INTEGRAL).any() or not _partition(incidence, x):
+        result = optimize.milp(
+            found.disorder,
+            constraints=optimize.LinearConstraint(incidence, 1.0, 1.0),
+            integrality=np.ones(n),
+            bounds=optimize.Bounds(0.0, 1.0),
+            options={"mip_rel_gap": 0.0},
+        )
+        if result.x is None:  # pragma: no cover - lone units always make a feasible alignment
+            raise RuntimeError(f"the alignment programme failed: {result.message}")
+        x = result.x
+        if not _partition(incidence, x):  # pragma: no cover - HiGHS returned a non-solution
+            raise RuntimeError("the alignment programme returned units aligned twice or never")
+    chosen = x > 0.5
     return Alignment(found.members[chosen], found.group[chosen], found.disorder[chosen])
 
 
@@ -385,10 +411,12 @@ def best_alignment(
     Parameters
     ----------
     method : {"auto", "milp", "assignment"}
-        ``"milp"`` solves the integer programme, ``"assignment"`` the two-annotator
-        assignment problem (every continuum must have two annotators), ``"auto"`` the
-        assignment for two-annotator continua of up to ``DENSE_ASSIGNMENT_LIMIT`` units and
-        the programme for the others.
+        ``"milp"`` solves the integer programme with :func:`scipy.optimize.milp`;
+        ``"assignment"`` the two-annotator assignment problem (every continuum must have two
+        annotators); ``"auto"`` the assignment for two-annotator continua of up to
+        ``DENSE_ASSIGNMENT_LIMIT`` units, and for the others the programme's LP relaxation
+        first (:func:`scipy.optimize.linprog`, dual simplex), the integer programme only when
+        the relaxed optimum is fractional. All three give a best alignment.
     """
     if method not in ("auto", "milp", "assignment"):
         raise ValueError(f"method must be 'auto', 'milp' or 'assignment', not {method!r}")
@@ -398,7 +426,7 @@ def best_alignment(
             raise ValueError("the assignment method needs exactly two annotators per continuum")
         return _assignment(continua, dissimilarity)
     if method == "milp":
-        return _milp(continua, dissimilarity)
+        return _milp(continua, dissimilarity, relax=False)
     dense = two & (continua.units_per_group <= DENSE_ASSIGNMENT_LIMIT)
     parts: list[Alignment] = []
     width = continua.max_coders
