@@ -38,6 +38,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, sparse
+from scipy.sparse import csgraph
 
 from metrics.spans._gamma_dissimilarity import Dissimilarity
 
@@ -324,48 +325,71 @@ def _partition(incidence: sparse.csr_matrix, x: NDArray[np.float64]) -> bool:
     return bool((incidence @ (x > 0.5).astype(np.float64) == 1).all())
 
 
-def _milp(continua: Continua, dissimilarity: Dissimilarity, *, relax: bool = True) -> Alignment:
-    found = candidates(continua, dissimilarity)
-    n = len(found.disorder)
-    if n == 0:
-        return Alignment(np.empty((0, continua.max_coders), np.intp), found.group, found.disorder)
+def _integer_programme(incidence: sparse.csr_matrix, cost: NDArray[np.float64]) -> NDArray:
+    result = optimize.milp(
+        cost,
+        constraints=optimize.LinearConstraint(incidence, 1.0, 1.0),
+        integrality=np.ones(len(cost)),
+        bounds=optimize.Bounds(0.0, 1.0),
+        options={"mip_rel_gap": 0.0},
+    )
+    if result.x is None or not _partition(incidence, result.x):  # pragma: no cover
+        raise RuntimeError(f"the alignment programme failed: {result.message}")
+    return np.asarray(result.x)
+
+
+def _components(found: Candidates, n_units: int) -> NDArray[np.intp]:
+    """Connected component of each candidate: units sharing a candidate are connected."""
+    members = found.members
+    first = members[np.arange(len(members)), np.argmax(members >= 0, axis=1)]
+    rows, cols = np.nonzero(members >= 0)
+    graph = sparse.coo_matrix(
+        (np.ones(len(rows)), (first[rows], members[rows, cols])), shape=(n_units, n_units)
+    )
+    _, label = csgraph.connected_components(graph, directed=False)
+    return np.asarray(label[first], dtype=np.intp)
+
+
+def _solve(found: Candidates, n_units: int, *, relax: bool) -> NDArray[np.bool_]:
+    """Which candidates make a best alignment."""
     rows, cols = np.nonzero(found.members >= 0)
     # int32 indices: scipy's HiGHS wrapper takes no others.
     incidence = sparse.csr_matrix(
-        (
-            np.ones(len(rows)),
-            (found.members[rows, cols].astype(np.int32), rows.astype(np.int32)),
-        ),
-        shape=(continua.n_units, n),
+        (np.ones(len(rows)), (found.members[rows, cols].astype(np.int32), rows.astype(np.int32))),
+        shape=(n_units, len(found.disorder)),
     )
+    if not relax:
+        return _integer_programme(incidence, found.disorder) > 0.5
     # The LP relaxation is usually integral (always with two annotators: the constraint matrix
     # is then a bipartite incidence matrix); an integral vertex optimum is a best alignment.
-    relaxed = (
-        optimize.linprog(
-            found.disorder,
-            A_eq=incidence,
-            b_eq=np.ones(continua.n_units),
-            bounds=(0.0, 1.0),
-            method="highs-ds",
-        )
-        if relax
-        else None
+    # Where it is not, only the connected components holding fractional values need the
+    # integer programme: components share no unit, so they are solved independently.
+    relaxed = optimize.linprog(
+        found.disorder,
+        A_eq=incidence,
+        b_eq=np.ones(n_units),
+        bounds=(0.0, 1.0),
+        method="highs-ds",
     )
-    x = relaxed.x if relaxed is not None else None
-    if x is None or (np.abs(x - np.round(x)) > _INTEGRAL).any() or not _partition(incidence, x):
-        result = optimize.milp(
-            found.disorder,
-            constraints=optimize.LinearConstraint(incidence, 1.0, 1.0),
-            integrality=np.ones(n),
-            bounds=optimize.Bounds(0.0, 1.0),
-            options={"mip_rel_gap": 0.0},
-        )
-        if result.x is None:  # pragma: no cover - lone units always make a feasible alignment
-            raise RuntimeError(f"the alignment programme failed: {result.message}")
-        x = result.x
-        if not _partition(incidence, x):  # pragma: no cover - HiGHS returned a non-solution
-            raise RuntimeError("the alignment programme returned units aligned twice or never")
-    chosen = x > 0.5
+    if relaxed.x is None:  # pragma: no cover - the relaxation of a feasible programme
+        return _integer_programme(incidence, found.disorder) > 0.5
+    x = np.round(relaxed.x)
+    fractional = np.abs(relaxed.x - x) > _INTEGRAL
+    if fractional.any():
+        component = _components(found, n_units)
+        redo = np.isin(component, component[fractional])
+        units = np.flatnonzero(np.asarray(incidence[:, redo].sum(axis=1)).ravel() > 0)
+        x[redo] = _integer_programme(incidence[units][:, redo], found.disorder[redo])
+    if not _partition(incidence, x):  # pragma: no cover - tolerance trouble: solve it whole
+        return _integer_programme(incidence, found.disorder) > 0.5
+    return x > 0.5
+
+
+def _milp(continua: Continua, dissimilarity: Dissimilarity, *, relax: bool = True) -> Alignment:
+    found = candidates(continua, dissimilarity)
+    if len(found.disorder) == 0:
+        return Alignment(np.empty((0, continua.max_coders), np.intp), found.group, found.disorder)
+    chosen = _solve(found, continua.n_units, relax=relax)
     return Alignment(found.members[chosen], found.group[chosen], found.disorder[chosen])
 
 

@@ -458,14 +458,27 @@ def test_two_annotator_assignment_equals_the_integer_programme(seed: int) -> Non
     )
 
 
-@pytest.mark.parametrize("k", [3, 4])
-def test_relaxation_first_equals_the_integer_programme(k: int) -> None:
-    continua = random_continua(k, 15, seed=k)
+@pytest.mark.parametrize(("k", "seed"), [(3, 4), (4, 0), (4, 1)])
+def test_relaxation_first_equals_the_integer_programme(
+    k: int, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # These continua have a fractional LP optimum: the integer programme is solved on the
+    # components holding fractional values only, and must give the whole programme's optimum.
+    continua = random_continua(k, 15, seed=seed)
     dissimilarity = Dissimilarity.build(
         3, alpha=1.0, beta=1.0, delta_empty=1.0, categorical="nominal"
     )
-    auto = alignment.best_alignment(continua, dissimilarity)
     exact = alignment.best_alignment(continua, dissimilarity, method="milp")
+    solved = []
+    whole = alignment._integer_programme
+
+    def spy(incidence: Any, cost: Any) -> Any:
+        solved.append(incidence.shape[0])
+        return whole(incidence, cost)
+
+    monkeypatch.setattr(alignment, "_integer_programme", spy)
+    auto = alignment.best_alignment(continua, dissimilarity)
+    assert solved and max(solved) < continua.n_units
     np.testing.assert_allclose(
         auto.group_disorder(continua.n_groups), exact.group_disorder(continua.n_groups), atol=1e-9
     )
