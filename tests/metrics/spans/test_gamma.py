@@ -478,7 +478,8 @@ def test_relaxation_first_equals_the_integer_programme(
 
     monkeypatch.setattr(alignment, "_integer_programme", spy)
     auto = alignment.best_alignment(continua, dissimilarity)
-    assert solved and max(solved) < continua.n_units
+    assert solved
+    assert max(solved) < continua.n_units
     np.testing.assert_allclose(
         auto.group_disorder(continua.n_groups), exact.group_disorder(continua.n_groups), atol=1e-9
     )
