@@ -6,6 +6,11 @@ annotation; a missing annotation is simply absent. ``--level`` is the level of m
 ``--confidence`` the confidence level of the intervals, ``--domain a,b,c`` the value domain
 in order (string labels of an ordinal scale need it). Bad input stops with exit code 2 and a
 message naming the line and the field.
+
+``--level span`` reads span annotations instead: CSV ``document,coder,begin,end,label`` (end
+exclusive; empty begin, end and label: the coder found nothing in the document), with
+``--continuum FILE`` giving document extents (CSV ``document,begin,end``) and ``--gamma``
+adding Mathet et al.'s gamma (see :mod:`metrics.spans.report` and ``docs/spans.md``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from metrics.data import ReliabilityData
 from metrics.report import COEFFICIENT_KEYS, LEVELS, report
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
+#: ``--level`` for span annotations (not a level of measurement: it selects the span report).
+SPAN_LEVEL = "span"
 
 #: How each coefficient is named in the human-readable table.
 TITLES = {
@@ -260,10 +267,25 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m metrics", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("report", help="every coefficient of an annotation file")
-    run.add_argument("file", type=Path, help="CSV item,coder,label or JSON lines")
     run.add_argument(
-        "--level", choices=LEVELS, default="nominal", help="level of measurement (default nominal)"
+        "file",
+        type=Path,
+        help="CSV item,coder,label or JSON lines; with --level span CSV "
+        "document,coder,begin,end,label",
     )
+    run.add_argument(
+        "--level",
+        choices=(*LEVELS, SPAN_LEVEL),
+        default="nominal",
+        help="level of measurement (default nominal), or span for span annotations",
+    )
+    run.add_argument(
+        "--continuum",
+        type=Path,
+        metavar="FILE",
+        help="level span: document extents, CSV document,begin,end",
+    )
+    run.add_argument("--gamma", action="store_true", help="level span: also compute gamma")
     run.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
     run.add_argument(
         "--domain",
@@ -284,10 +306,43 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _span_main(args: argparse.Namespace) -> int:
+    """``--level span``: read span annotations and print the span report."""
+    # Imported here: metrics.spans.reader raises this module's InputError.
+    from metrics.spans.reader import read_spans
+    from metrics.spans.report import format_span_table, span_report
+
+    try:
+        for option in ("distance", "domain", "tree"):
+            if getattr(args, option) is not None:
+                raise InputError(f"--{option} does not apply to --level span.")
+        data = read_spans(args.file, continuum=args.continuum)
+        result = span_report(
+            data,
+            gamma=args.gamma,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            confidence=args.confidence,
+        )
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(format_span_table(result))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
+    if args.level == SPAN_LEVEL:
+        return _span_main(args)
     try:
+        for option in ("continuum", "gamma"):
+            if getattr(args, option):
+                raise InputError(f"--{option} applies to --level span only.")
         domain = None if args.domain is None else [v.strip() for v in args.domain.split(",")]
         data = read_annotations(args.file, level=args.level, domain=domain)
         tree = read_tree(args.tree) if args.tree is not None else None
