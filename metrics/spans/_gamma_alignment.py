@@ -262,22 +262,21 @@ def candidates(continua: Continua, dissimilarity: Dissimilarity) -> Candidates:
     group = np.arange(continua.n_groups, dtype=np.intp)
     pair_sum = np.zeros(continua.n_groups)
     filled = np.zeros(continua.n_groups, dtype=np.intp)
+    everything = np.arange(continua.n_units, dtype=np.intp)
     for slot in range(k_max):
         active = continua.n_coders[group] > slot
-        anchored = filled > 0
-        anchor = members[np.arange(len(group)), np.argmax(members >= 0, axis=1)] if slot else group
+        # The units a partial candidate may take from this slot's annotator: every unit of
+        # its block while it holds none yet, else the compatible neighbours of its first unit
+        # (indices into `pool`, which is every unit followed by the neighbour lists).
+        first, size = continua.starts[group, slot], continua.counts[group, slot]
+        pool = everything
         if slot:
             indptr, indices = _neighbours(continua, dissimilarity, slot, bound)
-            from_block = active & ~anchored
-            first = np.where(from_block, continua.starts[group, slot], indptr[anchor])
-            size = np.where(
-                from_block, continua.counts[group, slot], indptr[anchor + 1] - indptr[anchor]
-            )
-            pool = np.concatenate([np.arange(continua.n_units, dtype=np.intp), indices])
-            first = np.where(from_block, first, first + continua.n_units)
-        else:
-            first, size = continua.starts[group, 0], continua.counts[group, 0]
-            pool = np.arange(continua.n_units, dtype=np.intp)
+            anchor = members[np.arange(len(group)), np.argmax(members >= 0, axis=1)]
+            anchored = filled > 0
+            first = np.where(anchored, indptr[anchor] + continua.n_units, first)
+            size = np.where(anchored, indptr[anchor + 1] - indptr[anchor], size)
+            pool = np.concatenate([everything, indices])
         size = np.where(active, size, 0)
         reps = size + 1  # every choice, plus the empty unit
         if int(reps.sum()) > MAX_CANDIDATES:
