@@ -477,13 +477,10 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     options: dict[str, Any] = {
         "gamma": "gamma" in wanted,
         "min_overlap": float(params["min_overlap"]),
+        "bootstrap": int(params["bootstrap"]),
+        "seed": int(params["seed"]),  # gamma's sampling too, with or without a bootstrap
+        "confidence": float(params["confidence"]),
     }
-    if params["bootstrap"]:
-        options.update(
-            bootstrap=int(params["bootstrap"]),
-            seed=int(params["seed"]),
-            confidence=float(params["confidence"]),
-        )
     report: dict[str, Any] = _jsonable(metrics_span_report(data, **options))
     coefficients = report.get("coefficients") or {}
     skipped: dict[str, str] = {}

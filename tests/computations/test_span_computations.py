@@ -256,11 +256,14 @@ def test_gamma_is_computed_when_asked_for(
         [round_],
         django_capture_on_commit_callbacks,
         bootstrap=0,
+        seed=5,
         coefficients=["alpha_u", "gamma"],
     )
     assert list(computation.results["coefficients"]) == ["alpha_u", "gamma"]
     gamma = computation.results["coefficients"]["gamma"]
-    assert gamma["value"] is not None or gamma["reason"]
+    assert -1 <= gamma["value"] <= 1
+    assert gamma["expected"] > gamma["observed"] > 0  # some disagreement, less than chance
+    assert (gamma["samples"], gamma["seed"]) == (30, 5)  # the computation's seed
 
 
 def test_a_span_report_error_fails_the_computation_with_the_reason(
