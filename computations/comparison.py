@@ -162,6 +162,8 @@ def _rounds_compare(
             question=question, first=first, second=second, coefficient=coefficient,
             replicates=replicates, seed=seed, confidence=confidence, parameters=parameters,
         )  # fmt: skip
+    if coefficient is not None and coefficient not in engine.ALL_COEFFICIENTS:
+        raise ValueError(f"{coefficient} is for span questions only.")
     params = _comparison_parameters(
         study=study, question=question, round_=later, coefficient=coefficient,
         parameters=parameters,

@@ -395,3 +395,18 @@ def test_the_api_compares_two_span_rounds_on_a_decomposable_coefficient(
     refused = viewer_client.get(url, {**query, "coefficient": "kappa"})
     assert refused.status_code == 400
     assert "alpha_u, span_f1, span_f1_overlap" in str(refused.json())
+
+
+def test_the_api_refuses_a_span_coefficient_for_comparing_other_questions(
+    study: Study, viewer_client: Any
+) -> None:
+    question = nominal_question(study, key="topic")
+    rounds = [RoundFactory(study=study, name=f"R{n}", position=n) for n in (1, 2)]
+    for round_ in rounds:
+        label_round(round_, question, [["a", "b", "c"], ["a", "b", "b"]])
+    response = viewer_client.get(
+        f"/api/v1/studies/{study.pk}/history/compare/",
+        {"question": "topic", "first": "R1", "second": "R2", "coefficient": "alpha_u"},
+    )
+    assert response.status_code == 400
+    assert "alpha_u is for span questions only." in str(response.json())
