@@ -36,7 +36,8 @@ def write(folder: Path, name: str, text: str) -> Path:
 
 
 def test_read_spans_with_continuum(tmp_path: Path) -> None:
-    data = read_spans(write(tmp_path, "u.csv", UNITS), continuum=write(tmp_path, "c.csv", CONTINUUM))
+    units = write(tmp_path, "u.csv", UNITS)
+    data = read_spans(units, continuum=write(tmp_path, "c.csv", CONTINUUM))
     assert data.documents == ("d1", "d2", "d3", "d4")
     assert data.coders == ("ann", "bob")
     assert data.n_units == 8
@@ -52,27 +53,35 @@ def test_read_spans_without_continuum_and_in_seconds(tmp_path: Path) -> None:
     )  # fmt: skip
 
 
+HEADER = "document,coder,begin,end,label\n"
+
+
 @pytest.mark.parametrize(
-    ("text", "message"),
+    ("rows", "message"),
     [
-        ("document,coder,begin,end\n", "line 1: the CSV header must name .* missing label"),
-        ("document,coder,begin,end,label\n", "no rows after the header"),
-        ("document,coder,begin,end,label\nd,,0,1,X\n", "line 2, field 'coder': empty"),
-        ("document,coder,begin,end,label\nd,a,0,,X\n", "line 2, field 'end': empty"),
-        ("document,coder,begin,end,label\nd,a,0,1,\n", "line 2, field 'label': empty"),
-        ("document,coder,begin,end,label\nd,a,zero,1,X\n", "line 2, field 'begin': expected a number"),
-        ("document,coder,begin,end,label\nd,a,0,inf,X\n", "line 2, field 'end': expected a finite"),
-        ("document,coder,begin,end,label\nd,a,4,1,X\n", "line 2, field 'end': 1 is before begin 4"),
-        ("document,coder,begin,end,label\nd,a,0,1,X\nd,a,0,1,X\n", "line 3, field 'begin': the same unit as line 2"),
-        ("document,coder,begin,end,label\nd,a,0,1,X\nd,a,,,\n", "line 3, field 'begin': an empty row"),
-        ("document,coder,begin,end,label\nd,a,,,\nd,a,0,1,X\n", "line 3, field 'begin': line 2 says"),
+        ("d,,0,1,X\n", r"line 2, field 'coder': empty"),
+        ("d,a,0,,X\n", r"line 2, field 'end': empty"),
+        ("d,a,0,1,\n", r"line 2, field 'label': empty"),
+        ("d,a,zero,1,X\n", r"line 2, field 'begin': expected a number"),
+        ("d,a,0,inf,X\n", r"line 2, field 'end': expected a finite"),
+        ("d,a,4,1,X\n", r"line 2, field 'end': 1 is before begin 4"),
+        ("d,a,0,1,X\nd,a,0,1,X\n", r"line 3, field 'begin': the same unit as line 2"),
+        ("d,a,0,1,X\nd,a,,,\n", r"line 3, field 'begin': an empty row"),
+        ("d,a,,,\nd,a,0,1,X\n", r"line 3, field 'begin': line 2 says"),
     ],
-)  # fmt: skip
-def test_bad_span_files_name_line_and_field(tmp_path: Path, text: str, message: str) -> None:
-    path = write(tmp_path, "u.csv", text)
+)
+def test_bad_span_files_name_line_and_field(tmp_path: Path, rows: str, message: str) -> None:
+    path = write(tmp_path, "u.csv", HEADER + rows)
     with pytest.raises(InputError, match=message) as error:
         read_spans(path)
     assert str(path) in str(error.value)
+
+
+def test_bad_header_and_empty_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"line 1: the CSV header must name .* missing label"):
+        read_spans(write(tmp_path, "h.csv", "document,coder,begin,end\n"))
+    with pytest.raises(InputError, match="no rows after the header"):
+        read_spans(write(tmp_path, "e.csv", HEADER))
 
 
 def test_bad_continuum(tmp_path: Path) -> None:
@@ -84,10 +93,10 @@ def test_bad_continuum(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"line 3, field 'end': \[10, 14\) lies outside"):
         read_spans(units, continuum=short)
     repeated = write(tmp_path, "r.csv", "document,begin,end\nd1,0,20\nd1,0,20\n")
-    with pytest.raises(InputError, match="r.csv, line 3, field 'document': 'd1' is already"):
+    with pytest.raises(InputError, match=r"r\.csv, line 3, field 'document': 'd1' is already"):
         read_continuum(repeated)
     reversed_ = write(tmp_path, "v.csv", "document,begin,end\nd1,9,2\n")
-    with pytest.raises(InputError, match="v.csv, line 2, field 'end'"):
+    with pytest.raises(InputError, match=r"v\.csv, line 2, field 'end'"):
         read_continuum(reversed_)
 
 

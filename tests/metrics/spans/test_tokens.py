@@ -82,7 +82,9 @@ def test_hand_case_kappa(hand: SpanData) -> None:
 
 def test_hand_case_against_the_peers(hand: SpanData) -> None:
     codes = token_reliability_data(hand).codes
-    peer_alpha = krippendorff.alpha(reliability_data=codes.astype(float), level_of_measurement="nominal")
+    peer_alpha = krippendorff.alpha(
+        reliability_data=codes.astype(float), level_of_measurement="nominal"
+    )
     assert peer_alpha == pytest.approx(9 / 38, abs=1e-12)
     assert sklearn_metrics.cohen_kappa_score(codes[0], codes[1]) == pytest.approx(3 / 13, abs=1e-12)
 
@@ -124,7 +126,7 @@ def test_overlapping_units_of_one_category_are_no_conflict() -> None:
 
 def test_errors() -> None:
     seconds = SpanData.from_units([("d", "a", 0.5, 2, "X"), ("d", "b", 0, 2, "X")])
-    with pytest.raises(ValueError, match="integer offsets.*begin 0.5"):
+    with pytest.raises(ValueError, match=r"integer offsets.*begin 0\.5"):
         token_agreement(seconds)
     data = SpanData.from_units([("d", "a", 0, 2, "O"), ("d", "b", 0, 2, "O")])
     with pytest.raises(ValueError, match="also a category"):
@@ -173,7 +175,7 @@ def test_against_krippendorff_and_kappa_on_the_position_table(seed: int) -> None
     try:
         ours = token_agreement(data)
     except ValueError:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="Alpha"):
             krippendorff_alpha(table)
         return
     peer = krippendorff.alpha(reliability_data=values, level_of_measurement="nominal")
