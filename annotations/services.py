@@ -22,8 +22,24 @@ from django.utils import timezone
 
 from studies.access import Actor
 from studies.exceptions import ApplicationError, ConflictError
-from studies.labels import Label, LabelError, LabelScheme, label_of
-from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
+from studies.labels import (
+    SPAN_UPLOAD_HINT,
+    Label,
+    LabelError,
+    LabelErrorCode,
+    LabelScheme,
+    label_of,
+)
+from studies.models import (
+    Annotation,
+    AnnotationChange,
+    Coder,
+    Item,
+    LabelKind,
+    Question,
+    Round,
+    Study,
+)
 from studies.selectors import round_resolve
 
 logger = logging.getLogger(__name__)
@@ -53,6 +69,7 @@ class AnnotationErrorCode:
     INVALID_TYPE = "invalid_type"
     MAX_LENGTH = "max_length"
     NULL_CHARACTERS = "null_characters_not_allowed"
+    SPAN_QUESTION = LabelErrorCode.SPAN_QUESTION
 
 
 class PayloadTooLargeError(ApplicationError):
@@ -145,6 +162,21 @@ def target_resolve(
     assert round_ is not None
     assert question is not None
     return round_, question
+
+
+def ensure_single_label(question: Question) -> None:
+    """A 400 on ``question`` for a span question: its units have an upload of their own."""
+    if question.kind == LabelKind.SPAN:
+        raise ValidationError(
+            {
+                "question": [
+                    ValidationError(
+                        SPAN_UPLOAD_HINT.format(study=question.study_id),
+                        code=AnnotationErrorCode.SPAN_QUESTION,
+                    )
+                ]
+            }
+        )
 
 
 def _ensure_open(round_: Round) -> None:
@@ -507,8 +539,10 @@ def annotations_bulk_upsert(
     """Create or update one annotation per row (``{"item", "coder", "label"}``), all or none.
 
     Rows whose label is already stored are left alone (not rewritten, not logged), so
-    sending the same upload twice changes nothing. Unknown items and coders are created
-    when ``create_missing``; otherwise each is a row error. Raises ``ValidationError``
+    sending the same upload twice changes nothing. A span question is refused (400
+    ``span_question`` on ``question``): its units go through ``annotations.spans``. Unknown
+    items and coders are created when ``create_missing``; otherwise each is a row error.
+    Raises ``ValidationError``
     naming every bad row and field (``annotations.<row>.<field>``, the first
     ``MAX_REPORTED_ERRORS``), ``ConflictError`` (``round_closed``) for a closed round, and
     ``PayloadTooLargeError`` above ``MAX_BULK_ROWS`` rows.
@@ -521,6 +555,7 @@ def annotations_bulk_upsert(
     round_, question = target_resolve(
         study=study, round_ref=round_ref, question_key=question_key, lock=True
     )
+    ensure_single_label(question)
     _ensure_open(round_)
     scheme = LabelScheme.for_question(question)
     item_keys: set[str] = set()
@@ -576,7 +611,12 @@ def annotation_delete(*, annotation: Annotation, actor: Actor) -> None:
     _ensure_open(round_)
     question = annotation.question
     scheme = LabelScheme.for_question(question)
-    old = scheme.text(label_of(annotation.category_id, annotation.number, annotation.category_set))
+    if annotation.units is not None:
+        old = scheme.units_text(annotation.units)
+    else:
+        old = scheme.text(
+            label_of(annotation.category_id, annotation.number, annotation.category_set)
+        )
     AnnotationChange.objects.bulk_create(
         _change_objects(
             [(annotation.item_id, annotation.coder_id, AnnotationChange.Action.DELETED, old, None)],

@@ -4,7 +4,9 @@
 maps each row's tool field (Label Studio ``from_name``, an INCEpTION feature, a
 ``question`` column...) onto one of the study's questions, and hands each question's rows
 to the one annotation writer, ``annotations_bulk_upsert``, which validates labels, creates
-missing items and coders, logs changes and leaves unchanged labels alone.
+missing items and coders, logs changes and leaves unchanged labels alone. Span units go
+to span questions through ``exchange.span_imports`` (``span_units_replace``): each
+(document, coder) pair of the file gets exactly the file's units.
 
 Everything happens in one transaction: any rejected row rolls the whole import back
 (nothing is half-written), unless ``partial`` is asked, in which case the valid rows are
@@ -27,21 +29,38 @@ from annotations.services import (
     annotations_bulk_upsert,
     round_resolve,
 )
-from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParsedRow, ParseOptions
+from exchange.formats import (
+    FORMATS,
+    MalformedFileError,
+    ParsedFile,
+    ParsedRow,
+    ParsedSpan,
+    ParseOptions,
+)
 from exchange.formats.base import ImportErrorCode, Rejection
 from exchange.mapping import (
     CategoryMap,
     CategoryMapOption,
+    FieldGroups,
     LabelMatcher,
+    SpanGroups,
     coder_map_targets,
     fields_to_questions,
     names_to_coders,
     resolve_coder_map,
+    spans_to_questions,
+)
+from exchange.span_imports import (
+    SpanQuestionReport,
+    match_span_labels,
+    span_target_errors,
+    without_pairs,
+    write_span_question,
 )
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
-from studies.models import Category, Coder, Item, Question, Study
+from studies.models import Category, Coder, Item, LabelKind, Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +132,8 @@ class ImportReport:
     label_mappings: list[LabelMapping] = field(default_factory=list)
     coder_mappings: list[CoderMapping] = field(default_factory=list)
     questions: list[QuestionReport] = field(default_factory=list)
+    # per span question: documents, units and nothing-found documents, per coder
+    spans: list[SpanQuestionReport] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def reject(self, rejection: Rejection) -> None:
@@ -176,7 +197,8 @@ def _request_errors(
 
 
 def _label_schemes(study: Study) -> dict[str, LabelScheme]:
-    """Every question's ``LabelScheme`` by question key, in two queries."""
+    """Every question's ``LabelScheme`` by question key, in two queries. A span
+    question's scheme is its units' labels, matched like a nominal question's."""
     questions = list(Question.objects.filter(study=study))
     rows: dict[int, list[CategoryRow]] = {}
     for pk, question_id, code, parent_id, position in Category.objects.filter(
@@ -187,7 +209,7 @@ def _label_schemes(study: Study) -> dict[str, LabelScheme]:
         )
     return {
         question.key: LabelScheme(
-            kind=question.kind,
+            kind=LabelKind.NOMINAL if question.kind == LabelKind.SPAN else question.kind,
             categories=rows.get(question.pk, []),
             min_value=question.min_value,
             max_value=question.max_value,
@@ -330,6 +352,16 @@ def _parse(format_name: str, data: bytes, options: ParseOptions) -> ParsedFile:
         ) from None
 
 
+@dataclass
+class _Mapped:
+    """The file mapped onto the study: rows and span units per question key, each
+    question's label matcher."""
+
+    groups: dict[str, list[ParsedRow]] = field(default_factory=dict)
+    spans: dict[str, list[ParsedSpan]] = field(default_factory=dict)
+    matchers: dict[str, LabelMatcher] = field(default_factory=dict)
+
+
 def _map_onto_study(
     parsed: ParsedFile,
     *,
@@ -339,42 +371,107 @@ def _map_onto_study(
     case_insensitive_categories: bool,
     coder_keys: Mapping[str, str],
     schemes: Mapping[str, LabelScheme],
+    questions: Mapping[str, Question],
+    format_title: str,
+    partial: bool,
     report: ImportReport,
-) -> tuple[dict[str, list[ParsedRow]], dict[str, LabelMatcher]]:
-    """The rows to write per question key, and each question's label matcher; the report
-    gets what the mapping left out or rewrote."""
+) -> _Mapped:
+    """The rows and spans to write per question key, and each question's label matcher;
+    the report gets what the mapping left out or rewrote. Raises ``ValidationError`` on
+    ``question`` when spans go to a question that cannot take them."""
     mapped = fields_to_questions(
         parsed,
         question_key=question_key,
         question_map=question_map,
         question_keys=set(schemes),
     )
-    for rejection in mapped.rejections:
-        report.reject(rejection)
-    for tool_field, count in mapped.ignored.items():
-        report.ignored_fields[tool_field] = count
-        report.skipped[f"field {tool_field!r} ignored by question_map"] = count
-    by_question, moved = names_to_coders(mapped.rows, coder_keys)
+    span_keys = {key for key, question in questions.items() if question.kind == LabelKind.SPAN}
+    span_mapped = spans_to_questions(
+        parsed,
+        question_key=question_key,
+        question_map=question_map,
+        question_keys=set(schemes),
+        span_keys=span_keys,
+    )
+    if errors := span_target_errors(
+        span_groups=span_mapped.spans,
+        label_question_keys=mapped.rows,
+        questions=questions,
+        file_unit=parsed.span_unit,
+        format_title=format_title,
+    ):
+        raise ValidationError({"question": errors})
+    _report_fields(report, mapped, span_mapped)
+    moved: dict[str, int] = {}
+    by_question, moved = names_to_coders(mapped.rows, coder_keys, moved)
+    spans_by_question, moved = names_to_coders(span_mapped.spans, coder_keys, moved)
     report.coder_mappings = [
         CoderMapping(name, coder_keys[name], count) for name, count in sorted(moved.items())
     ]
-    groups: dict[str, list[ParsedRow]] = {}
-    matchers: dict[str, LabelMatcher] = {}
-    for key, rows in by_question.items():
-        matchers[key] = LabelMatcher(
+    out = _Mapped()
+    for key in sorted(by_question.keys() | spans_by_question.keys()):
+        out.matchers[key] = LabelMatcher(
             question_key=key,
             scheme=schemes[key],
             category_map=category_map.for_question(key),
             case_insensitive=case_insensitive_categories,
         )
-        kept = _match_labels(rows, matchers[key], report)
+    for key, rows in by_question.items():
+        kept = _match_labels(rows, out.matchers[key], report)
         if kept:
-            groups[key] = kept
-    if not groups and not report.rejected_count:
+            out.groups[key] = kept
+    out.spans = _match_span_labels(
+        spans_by_question, out.matchers, parsed=parsed, partial=partial, report=report
+    )
+    if not out.groups and not out.spans and not report.rejected_count:
         report.reject(
             Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
         )
-    return groups, matchers
+    return out
+
+
+def _report_fields(report: ImportReport, mapped: FieldGroups, span_mapped: SpanGroups) -> None:
+    """Report what mapping the tool fields rejected, ignored and skipped."""
+    for rejection in (*mapped.rejections, *span_mapped.rejections):
+        report.reject(rejection)
+    for ignored in (mapped.ignored, span_mapped.ignored):
+        for tool_field, count in ignored.items():
+            report.ignored_fields[tool_field] = report.ignored_fields.get(tool_field, 0) + count
+    for tool_field, count in report.ignored_fields.items():
+        report.skipped[f"field {tool_field!r} ignored by question_map"] = count
+    for reason, count in span_mapped.skipped.items():
+        report.skipped[reason] = report.skipped.get(reason, 0) + count
+
+
+def _match_span_labels(
+    spans_by_question: Mapping[str, list[ParsedSpan]],
+    matchers: Mapping[str, LabelMatcher],
+    *,
+    parsed: ParsedFile,
+    partial: bool,
+    report: ImportReport,
+) -> dict[str, list[ParsedSpan]]:
+    """Each span question's units with their labels matched onto its codes. With
+    ``partial``, a pair with a rejected record is left out whole: its units would be
+    replaced by an incomplete list otherwise."""
+    out: dict[str, list[ParsedSpan]] = {}
+    bad_pairs = {rejection.pair for rejection in parsed.rejected if rejection.pair is not None}
+    for key, spans in spans_by_question.items():
+        kept, rejected, dropped = match_span_labels(spans, matchers[key])
+        for rejection in rejected:
+            report.reject(rejection)
+        if dropped:
+            report.skipped[_DROPPED_LABEL] = report.skipped.get(_DROPPED_LABEL, 0) + dropped
+        report.label_mappings.extend(
+            LabelMapping(key, label, code, rule, count)
+            for label, code, rule, count in matchers[key].mappings()
+        )
+        bad_pairs |= {rejection.pair for rejection in rejected if rejection.pair is not None}
+        if partial:
+            kept = without_pairs(kept, bad_pairs)
+        if kept:
+            out[key] = kept
+    return out
 
 
 def _match_labels(
@@ -403,8 +500,9 @@ def _write_all(
     *,
     study: Study,
     round_ref: int | str,
-    groups: Mapping[str, list[ParsedRow]],
-    matchers: Mapping[str, LabelMatcher],
+    mapped: _Mapped,
+    parsed: ParsedFile,
+    questions: Mapping[str, Question],
     new_item_texts: Mapping[str, str],
     create_missing: bool,
     partial: bool,
@@ -412,16 +510,29 @@ def _write_all(
     actor: Actor,
     report: ImportReport,
 ) -> None:
-    """Write every question's rows in one transaction, kept only when the import commits."""
+    """Write every question's rows and units in one transaction, kept only when the
+    import commits."""
     try:
         with transaction.atomic():
-            for key in sorted(groups):
+            for key in sorted(mapped.groups):
                 _write_question(
                     study=study,
                     round_ref=round_ref,
                     question_key=key,
-                    rows=groups[key],
-                    hint=matchers[key].hint,
+                    rows=mapped.groups[key],
+                    hint=mapped.matchers[key].hint,
+                    create_missing=create_missing,
+                    partial=partial,
+                    actor=actor,
+                    report=report,
+                )
+            if mapped.spans:
+                _write_spans(
+                    study=study,
+                    round_ref=round_ref,
+                    mapped=mapped,
+                    parsed=parsed,
+                    questions=questions,
                     create_missing=create_missing,
                     partial=partial,
                     actor=actor,
@@ -439,6 +550,45 @@ def _write_all(
         report.created = report.updated = report.unchanged = 0
         report.items_created = report.coders_created = 0
         report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
+
+
+def _write_spans(
+    *,
+    study: Study,
+    round_ref: int | str,
+    mapped: _Mapped,
+    parsed: ParsedFile,
+    questions: Mapping[str, Question],
+    create_missing: bool,
+    partial: bool,
+    actor: Actor,
+    report: ImportReport,
+) -> None:
+    round_ = round_resolve(study=study, ref=round_ref)
+    assert isinstance(round_, Round)
+    for key in sorted(mapped.spans):
+        outcome = write_span_question(
+            round_=round_,
+            question=questions[key],
+            spans=mapped.spans[key],
+            documents=parsed.documents,
+            exact_texts=parsed.exact_texts,
+            hint=mapped.matchers[key].hint,
+            create_missing=create_missing,
+            partial=partial,
+            actor=actor,
+        )
+        for rejection in outcome.rejected:
+            report.reject(rejection)
+        report.created += outcome.created
+        report.updated += outcome.updated
+        report.unchanged += outcome.unchanged
+        report.items_created += outcome.items_created
+        report.coders_created += outcome.coders_created
+        report.questions.append(
+            QuestionReport(key, outcome.units, outcome.created, outcome.updated, outcome.unchanged)
+        )
+        report.spans.append(outcome.question)
 
 
 # The service ---------------------------------------------------------------------------
@@ -460,6 +610,8 @@ def annotations_import(
     partial: bool = False,
     coder: str | None = None,
     filename: str | None = None,
+    document_key: str = "id",
+    layer: str | None = None,
     actor: Actor,
 ) -> ImportReport:
     """Import one export file into a round, all or nothing; return the report.
@@ -493,18 +645,28 @@ def annotations_import(
     if errors:
         raise ValidationError(errors)
     assert round_ref is not None
-    parsed = _parse(format_name, data, ParseOptions(coder=coder, filename=filename))
+    parsed = _parse(
+        format_name,
+        data,
+        ParseOptions(
+            coder=coder,
+            filename=filename,
+            document_key=(document_key or "id").strip() or "id",
+            layer=(layer or "").strip() or None,
+        ),
+    )
     report = ImportReport(
         format=format_name,
         round=str(round_ref),
         dry_run=dry_run,
         partial=partial,
         rows_read=parsed.records,
-        annotations=len(parsed.rows),
+        annotations=len(parsed.rows) + sum(1 for span in parsed.spans if not span.is_empty),
         skipped=dict(parsed.skipped),
         notes=list(parsed.notes),
     )
-    groups, matchers = _map_onto_study(
+    questions = {question.key: question for question in Question.objects.filter(study=study)}
+    mapped = _map_onto_study(
         parsed,
         question_key=question_key,
         question_map=question_map,
@@ -512,19 +674,24 @@ def annotations_import(
         case_insensitive_categories=case_insensitive_categories,
         coder_keys=coder_keys,
         schemes=schemes,
+        questions=questions,
+        format_title=FORMATS[format_name].title,
+        partial=partial,
         report=report,
     )
     new_items: set[str] = set()
     if create_missing and parsed.item_texts:
         new_items = _missing_items(
             study=study,
-            keys={row.item for rows in groups.values() for row in rows} & parsed.item_texts.keys(),
+            keys={row.item for rows in mapped.groups.values() for row in rows}
+            & parsed.item_texts.keys(),
         )
     _write_all(
         study=study,
         round_ref=round_ref,
-        groups=groups,
-        matchers=matchers,
+        mapped=mapped,
+        parsed=parsed,
+        questions=questions,
         new_item_texts={key: parsed.item_texts[key] for key in new_items},
         create_missing=create_missing,
         partial=partial,

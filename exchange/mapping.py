@@ -5,7 +5,8 @@ label (Label Studio ``from_name``...), labels as the annotators chose them, anno
 names. This module maps them onto the study, the same way whatever the format:
 
 - tool fields onto questions (``question_map``; a field mapped to null is ignored, with
-  every record of it, rejected or not);
+  every record of it, rejected or not), for labels (:func:`fields_to_questions`) and span
+  units (:func:`spans_to_questions`) alike;
 - labels onto a question's category codes (:class:`LabelMatcher`): an explicit
   ``category_map`` entry first (null drops the label), then the code itself, then, with
   ``case_insensitive_categories``, the one code equal to the label ignoring case and
@@ -24,11 +25,11 @@ import difflib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeAlias, TypeGuard
+from typing import Any, TypeAlias, TypeGuard, TypeVar
 
 from django.core.exceptions import ValidationError
 
-from exchange.formats import ParsedFile, ParsedRow, Rejection
+from exchange.formats import ParsedFile, ParsedRow, ParsedSpan, Rejection
 from exchange.formats.base import ImportErrorCode
 from studies.labels import PATH_SEPARATOR, SET_SEPARATOR, LabelScheme
 from studies.models import LabelKind
@@ -83,6 +84,39 @@ def _question_of(
     return None
 
 
+def _single_field(parsed: ParsedFile) -> bool:
+    """Whether the file's labels and spans name one tool field only."""
+    fields = {row.field for row in parsed.rows if row.field is not None}
+    fields |= {span.field for span in parsed.spans if span.field is not None}
+    return len(fields) == 1
+
+
+def _question_required() -> ValidationError:
+    return ValidationError(
+        {
+            "question": [
+                ValidationError(
+                    "A question is required: this file does not name its questions.",
+                    code="required",
+                )
+            ]
+        }
+    )
+
+
+def _unmapped(row_field: str | None, count: int, source: str, what: str) -> Rejection:
+    return Rejection(
+        source=source,
+        field="question",
+        code=ImportErrorCode.UNMAPPED_FIELD,
+        detail=(
+            f"{count} {what} of the tool's field {row_field!r} map to no question: "
+            "add it to question_map (a question key, or null to ignore it)."
+        ),
+        tool_field=row_field,
+    )
+
+
 def fields_to_questions(
     parsed: ParsedFile,
     *,
@@ -103,7 +137,7 @@ def fields_to_questions(
             groups.ignored[rejection.tool_field] = groups.ignored.get(rejection.tool_field, 0) + 1
         else:
             groups.rejections.append(rejection)
-    single_field = len({row.field for row in parsed.rows if row.field is not None}) == 1
+    single_field = _single_field(parsed)
     unmapped: dict[str | None, list[ParsedRow]] = {}
     for row in parsed.rows:
         if row.field is not None and _is_ignored(row.field, question_map):
@@ -121,28 +155,70 @@ def fields_to_questions(
         else:
             groups.rows.setdefault(key, []).append(row)
     if None in unmapped:
-        raise ValidationError(
-            {
-                "question": [
-                    ValidationError(
-                        "A question is required: this file does not name its questions.",
-                        code="required",
-                    )
-                ]
-            }
-        )
+        raise _question_required()
     groups.rejections.extend(
-        Rejection(
-            source=rows[0].source,
-            field="question",
-            code=ImportErrorCode.UNMAPPED_FIELD,
-            detail=(
-                f"{len(rows)} label(s) of the tool's field {row_field!r} map to no question: "
-                "add it to question_map (a question key, or null to ignore it)."
-            ),
-            tool_field=row_field,
-        )
+        _unmapped(row_field, len(rows), rows[0].source, "label(s)")
         for row_field, rows in unmapped.items()
+    )
+    return groups
+
+
+@dataclass
+class SpanGroups:
+    """The parsed spans per question key, and what mapping the fields left out.
+
+    ``ignored`` counts the spans of each field mapped to null; ``skipped`` the
+    nothing-found marks that reach no span question, by their reason (a classification
+    file's empty annotations); ``rejections`` one per field that maps to no question.
+    """
+
+    spans: dict[str, list[ParsedSpan]] = field(default_factory=dict)
+    ignored: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    rejections: list[Rejection] = field(default_factory=list)
+
+
+def spans_to_questions(
+    parsed: ParsedFile,
+    *,
+    question_key: str | None,
+    question_map: Mapping[str, str | None],
+    question_keys: set[str],
+    span_keys: set[str],
+) -> SpanGroups:
+    """Group the parsed spans by question key, as :func:`fields_to_questions` groups labels.
+
+    A nothing-found mark without a field goes to ``question_key`` when that is a span
+    question (``span_keys``) and is counted as skipped otherwise. Raises
+    ``ValidationError`` on ``question`` when units without a field exist and no question
+    was given.
+    """
+    groups = SpanGroups()
+    single_field = _single_field(parsed)
+    unmapped: dict[str | None, list[ParsedSpan]] = {}
+    for span in parsed.spans:
+        if span.field is not None and _is_ignored(span.field, question_map):
+            groups.ignored[span.field] = groups.ignored.get(span.field, 0) + 1
+            continue
+        if span.field is None and span.is_empty and question_key not in span_keys:
+            groups.skipped[span.empty_reason] = groups.skipped.get(span.empty_reason, 0) + 1
+            continue
+        key = _question_of(
+            span.field,
+            question_key=question_key,
+            question_map=question_map,
+            question_keys=question_keys,
+            single_field=single_field,
+        )
+        if key is None:
+            unmapped.setdefault(span.field, []).append(span)
+        else:
+            groups.spans.setdefault(key, []).append(span)
+    if None in unmapped:
+        raise _question_required()
+    groups.rejections.extend(
+        _unmapped(span_field, len(spans), spans[0].source, "span record(s)")
+        for span_field, spans in unmapped.items()
     )
     return groups
 
@@ -440,6 +516,8 @@ def _set_members(label: Any) -> list[str] | None:
 
 # Annotator names onto coders ------------------------------------------------------------
 
+_WithCoder = TypeVar("_WithCoder", ParsedRow, ParsedSpan)
+
 MAX_CODER_ID = 2**63 - 1  # a bigint primary key
 
 
@@ -488,12 +566,14 @@ def resolve_coder_map(
 
 
 def names_to_coders(
-    groups: Mapping[str, list[ParsedRow]], coder_keys: Mapping[str, str]
-) -> tuple[dict[str, list[ParsedRow]], dict[str, int]]:
-    """The rows with mapped annotator names replaced by coder keys, and the count of
-    labels moved per name."""
-    moved: dict[str, int] = {}
-    out: dict[str, list[ParsedRow]] = {}
+    groups: Mapping[str, list[_WithCoder]],
+    coder_keys: Mapping[str, str],
+    moved: dict[str, int] | None = None,
+) -> tuple[dict[str, list[_WithCoder]], dict[str, int]]:
+    """The rows (or spans) with mapped annotator names replaced by coder keys, and the
+    count of labels (units, marks) moved per name, added to ``moved`` when given."""
+    moved = {} if moved is None else moved
+    out: dict[str, list[_WithCoder]] = {}
     for key, rows in groups.items():
         out[key] = []
         for row in rows:

@@ -8,14 +8,19 @@ A question's kind fixes what a label is:
 - set: several codes, ``"a|b|c"`` or a JSON list ``["a", "b", "c"]`` (order and repeats
   do not matter; never empty);
 - interval, ratio: a number (JSON number or decimal text), within the question's range
-  (ratio numbers are never negative).
+  (ratio numbers are never negative);
+- span: not a single label at all but a list of units ``[begin, end, category_id]`` (see
+  ``annotations.spans``). :meth:`LabelScheme.parse` refuses every value of a span question
+  (code ``span_question``) so that the single-label paths answer 400, never 500; the units'
+  texts are :meth:`LabelScheme.units_text` and :meth:`LabelScheme.units_json`.
 
 A :class:`LabelScheme` is prepared once per question (one query for its categories) and
 then parses thousands of labels with dictionary lookups only. A parsed label is a
 :data:`Label` tuple ``(category_id, number, category_set)`` with exactly one part set,
 matching the ``Annotation`` columns; ``category_set`` is a sorted tuple of category ids.
 :meth:`LabelScheme.text` gives the canonical text kept in the change log: the code, the
-number (``"3"``, ``"2.5"``), or the set's codes in declared order joined by ``|``.
+number (``"3"``, ``"2.5"``), the set's codes in declared order joined by ``|``, or a span
+annotation's units ``"0-5 PER; 7-9 ORG"`` (empty text: annotated, nothing found).
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from studies.models import Category, LabelKind, Question
+from studies.models import Category, LabelKind, Question, SpanUnit
 
 Label = tuple[int | None, float | None, tuple[int, ...] | None]
+StoredUnit = Sequence[float]
+"""One stored span unit, ``[begin, end, category_id]`` (as read from ``Annotation.units``)."""
 
 SET_SEPARATOR = "|"
 PATH_SEPARATOR = "/"
@@ -43,6 +50,19 @@ class LabelErrorCode:
     NOT_A_NUMBER = "not_a_number"
     NUMBER_OUT_OF_RANGE = "number_out_of_range"
     INVALID_TYPE = "invalid_type"
+    SPAN_QUESTION = "span_question"
+
+
+SPAN_UPLOAD_HINT = (
+    "This is a span question: its annotations are units (begin, end, label), uploaded to "
+    "POST /api/v1/studies/{study}/annotations/spans/, not single labels."
+)
+
+
+def has_categories(kind: str) -> bool:
+    """Whether a question of this kind declares categories (a span question's are the
+    labels of its units)."""
+    return kind in LabelKind.categorical() or kind == LabelKind.SPAN
 
 
 class LabelError(ValueError):
@@ -80,8 +100,13 @@ class LabelScheme:
         categories: Iterable[CategoryRow] = (),
         min_value: float | None = None,
         max_value: float | None = None,
+        span_unit: str = "",
     ) -> None:
         self.kind = LabelKind(kind)
+        # What a span question's offsets count (blank: characters); "" for other kinds.
+        self.span_unit: str = (
+            SpanUnit(span_unit or SpanUnit.CHARACTER).value if self.kind == LabelKind.SPAN else ""
+        )
         rows = sorted(categories, key=lambda row: (row.position, row.id))
         self.id_by_code: dict[str, int] = {row.code: row.id for row in rows}
         self.code_by_id: dict[int, str] = {row.id: row.code for row in rows}
@@ -102,6 +127,7 @@ class LabelScheme:
             LabelKind.SET: self._parse_set,
             LabelKind.INTERVAL: self._parse_number,
             LabelKind.RATIO: self._parse_number,
+            LabelKind.SPAN: self._refuse_span,
         }
         self.parse: Callable[[Any], Label] = parsers[self.kind]
 
@@ -109,7 +135,7 @@ class LabelScheme:
     def for_question(cls, question: Question) -> LabelScheme:
         """The question's scheme, with its categories loaded in one query."""
         categories: list[CategoryRow] = []
-        if question.kind in LabelKind.categorical():
+        if has_categories(question.kind):
             categories = [
                 CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
                 for pk, code, parent_id, position in Category.objects.filter(
@@ -121,7 +147,13 @@ class LabelScheme:
             categories=categories,
             min_value=question.min_value,
             max_value=question.max_value,
+            span_unit=question.span_unit,
         )
+
+    @property
+    def integer_offsets(self) -> bool:
+        """Span questions counting characters or tokens take integer offsets only."""
+        return self.kind == LabelKind.SPAN and self.span_unit != SpanUnit.SECOND
 
     def _build_paths(self, rows: Sequence[CategoryRow]) -> None:
         by_id = {row.id: row for row in rows}
@@ -254,6 +286,9 @@ class LabelScheme:
             )
         return (None, number, None)
 
+    def _refuse_span(self, raw: Any) -> Label:
+        raise LabelError(LabelErrorCode.SPAN_QUESTION, SPAN_UPLOAD_HINT)
+
     def range_text(self) -> str:
         low = "-inf" if self.min_value is None else format_number(self.min_value)
         high = "inf" if self.max_value is None else format_number(self.max_value)
@@ -280,6 +315,34 @@ class LabelScheme:
             return number
         members = sorted(category_set or (), key=lambda pk: self.rank_by_id.get(pk, pk))
         return [self.code_by_id.get(pk, f"#{pk}") for pk in members]
+
+    def units_text(self, units: Iterable[StoredUnit]) -> str:
+        """The canonical text of a span annotation's units, as kept in the change log:
+        ``"0-5 PER; 7-9 ORG"`` in stored order; ``""`` when the coder found nothing.
+
+        >>> scheme = LabelScheme(kind="span", categories=[CategoryRow(3, "PER", None)])
+        >>> scheme.units_text([[0, 5, 3], [7.5, 9, 3]])
+        '0-5 PER; 7.5-9 PER'
+        """
+        code = self.code_by_id
+        return "; ".join(
+            f"{format_number(begin)}-{format_number(end)} {code.get(int(pk), f'#{int(pk)}')}"
+            for begin, end, pk in units
+        )
+
+    def units_json(self, units: Iterable[StoredUnit]) -> list[dict[str, Any]]:
+        """A span annotation's units as the API returns them: ``{"begin", "end", "label"}``
+        with the category's code; offsets are integers for characters and tokens."""
+        code = self.code_by_id
+        number = int if self.integer_offsets else float
+        return [
+            {
+                "begin": number(begin),
+                "end": number(end),
+                "label": code.get(int(pk), f"#{int(pk)}"),
+            }
+            for begin, end, pk in units
+        ]
 
     def path(self, label: Label) -> str | None:
         """A hierarchy node's path (``root/child/leaf``); None for other kinds."""

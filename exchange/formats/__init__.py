@@ -5,13 +5,23 @@ Importing this package registers every format module.
 
 from __future__ import annotations
 
-from exchange.formats import doccano, generic, inception, label_studio, prodigy
+from exchange.formats import (
+    conll,
+    doccano,
+    generic,
+    inception,
+    label_studio,
+    prodigy,
+    webanno_tsv,
+)
 from exchange.formats.base import (
     FORMATS,
     ImportFormat,
     MalformedFileError,
+    ParsedDocument,
     ParsedFile,
     ParsedRow,
+    ParsedSpan,
     ParseOptions,
     Rejection,
 )
@@ -21,12 +31,16 @@ __all__ = [
     "ImportFormat",
     "MalformedFileError",
     "ParseOptions",
+    "ParsedDocument",
     "ParsedFile",
     "ParsedRow",
+    "ParsedSpan",
     "Rejection",
+    "conll",
     "doccano",
     "generic",
     "inception",
     "label_studio",
     "prodigy",
+    "webanno_tsv",
 ]

@@ -1,19 +1,24 @@
 """What every import format produces: parsed rows, rejections, and the registry of formats.
 
 A format module is a *parser* only: it reads the bytes a labeling tool exported and
-returns :class:`ParsedFile`, one :class:`ParsedRow` per (item, coder, label) it found, each
-naming where in the file it came from. It never touches the database; mapping the rows
-onto a round and questions and writing them is ``exchange.imports``.
+returns :class:`ParsedFile`, one :class:`ParsedRow` per (item, coder, label) it found, and
+one :class:`ParsedSpan` per span unit (document, coder, begin, end, label) or per
+"annotated, found nothing" mark, each naming where in the file it came from. It never
+touches the database; mapping them onto a round and questions and writing them is
+``exchange.imports``.
 """
 
 from __future__ import annotations
 
 import codecs
 import csv
+import hashlib
 import io
 import json
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 
@@ -26,6 +31,17 @@ class ImportErrorCode:
     INVALID_COUNT = "invalid_count"
     UNMAPPED_FIELD = "unmapped_field"
     NO_ROWS = "no_rows"
+    INVALID_OFFSETS = "invalid_offsets"
+    NOT_A_SPAN_QUESTION = "not_a_span_question"
+    WRONG_SPAN_UNIT = "wrong_span_unit"
+    OLD_STYLE_SPANS = "old_style_spans"
+
+
+class SpanUnitKind:
+    """What a format's span offsets count (the values of ``Question.span_unit``)."""
+
+    CHARACTER = "character"
+    TOKEN = "token"
 
 
 class MalformedFileError(ValueError):
@@ -55,6 +71,42 @@ class ParsedRow:
 
 
 @dataclass(frozen=True)
+class ParsedSpan:
+    """One span unit found in the file, or a mark that ``coder`` annotated ``document``
+    and found nothing there (``begin``, ``end`` and ``label`` all None).
+
+    Offsets count what the file's ``span_unit`` says (characters, or tokens for CoNLL),
+    ``end`` exclusive. ``field`` is the tool's name for the question, as for
+    :class:`ParsedRow`. A nothing-found mark without a field goes to the import's
+    ``question`` when that is a span question, and is a skipped record (``empty_reason``)
+    otherwise, so that a classification file keeps its old report.
+    """
+
+    source: str
+    document: str
+    coder: str
+    begin: int | None = None
+    end: int | None = None
+    label: str | None = None
+    field: str | None = None
+    empty_reason: str = "annotation without a label"
+
+    @property
+    def is_empty(self) -> bool:
+        return self.label is None
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A document a span file names: its text (for new items) and, when the file gives
+    it, its extent (``begin`` .. ``end``; token files give ``0 .. number of tokens``)."""
+
+    text: str = ""
+    begin: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
 class Rejection:
     """A record of the file that gives no annotation, and why.
 
@@ -69,6 +121,8 @@ class Rejection:
     code: str
     detail: str
     tool_field: str | None = None
+    # (document, coder) of a span record: with ``partial``, that pair is left out whole
+    pair: tuple[str, str] | None = None
 
 
 @dataclass
@@ -81,6 +135,24 @@ class ParsedFile:
     records: int = 0
     # item -> its text (the task's text, the span's covered text), kept for new items
     item_texts: dict[str, str] = field(default_factory=dict)
+    spans: list[ParsedSpan] = field(default_factory=list)
+    documents: dict[str, ParsedDocument] = field(default_factory=dict)
+    # what the spans' offsets count
+    span_unit: str = SpanUnitKind.CHARACTER
+    # False when the documents' texts are rebuilt (tokens joined...), not the tool's own:
+    # they then only go to items without a text
+    exact_texts: bool = True
+
+    def document(
+        self, key: str, *, text: object = None, begin: int | None = None, end: int | None = None
+    ) -> None:
+        """Note a span document (first text and extent given win)."""
+        known = self.documents.get(key, ParsedDocument())
+        self.documents[key] = ParsedDocument(
+            text=known.text or (text if isinstance(text, str) else ""),
+            begin=known.begin if known.begin is not None else begin,
+            end=known.end if known.end is not None else end,
+        )
 
     def text_of(self, item: str, text: object) -> None:
         if isinstance(text, str) and text and item not in self.item_texts:
@@ -97,20 +169,29 @@ class ParsedFile:
         detail: str,
         *,
         tool_field: str | None = None,
+        pair: tuple[str, str] | None = None,
     ) -> None:
-        self.rejected.append(Rejection(source, field_name, code, detail, tool_field))
+        self.rejected.append(Rejection(source, field_name, code, detail, tool_field, pair))
 
 
 @dataclass(frozen=True)
 class ParseOptions:
     """What the caller says about the file beyond its bytes.
 
-    ``coder`` names the annotator of a one-annotator file (doccano), ``filename`` is the
-    uploaded file's name (its stem is the fallback coder of such files).
+    ``coder`` names the annotator of a one-annotator file (doccano, CoNLL, a WebAnno TSV),
+    ``filename`` is the uploaded file's name (its stem is the fallback coder of such
+    files). ``document_key`` says what names a document across tools: ``id`` (the tool's
+    own id: a Label Studio task id, a doccano id, a Prodigy ``_input_hash``, a CoNLL
+    document's position), ``text`` (a hash of the document's text, the same in every
+    tool), or the name of a field of the task's data (Label Studio ``data``, a doccano or
+    Prodigy record or its ``meta``). ``layer`` picks the span layer of a WebAnno TSV file
+    (``Layer`` or ``Layer.feature``; default ``NamedEntity.value``).
     """
 
     coder: str | None = None
     filename: str | None = None
+    document_key: str = "id"
+    layer: str | None = None
 
 
 Parser = Callable[[bytes, ParseOptions], ParsedFile]
@@ -213,3 +294,88 @@ def key_text(raw: Any) -> str | None:
 def one_or_set(values: list[Any]) -> Any:
     """A list of chosen values as a label: the value itself when one, the list otherwise."""
     return values[0] if len(values) == 1 else values
+
+
+def stem(name: str | None) -> str | None:
+    """A file name without folders and extension (``export/alice.jsonl`` -> ``alice``)."""
+    if not name:
+        return None
+    return PurePosixPath(name).stem.strip() or None
+
+
+def text_key(text: str) -> str:
+    """A document key from its text alone, so that the same text matches across tools."""
+    return "text:" + hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def document_key(
+    *, own_id: Any, text: Any, fields: tuple[dict[str, Any], ...], key: str
+) -> tuple[str | None, str]:
+    """(document key, or None; what was looked for) by the ``document_key`` option.
+
+    ``own_id`` is the tool's own id of the task, ``text`` its text, ``fields`` the
+    mappings where a named field may be (a task's ``data``, a record and its ``meta``).
+    """
+    if key == "id":
+        return key_text(own_id), "the id"
+    if key == "text":
+        return (text_key(text) if isinstance(text, str) else None), "a text"
+    for where in fields:
+        found = key_text(where.get(key)) if isinstance(where, dict) else None
+        if found:
+            return found, f"the field {key!r}"
+    return None, f"the field {key!r}"
+
+
+MAX_ZIP_MEMBERS = 1_000
+MAX_UNZIPPED_BYTES = 256 * 2**20  # a zip bomb stops here, not in memory
+
+
+def is_zip(data: bytes) -> bool:
+    return data[:4] == b"PK\x03\x04"
+
+
+def zip_members(data: bytes, extensions: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(member name, decoded text) of every file of a zip archive with those extensions."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        members = [
+            info
+            for info in archive.infolist()
+            if not info.is_dir() and info.filename.lower().endswith(extensions)
+        ]
+        if not members:
+            raise MalformedFileError(f"The zip archive holds no {' or '.join(extensions)} file.")
+        if len(members) > MAX_ZIP_MEMBERS:
+            raise MalformedFileError(f"The zip archive holds over {MAX_ZIP_MEMBERS} files.")
+        if sum(info.file_size for info in members) > MAX_UNZIPPED_BYTES:
+            raise MalformedFileError(
+                f"The zip archive unpacks to over {MAX_UNZIPPED_BYTES // 2**20} MB."
+            )
+        for info in sorted(members, key=lambda member: member.filename):
+            yield info.filename, decode(archive.read(info))
+    except (zipfile.BadZipFile, EOFError):
+        raise MalformedFileError("The zip archive is damaged or truncated.") from None
+
+
+def whole_number(raw: Any) -> int | None:
+    """An offset as the file gives it: an integer (not a bool), or None."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    return None
+
+
+def offsets_error(begin: Any, end: Any, *, length: int | None, unit: str = "character") -> str:
+    """Why ``begin``..``end`` is no span of a text of ``length`` units; "" when it is."""
+    b, e = whole_number(begin), whole_number(end)
+    if b is None or e is None:
+        return f"start and end must be whole {unit} offsets (got {begin!r} and {end!r})."
+    if b < 0:
+        return f"start {b} is negative."
+    if e <= b:
+        return f"end {e} must be greater than start {b}."
+    if length is not None and e > length:
+        return f"end {e} is past the end of the text ({length} {unit}s)."
+    return ""

@@ -1,105 +1,111 @@
-"""doccano JSONL export of a text classification project.
+"""doccano JSONL exports: text classification and sequence labeling (spans).
 
-One record per line: ``{"id": 12, "text": "...", "label": ["positive"]}`` (a list, so a set
-when the project allows several labels). The annotator is the record's ``annotator``,
-``user`` or ``username`` field when there is one; otherwise the whole file is one
-annotator's (doccano writes one file per user when collaborative annotation is off): the
-``coder`` option, else the uploaded file's name without extension (``alice.jsonl``).
-A zip of such files (doccano's export archive) imports every ``.jsonl`` member, each
-named after its annotator.
+One record per line. Text classification: ``{"id": 12, "text": "...", "label":
+["positive"]}`` (a list, so a set when the project allows several labels). Sequence
+labeling, in either of doccano's two shapes: ``"label": [[0, 5, "ORG"], ...]`` or
+``"entities": [{"start_offset": 0, "end_offset": 5, "label": "ORG"}, ...]``; the offsets
+are characters of ``text``, the end exclusive.
 
-The item is the record's ``id`` (or ``example_id``); a record without one is keyed by a
-hash of its text, so the same text matches across annotators' files. Records with an
-empty label list are skipped (not labelled is not a label). Span lists
-(``[[0, 2, "ORG"], ...]``, sequence labeling) are not imported.
+The annotator is the record's ``annotator``, ``user`` or ``username`` field when there is
+one; otherwise the whole file is one annotator's (doccano writes one file per user when
+collaborative annotation is off): the ``coder`` option, else the uploaded file's name
+without extension (``alice.jsonl``). A zip of such files (doccano's export archive)
+imports every ``.jsonl`` member, each named after its annotator.
+
+The document (item) is the record's ``id`` (or ``example_id``); a record without one is
+keyed by a hash of its text, so the same text matches across annotators' files (see the
+``document_key`` option for other keys). A record with an empty label list is a mark
+"this annotator saw the document and found nothing": a span question stores it as such,
+any other question skips it (not labelled is not a label).
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import zipfile
-from pathlib import PurePosixPath
 from typing import Any
 
 from exchange.formats.base import (
     ImportErrorCode,
-    MalformedFileError,
     ParsedFile,
     ParsedRow,
+    ParsedSpan,
     ParseOptions,
     decode,
+    document_key,
+    is_zip,
     json_lines,
     key_text,
+    offsets_error,
     one_or_set,
     register,
+    stem,
+    text_key,
+    whole_number,
+    zip_members,
 )
 
 ANNOTATOR_FIELDS = ("annotator", "user", "username")
 ITEM_FIELDS = ("id", "example_id")
-MAX_ZIP_MEMBERS = 1_000
-MAX_UNZIPPED_BYTES = 256 * 2**20  # a zip bomb stops here, not in memory
-
-
-def text_key(text: str) -> str:
-    return "text:" + hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def _stem(name: str | None) -> str | None:
-    if not name:
-        return None
-    return PurePosixPath(name).stem.strip() or None
+NO_LABEL = "record without a label"
 
 
 @register(
     "doccano",
-    title="doccano JSONL (text classification)",
-    description="One record per line with text and a label list; one file (or zip member) "
-    "per annotator, or an annotator field.",
+    title="doccano JSONL (text classification, sequence labeling)",
+    description="One record per line with text and a label list (or spans: [start, end, "
+    "label] lists or entities); one file (or zip member) per annotator, or an annotator "
+    "field.",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile()
-    if data[:4] == b"PK\x03\x04":
-        try:
-            archive = zipfile.ZipFile(io.BytesIO(data))
-            members = [
-                info
-                for info in archive.infolist()
-                if not info.is_dir() and info.filename.lower().endswith((".jsonl", ".json"))
-            ]
-            if not members:
-                raise MalformedFileError("The zip archive holds no .jsonl file.")
-            if len(members) > MAX_ZIP_MEMBERS:
-                raise MalformedFileError(f"The zip archive holds over {MAX_ZIP_MEMBERS} files.")
-            if sum(info.file_size for info in members) > MAX_UNZIPPED_BYTES:
-                raise MalformedFileError(
-                    f"The zip archive unpacks to over {MAX_UNZIPPED_BYTES // 2**20} MB."
-                )
-            for info in members:
-                _parse_text(
-                    parsed,
-                    decode(archive.read(info)),
-                    coder=_stem(info.filename),
-                    prefix=f"{info.filename} ",
-                )
-        except (zipfile.BadZipFile, EOFError):
-            raise MalformedFileError("The zip archive is damaged or truncated.") from None
+    if is_zip(data):
+        for name, text in zip_members(data, (".jsonl", ".json")):
+            _parse_text(parsed, text, coder=stem(name), prefix=f"{name} ", options=options)
         return parsed
-    _parse_text(parsed, decode(data), coder=options.coder or _stem(options.filename), prefix="")
+    _parse_text(
+        parsed,
+        decode(data),
+        coder=options.coder or stem(options.filename),
+        prefix="",
+        options=options,
+    )
     return parsed
 
 
-def _parse_text(parsed: ParsedFile, text: str, *, coder: str | None, prefix: str) -> None:
+def _parse_text(
+    parsed: ParsedFile, text: str, *, coder: str | None, prefix: str, options: ParseOptions
+) -> None:
     for source, record in json_lines(text, prefix=prefix):
         parsed.records += 1
         if not isinstance(record, dict):
             parsed.reject(source, "record", ImportErrorCode.INVALID_TYPE, "A record is an object.")
             continue
-        _record(parsed, source, record, file_coder=coder)
+        _record(parsed, source, record, file_coder=coder, options=options)
+
+
+def _item(record: dict[str, Any], options: ParseOptions) -> tuple[str | None, str]:
+    text = record.get("text")
+    if options.document_key == "id":
+        own = next((record[name] for name in ITEM_FIELDS if key_text(record.get(name))), None)
+        if own is None:
+            # No id: the text names the record, the same in every annotator's file.
+            return (text_key(text) if isinstance(text, str) else None), "an id or a text"
+        return key_text(own), "an id"
+    meta = record.get("meta")
+    return document_key(
+        own_id=None,
+        text=text,
+        fields=(record, meta if isinstance(meta, dict) else {}),
+        key=options.document_key,
+    )
 
 
 def _record(
-    parsed: ParsedFile, source: str, record: dict[str, Any], *, file_coder: str | None
+    parsed: ParsedFile,
+    source: str,
+    record: dict[str, Any],
+    *,
+    file_coder: str | None,
+    options: ParseOptions,
 ) -> None:
     coder = next(
         (key_text(record[name]) for name in ANNOTATOR_FIELDS if key_text(record.get(name))),
@@ -113,17 +119,18 @@ def _record(
             "No annotator: the record has no annotator field and no coder was given for the file.",
         )
         return
-    item = next(
-        (key_text(record[name]) for name in ITEM_FIELDS if key_text(record.get(name))), None
-    )
+    item, looked_for = _item(record, options)
     if item is None:
-        text = record.get("text")
-        if not isinstance(text, str):
-            parsed.reject(
-                source, "id", ImportErrorCode.REQUIRED, "The record has neither an id nor a text."
-            )
-            return
-        item = text_key(text)
+        parsed.reject(
+            source,
+            "id",
+            ImportErrorCode.REQUIRED,
+            f"The record has no document key ({looked_for}).",
+        )
+        return
+    if "entities" in record:
+        _entities(parsed, source, record, item=item, coder=coder)
+        return
     labels = record.get("label", record.get("labels"))
     if labels is None:
         parsed.reject(source, "label", ImportErrorCode.REQUIRED, "The record has no label field.")
@@ -136,15 +143,116 @@ def _record(
         )
         return
     if not labels:
-        parsed.skip("record without a label")
+        _found_nothing(parsed, source, record, item=item, coder=coder)
         return
     if any(isinstance(label, list) for label in labels):
-        parsed.reject(
-            source,
-            "label",
-            ImportErrorCode.UNSUPPORTED_TYPE,
-            "Span labels (sequence labeling) are not imported; only text classification.",
-        )
+        _span_lists(parsed, source, record, labels, item=item, coder=coder)
         return
     parsed.text_of(item, record.get("text"))
     parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=one_or_set(labels)))
+
+
+def _found_nothing(
+    parsed: ParsedFile, source: str, record: dict[str, Any], *, item: str, coder: str
+) -> None:
+    parsed.document(item, text=record.get("text"))
+    parsed.spans.append(ParsedSpan(source, item, coder, empty_reason=NO_LABEL))
+
+
+def _span(
+    parsed: ParsedFile,
+    source: str,
+    record: dict[str, Any],
+    *,
+    item: str,
+    coder: str,
+    begin: Any,
+    end: Any,
+    label: Any,
+) -> bool:
+    """Add one span; False (and a rejection) when it is bad."""
+    text = record.get("text")
+    error = offsets_error(begin, end, length=len(text) if isinstance(text, str) else None)
+    if error:
+        parsed.reject(source, "label", ImportErrorCode.INVALID_OFFSETS, error, pair=(item, coder))
+        return False
+    name = key_text(label)
+    if name is None:
+        parsed.reject(
+            source,
+            "label",
+            ImportErrorCode.INVALID_TYPE,
+            f"A span's label must be a label name (got {label!r}).",
+            pair=(item, coder),
+        )
+        return False
+    parsed.spans.append(
+        ParsedSpan(source, item, coder, whole_number(begin), whole_number(end), name)
+    )
+    return True
+
+
+def _span_lists(
+    parsed: ParsedFile,
+    source: str,
+    record: dict[str, Any],
+    spans: list[Any],
+    *,
+    item: str,
+    coder: str,
+) -> None:
+    parsed.document(item, text=record.get("text"))
+    for index, span in enumerate(spans):
+        where = f"{source}, span {index + 1}"
+        if not isinstance(span, list) or len(span) != 3:
+            parsed.reject(
+                where,
+                "label",
+                ImportErrorCode.INVALID_TYPE,
+                "A span is a list [start, end, label].",
+                pair=(item, coder),
+            )
+            continue
+        _span(
+            parsed, where, record, item=item, coder=coder, begin=span[0], end=span[1], label=span[2]
+        )
+
+
+def _entities(
+    parsed: ParsedFile, source: str, record: dict[str, Any], *, item: str, coder: str
+) -> None:
+    entities = record.get("entities")
+    if not isinstance(entities, list):
+        parsed.reject(
+            source,
+            "entities",
+            ImportErrorCode.INVALID_TYPE,
+            "entities must be a list of {start_offset, end_offset, label}.",
+            pair=(item, coder),
+        )
+        return
+    if not entities:
+        _found_nothing(parsed, source, record, item=item, coder=coder)
+        return
+    parsed.document(item, text=record.get("text"))
+    for index, entity in enumerate(entities):
+        where = f"{source}, entity {index + 1}"
+        if not isinstance(entity, dict):
+            parsed.reject(
+                where,
+                "entities",
+                ImportErrorCode.INVALID_TYPE,
+                "An entity is an object {start_offset, end_offset, label}.",
+                pair=(item, coder),
+            )
+            continue
+        _span(
+            parsed,
+            where,
+            record,
+            item=item,
+            coder=coder,
+            begin=entity.get("start_offset"),
+            end=entity.get("end_offset"),
+            label=entity.get("label"),
+        )

@@ -1,9 +1,10 @@
 """INCEpTION / WebAnno agreement-page exports.
 
 ``inception``: the span label export, JSON (a list of ``{"doc", "user", "begin", "end",
-"text", "label"}``) or CSV with the columns ``doc,user,begin,end,text,label``. Each span is
-an item ``<doc>:<begin>-<end>`` (positions must match exactly to be compared), the coder
-is ``user``, the label is ``label``.
+"text", "label"}``) or CSV with the columns ``doc,user,begin,end,text,label``. Each record
+is a span unit of the document ``doc`` (character offsets, end exclusive), the coder is
+``user``, the label is ``label``. The export lists spans only: a user with no span in a
+document is not known to have annotated it.
 
 ``inception_diagnosis``: the Diagnosis CSV: ``Type, Collection, Document, Layer, Feature,
 Position, Flags`` then one column per annotator. The item is ``<Document>:<Position>``,
@@ -21,6 +22,7 @@ from exchange.formats.base import (
     MalformedFileError,
     ParsedFile,
     ParsedRow,
+    ParsedSpan,
     ParseOptions,
     csv_rows,
     decode,
@@ -53,28 +55,44 @@ def _span(parsed: ParsedFile, source: str, record: dict[str, Any]) -> None:
         if value is None:
             parsed.reject(source, name, ImportErrorCode.REQUIRED, f"{name} is missing.")
             return
+    assert doc is not None
+    assert user is not None
     for name, raw, offset in (
         ("begin", record.get("begin"), begin),
         ("end", record.get("end"), end),
     ):
         if offset is None:
             code = ImportErrorCode.REQUIRED if raw in (None, "") else ImportErrorCode.INVALID_TYPE
-            parsed.reject(source, name, code, f"{name} must be a character offset (an integer).")
+            parsed.reject(
+                source,
+                name,
+                code,
+                f"{name} must be a character offset (an integer).",
+                pair=(doc, user),
+            )
             return
+    assert begin is not None
+    assert end is not None
+    if end <= begin:
+        parsed.reject(
+            source,
+            "end",
+            ImportErrorCode.INVALID_OFFSETS,
+            f"end {end} must be greater than begin {begin}.",
+            pair=(doc, user),
+        )
+        return
     if label is None or label == "":
         parsed.reject(
             source,
             "label",
             ImportErrorCode.REQUIRED,
             "label is missing (select a feature when exporting from INCEpTION).",
+            pair=(doc, user),
         )
         return
-    assert doc is not None
-    assert user is not None
-    parsed.text_of(f"{doc}:{begin}-{end}", record.get("text"))
-    parsed.rows.append(
-        ParsedRow(source=source, item=f"{doc}:{begin}-{end}", coder=user, label=label)
-    )
+    parsed.document(doc)
+    parsed.spans.append(ParsedSpan(source, doc, user, begin, end, str(label).strip()))
 
 
 @register(

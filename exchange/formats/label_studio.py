@@ -1,21 +1,32 @@
 """Label Studio "JSON" export: a list of tasks, each with ``annotations[].result[]``.
 
-- item: the task ``id``; for span results (``labels``) the span ``<task>:<start>-<end>``;
+- document (item): the task ``id`` (see the ``document_key`` option for other keys);
 - coder: the annotation's ``completed_by`` (a user id, or an object whose ``email``,
   ``username`` or ``id`` is used);
 - question: the result's ``from_name`` (the control tag);
 - label by result ``type``: ``choices`` (one choice, or a set when several are chosen),
   ``rating``, ``number``, ``taxonomy`` (each path joined with ``/``, a node of a hierarchy
-  question), ``labels`` (span labels).
+  question);
+- span units by result ``type``: ``labels`` (``value.start`` .. ``value.end``, characters
+  of ``data.text``), ``hypertextlabels`` and ``paragraphlabels`` (``value.globalOffsets``,
+  the character offsets Label Studio adds to those results; without them the result only
+  has element paths or paragraph indices and is rejected). A region with several labels
+  gives one unit per label.
 
-Cancelled annotations (``was_cancelled``) and model ``predictions`` are skipped. A result
-of another type (``textarea``...) is rejected, with its ``from_name`` as the rejection's
-tool field: an import that maps that field to null ignores it.
+A submitted annotation is the coder's whole answer for the task: for every span field of
+the file it has no result of, the coder annotated the document and found nothing (an
+annotation with an empty ``result`` is such a mark for every span field, or, in a file
+without span results, for the import's ``question``). Cancelled annotations
+(``was_cancelled``) and model ``predictions`` are skipped. A result of another type
+(``textarea``...) is rejected, with its ``from_name`` as the rejection's tool field: an
+import that maps that field to null ignores it.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
+from dataclasses import dataclass, field
 from typing import Any
 
 from exchange.formats.base import (
@@ -23,15 +34,21 @@ from exchange.formats.base import (
     MalformedFileError,
     ParsedFile,
     ParsedRow,
+    ParsedSpan,
     ParseOptions,
     decode,
+    document_key,
     key_text,
     load_json,
+    offsets_error,
     one_or_set,
     register,
+    whole_number,
 )
 
-SUPPORTED_TYPES = ("choices", "rating", "number", "taxonomy", "labels")
+SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
+SUPPORTED_TYPES = ("choices", "rating", "number", "taxonomy", *SPAN_TYPES)
+NO_RESULT = "annotation without a result"
 
 
 def _coder_of(completed_by: Any) -> str | None:
@@ -46,7 +63,7 @@ def _coder_of(completed_by: Any) -> str | None:
 
 def _value_label(kind: str, value: dict[str, Any]) -> tuple[Any, str | None]:
     """(label, error) of one result's ``value``."""
-    if kind in ("choices", "labels"):
+    if kind in ("choices", *SPAN_TYPES):
         chosen = value.get(kind)
         if not isinstance(chosen, list) or not chosen:
             return None, f"value.{kind} must be a non-empty list."
@@ -67,10 +84,39 @@ def _value_label(kind: str, value: dict[str, Any]) -> tuple[Any, str | None]:
     return one_or_set(["/".join(part.strip() for part in path) for path in paths]), None
 
 
+@dataclass
+class _Task:
+    """What the results of one task share."""
+
+    document: str
+    source: str
+    text: str | None
+    # UTF-16 positions of the text's characters outside the BMP (two JavaScript units each)
+    astral: list[int] | None = None
+    utf16_fixes: int = 0
+    span_fields: frozenset[str] = field(default_factory=frozenset)
+
+
+def _span_fields(tasks: list[Any]) -> frozenset[str]:
+    """The ``from_name`` of every span result of the file."""
+    names: set[str] = set()
+    for task in tasks:
+        annotations = task.get("annotations") if isinstance(task, dict) else None
+        for annotation in annotations if isinstance(annotations, list) else []:
+            results = annotation.get("result") if isinstance(annotation, dict) else None
+            for result in results if isinstance(results, list) else []:
+                if isinstance(result, dict) and result.get("type") in SPAN_TYPES:
+                    name = key_text(result.get("from_name"))
+                    if name:
+                        names.add(name)
+    return frozenset(names)
+
+
 @register(
     "label_studio",
     title="Label Studio JSON export",
-    description="Tasks with annotations[].result[]: choices, rating, number, taxonomy, labels.",
+    description="Tasks with annotations[].result[]: choices, rating, number, taxonomy; spans "
+    "(labels, hypertextlabels, paragraphlabels).",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     tasks = load_json(decode(data))
@@ -79,53 +125,87 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     if not isinstance(tasks, list):
         raise MalformedFileError("A Label Studio export is a JSON list of tasks.")
     parsed = ParsedFile()
-    for task_index, task in enumerate(tasks):
-        if not isinstance(task, dict):
-            parsed.records += 1
-            parsed.reject(
-                f"task[{task_index}]", "task", ImportErrorCode.INVALID_TYPE, "A task is an object."
-            )
+    span_fields = _span_fields(tasks)
+    fixes = 0
+    for task_index, raw in enumerate(tasks):
+        task = _task(parsed, task_index, raw, options, span_fields)
+        if task is None:
             continue
-        task_id = key_text(task.get("id"))
-        task_source = f"task {task_id}" if task_id else f"task[{task_index}]"
-        annotations = task.get("annotations", [])
-        if task_id is None:
-            parsed.records += 1
-            parsed.reject(
-                task_source, "id", ImportErrorCode.REQUIRED, "The task has no id (text or integer)."
-            )
-            continue
-        if not isinstance(annotations, list):
-            parsed.records += 1
-            parsed.reject(
-                task_source,
-                "annotations",
-                ImportErrorCode.INVALID_TYPE,
-                "annotations must be a list.",
-            )
-            continue
-        task_data = task.get("data")
-        if isinstance(task_data, dict):
-            parsed.text_of(task_id, task_data.get("text"))
-        for annotation_index, annotation in enumerate(annotations):
-            _annotation(parsed, task_id, task_source, annotation_index, annotation)
+        for annotation_index, annotation in enumerate(raw["annotations"]):
+            _annotation(parsed, task, annotation_index, annotation)
+        fixes += task.utf16_fixes
+    if fixes:
+        parsed.notes.append(
+            f"{fixes} span(s) had JavaScript (UTF-16) offsets, which count a character "
+            "outside the Basic Multilingual Plane (an emoji...) twice; they were converted "
+            "to character offsets, checked against the span's text."
+        )
     return parsed
 
 
-def _annotation(
-    parsed: ParsedFile, task_id: str, task_source: str, annotation_index: int, annotation: Any
-) -> None:
+def _task(
+    parsed: ParsedFile,
+    task_index: int,
+    task: Any,
+    options: ParseOptions,
+    span_fields: frozenset[str],
+) -> _Task | None:
+    if not isinstance(task, dict):
+        parsed.records += 1
+        parsed.reject(
+            f"task[{task_index}]", "task", ImportErrorCode.INVALID_TYPE, "A task is an object."
+        )
+        return None
+    task_id = key_text(task.get("id"))
+    source = f"task {task_id}" if task_id else f"task[{task_index}]"
+    if task_id is None:
+        parsed.records += 1
+        parsed.reject(
+            source, "id", ImportErrorCode.REQUIRED, "The task has no id (text or integer)."
+        )
+        return None
+    data = task.get("data")
+    data = data if isinstance(data, dict) else {}
+    text = data.get("text") if isinstance(data.get("text"), str) else None
+    meta = task.get("meta")
+    document, looked_for = document_key(
+        own_id=task_id,
+        text=text,
+        fields=(data, meta if isinstance(meta, dict) else {}),
+        key=options.document_key,
+    )
+    if document is None:
+        parsed.records += 1
+        parsed.reject(
+            source,
+            "data",
+            ImportErrorCode.REQUIRED,
+            f"The task has no document key ({looked_for} of document_key).",
+        )
+        return None
+    if not isinstance(task.get("annotations", []), list):
+        parsed.records += 1
+        parsed.reject(
+            source, "annotations", ImportErrorCode.INVALID_TYPE, "annotations must be a list."
+        )
+        return None
+    task.setdefault("annotations", [])
+    parsed.text_of(document, text)
+    return _Task(document=document, source=source, text=text, span_fields=span_fields)
+
+
+def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotation: Any) -> None:
     if not isinstance(annotation, dict):
         parsed.records += 1
         parsed.reject(
-            f"{task_source}, annotation[{annotation_index}]",
+            f"{task.source}, annotation[{annotation_index}]",
             "annotation",
             ImportErrorCode.INVALID_TYPE,
             "An annotation is an object.",
         )
         return
     annotation_id = key_text(annotation.get("id"))
-    source = f"{task_source}, annotation {annotation_id or f'[{annotation_index}]'}"
+    source = f"{task.source}, annotation {annotation_id or f'[{annotation_index}]'}"
     results = annotation.get("result", [])
     if annotation.get("was_cancelled"):
         parsed.records += 1
@@ -143,24 +223,55 @@ def _annotation(
         return
     if not isinstance(results, list):
         parsed.records += 1
-        parsed.reject(source, "result", ImportErrorCode.INVALID_TYPE, "result must be a list.")
+        parsed.reject(
+            source,
+            "result",
+            ImportErrorCode.INVALID_TYPE,
+            "result must be a list.",
+            pair=(task.document, coder),
+        )
         return
+    if not results:
+        parsed.records += 1
+        if task.span_fields:
+            for name in sorted(task.span_fields):
+                _found_nothing(parsed, task, coder, source, name)
+        else:
+            # No span field in the file: a mark for the import's question, if a span one.
+            _found_nothing(parsed, task, coder, source, None)
+        return
+    answered: set[str] = set()
     for result_index, result in enumerate(results):
         parsed.records += 1
-        _result(parsed, task_id, coder, source, result_index, result)
+        name = _result(parsed, task, coder, source, result_index, result)
+        if name is not None:
+            answered.add(name)
+    for name in sorted(task.span_fields - answered):
+        _found_nothing(parsed, task, coder, source, name)
+
+
+def _found_nothing(
+    parsed: ParsedFile, task: _Task, coder: str, source: str, name: str | None
+) -> None:
+    parsed.document(task.document, text=task.text)
+    parsed.spans.append(
+        ParsedSpan(source, task.document, coder, field=name, empty_reason=NO_RESULT)
+    )
 
 
 def _result(
-    parsed: ParsedFile, task_id: str, coder: str, source: str, index: int, result: Any
-) -> None:
+    parsed: ParsedFile, task: _Task, coder: str, source: str, index: int, result: Any
+) -> str | None:
+    """Read one result; return its span field when it is a span result (even rejected)."""
     if not isinstance(result, dict):
         parsed.reject(
             f"{source}, result[{index}]",
             "result",
             ImportErrorCode.INVALID_TYPE,
             "A result is an object.",
+            pair=(task.document, coder),
         )
-        return
+        return None
     result_source = f"{source}, result {key_text(result.get('id')) or f'[{index}]'}"
     kind = result.get("type")
     from_name = key_text(result.get("from_name"))
@@ -173,10 +284,18 @@ def _result(
             _unsupported_type_detail(kind, from_name),
             tool_field=from_name,
         )
-        return
+        return None
     if from_name is None:
-        parsed.reject(result_source, "from_name", ImportErrorCode.REQUIRED, "from_name is missing.")
-        return
+        parsed.reject(
+            result_source,
+            "from_name",
+            ImportErrorCode.REQUIRED,
+            "from_name is missing.",
+            pair=(task.document, coder),
+        )
+        return None
+    is_span = kind in SPAN_TYPES
+    pair = (task.document, coder) if is_span else None
     if not isinstance(value, dict):
         parsed.reject(
             result_source,
@@ -184,8 +303,9 @@ def _result(
             ImportErrorCode.REQUIRED,
             "value is missing.",
             tool_field=from_name,
+            pair=pair,
         )
-        return
+        return from_name if is_span else None
     label, error = _value_label(kind, value)
     if error:
         parsed.reject(
@@ -194,25 +314,106 @@ def _result(
             ImportErrorCode.INVALID_TYPE,
             error,
             tool_field=from_name,
+            pair=pair,
         )
-        return
-    item = task_id
+        return from_name if is_span else None
+    if is_span:
+        _span(parsed, task, coder, result_source, from_name, kind, value)
+        return from_name
+    parsed.rows.append(
+        ParsedRow(
+            source=result_source, item=task.document, coder=coder, label=label, field=from_name
+        )
+    )
+    return None
+
+
+def _span(
+    parsed: ParsedFile,
+    task: _Task,
+    coder: str,
+    source: str,
+    from_name: str,
+    kind: str,
+    value: dict[str, Any],
+) -> None:
+    pair = (task.document, coder)
     if kind == "labels":
-        start, end = value.get("start"), value.get("end")
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+        where, begin, end = "value.start", value.get("start"), value.get("end")
+        length = len(task.text) if task.text is not None else None
+    else:
+        offsets = value.get("globalOffsets")
+        if not isinstance(offsets, dict):
             parsed.reject(
-                result_source,
-                "value.start",
-                ImportErrorCode.INVALID_TYPE,
-                "A span needs integer start and end offsets.",
+                source,
+                "value.globalOffsets",
+                ImportErrorCode.INVALID_OFFSETS,
+                f"This {kind} result has no value.globalOffsets, so no character offsets "
+                "(its start and end are element paths or paragraph indices); export from a "
+                "Label Studio version that writes globalOffsets, or map the field to null: "
+                + json.dumps({"question_map": {from_name: None}})[1:-1]
+                + ".",
                 tool_field=from_name,
+                pair=pair,
             )
             return
-        item = f"{task_id}:{start}-{end}"
-        parsed.text_of(item, value.get("text"))
-    parsed.rows.append(
-        ParsedRow(source=result_source, item=item, coder=coder, label=label, field=from_name)
-    )
+        where, begin, end, length = (
+            "value.globalOffsets",
+            offsets.get("start"),
+            offsets.get("end"),
+            None,
+        )
+    error = offsets_error(begin, end, length=length)
+    if error:
+        parsed.reject(
+            source, where, ImportErrorCode.INVALID_OFFSETS, error, tool_field=from_name, pair=pair
+        )
+        return
+    b, e = whole_number(begin), whole_number(end)
+    assert b is not None
+    assert e is not None
+    if kind == "labels":
+        b, e = _characters(task, b, e, value.get("text"))
+    parsed.document(task.document, text=task.text)
+    for label in value[kind]:
+        name = key_text(label)
+        if name is None:
+            parsed.reject(
+                source,
+                f"value.{kind}",
+                ImportErrorCode.INVALID_TYPE,
+                f"A span label must be a label name (got {label!r}).",
+                tool_field=from_name,
+                pair=pair,
+            )
+            continue
+        parsed.spans.append(ParsedSpan(source, task.document, coder, b, e, name, from_name))
+
+
+def _characters(task: _Task, begin: int, end: int, span_text: Any) -> tuple[int, int]:
+    """The offsets in characters: as given, unless they are JavaScript UTF-16 offsets,
+    which only the span's own text can tell (the text at the given offsets differs from
+    it, the text at the converted offsets equals it)."""
+    text = task.text
+    if text is None or not isinstance(span_text, str) or text[begin:end] == span_text:
+        return begin, end
+    if task.astral is None:
+        task.astral = []
+        units = 0
+        for character in text:
+            if ord(character) > 0xFFFF:
+                task.astral.append(units)
+                units += 2
+            else:
+                units += 1
+    if not task.astral:
+        return begin, end
+    b = begin - bisect.bisect_left(task.astral, begin)
+    e = end - bisect.bisect_left(task.astral, end)
+    if text[b:e] == span_text:
+        task.utf16_fixes += 1
+        return b, e
+    return begin, end
 
 
 def _unsupported_type_detail(kind: Any, from_name: str | None) -> str:

@@ -1,14 +1,22 @@
 """Prodigy JSONL (``prodigy db-out <dataset>``).
 
-- item: ``_input_hash`` (Prodigy's own agreement groups by it);
-- coder: ``_annotator_id``, else ``_session_id``;
+- document (item): ``_input_hash`` (Prodigy's own agreement groups by it; see the
+  ``document_key`` option for other keys);
+- coder: ``_annotator_id``, else ``_session_id``, else the ``coder`` option;
 - label: in choice tasks (``options`` present) the ``accept`` list (one id, or a set when
   several are accepted); in binary tasks the ``answer`` (``accept`` / ``reject``), and when
   the task carries a ``label`` (``textcat.teach``) that label is the question's field, so
-  each label can map onto its own yes/no question.
+  each label can map onto its own yes/no question;
+- span units: in span tasks (``_view_id`` ``ner``, ``ner_manual``, ``spans`` or
+  ``spans_manual``; without a ``_view_id``, a ``spans`` list and neither ``options`` nor
+  a task ``label``) each of ``spans: [{start, end, label}]`` (characters of ``text``, end
+  exclusive; a span without a label takes the task's). Only ``accept`` answers count: an
+  accepted task with no spans is "annotated, nothing found"; a rejected span task (a
+  wrong suggestion in ``ner.teach``) is skipped. The units of a document are those of
+  every task of that ``_input_hash`` the coder accepted.
 
 ``answer == "ignore"`` is skipped, as are rejected choice tasks (the annotator chose none
-of the options). Span tasks (``spans`` without options) are not imported.
+of the options).
 """
 
 from __future__ import annotations
@@ -19,22 +27,37 @@ from exchange.formats.base import (
     ImportErrorCode,
     ParsedFile,
     ParsedRow,
+    ParsedSpan,
     ParseOptions,
     decode,
+    document_key,
     json_lines,
     key_text,
+    offsets_error,
     one_or_set,
     register,
+    whole_number,
 )
 
 ANSWERS = ("accept", "reject", "ignore")
+SPAN_VIEWS = frozenset({"ner", "ner_manual", "spans", "spans_manual"})
+NO_SPANS = "accepted task without spans"
+
+
+def _is_span_task(record: dict[str, Any]) -> bool:
+    view = record.get("_view_id")
+    if isinstance(view, str) and view:
+        return view in SPAN_VIEWS
+    return (
+        isinstance(record.get("spans"), list) and "options" not in record and "label" not in record
+    )
 
 
 @register(
     "prodigy",
     title="Prodigy JSONL (db-out)",
-    description="_input_hash = item, _annotator_id = coder, accept (choices) or answer "
-    "(binary); ignored answers are skipped.",
+    description="_input_hash = document, _annotator_id = coder; choices (accept), binary "
+    "answers, and spans of accepted ner / spans tasks; ignored answers are skipped.",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile()
@@ -43,15 +66,16 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
         if not isinstance(record, dict):
             parsed.reject(source, "record", ImportErrorCode.INVALID_TYPE, "A record is an object.")
             continue
-        _record(parsed, source, record, default_coder=options.coder)
+        _record(parsed, source, record, options=options)
     return parsed
 
 
 def _record(
-    parsed: ParsedFile, source: str, record: dict[str, Any], *, default_coder: str | None
+    parsed: ParsedFile, source: str, record: dict[str, Any], *, options: ParseOptions
 ) -> None:
-    # A binary task's label is its question field; a choice task has none.
-    field = None if "options" in record else key_text(record.get("label"))
+    spans = _is_span_task(record)
+    # A binary task's label is its question field; a choice or span task has none.
+    field = None if "options" in record or spans else key_text(record.get("label"))
     answer = record.get("answer")
     if answer not in ANSWERS:
         parsed.reject(
@@ -65,19 +89,26 @@ def _record(
     if answer == "ignore":
         parsed.skip("ignored answer")
         return
-    item = key_text(record.get("_input_hash"))
+    meta = record.get("meta")
+    item, looked_for = document_key(
+        own_id=record.get("_input_hash"),
+        text=record.get("text"),
+        fields=(record, meta if isinstance(meta, dict) else {}),
+        key=options.document_key,
+    )
     if item is None:
+        what = "_input_hash" if options.document_key == "id" else looked_for
         parsed.reject(
             source,
             "_input_hash",
             ImportErrorCode.REQUIRED,
-            "_input_hash (the item) is missing.",
+            f"The task has no document key ({what}).",
             tool_field=field,
         )
         return
     parsed.text_of(item, record.get("text"))
     coder = key_text(record.get("_annotator_id")) or key_text(record.get("_session_id"))
-    coder = coder or default_coder
+    coder = coder or options.coder
     if coder is None:
         parsed.reject(
             source,
@@ -86,6 +117,12 @@ def _record(
             "_annotator_id / _session_id (the annotator) is missing.",
             tool_field=field,
         )
+        return
+    if spans:
+        if answer == "reject":
+            parsed.skip("rejected span task")
+            return
+        _spans(parsed, source, record, item=item, coder=coder)
         return
     if "options" in record:
         accepted = record.get("accept")
@@ -108,12 +145,52 @@ def _record(
         label: Any = one_or_set([key_text(choice) for choice in accepted])
         parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=label))
         return
-    if record.get("spans") and "label" not in record:
+    parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=answer, field=field))
+
+
+def _spans(
+    parsed: ParsedFile, source: str, record: dict[str, Any], *, item: str, coder: str
+) -> None:
+    text = record.get("text")
+    spans = record.get("spans", [])
+    pair = (item, coder)
+    if not isinstance(spans, list):
         parsed.reject(
             source,
             "spans",
-            ImportErrorCode.UNSUPPORTED_TYPE,
-            "Span tasks are not imported; only choice and binary tasks.",
+            ImportErrorCode.INVALID_TYPE,
+            "spans must be a list of {start, end, label}.",
+            pair=pair,
         )
         return
-    parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=answer, field=field))
+    parsed.document(item, text=text)
+    if not spans:
+        parsed.spans.append(ParsedSpan(source, item, coder, empty_reason=NO_SPANS))
+        return
+    task_label = key_text(record.get("label"))
+    length = len(text) if isinstance(text, str) else None
+    for index, span in enumerate(spans):
+        where = f"{source}, span {index + 1}"
+        if not isinstance(span, dict):
+            parsed.reject(
+                where,
+                "spans",
+                ImportErrorCode.INVALID_TYPE,
+                "A span is an object {start, end, label}.",
+                pair=pair,
+            )
+            continue
+        begin, end = span.get("start"), span.get("end")
+        error = offsets_error(begin, end, length=length)
+        if error:
+            parsed.reject(where, "start", ImportErrorCode.INVALID_OFFSETS, error, pair=pair)
+            continue
+        label = key_text(span.get("label")) or task_label
+        if label is None:
+            parsed.reject(
+                where, "label", ImportErrorCode.REQUIRED, "The span has no label.", pair=pair
+            )
+            continue
+        parsed.spans.append(
+            ParsedSpan(where, item, coder, whole_number(begin), whole_number(end), label)
+        )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studies.models import (
@@ -19,6 +20,7 @@ from studies.models import (
     Role,
     Round,
     RoundStatus,
+    SpanUnit,
     Study,
 )
 
@@ -158,11 +160,42 @@ class CategoryOutputSerializer(serializers.ModelSerializer):
 
 class QuestionOutputSerializer(serializers.ModelSerializer):
     categories = CategoryOutputSerializer(many=True, read_only=True)
+    span_unit = serializers.SerializerMethodField()
 
     class Meta:
         model = Question
-        fields = ("id", "key", "text", "kind", "min_value", "max_value", "position", "categories")
+        fields = (
+            "id",
+            "key",
+            "text",
+            "kind",
+            "min_value",
+            "max_value",
+            "span_unit",
+            "position",
+            "categories",
+        )
         read_only_fields = fields
+
+    @extend_schema_field(
+        {
+            "type": "string",
+            "enum": list(SpanUnit.values),
+            "nullable": True,
+            "description": "Span questions: what begin and end count; null for other kinds.",
+        }
+    )
+    def get_span_unit(self, question: Question) -> str | None:
+        if question.kind != LabelKind.SPAN:
+            return None
+        return question.span_unit or SpanUnit.CHARACTER.value
+
+
+_SPAN_UNIT_HELP = (
+    "Span questions only (a 400 for other kinds): what the units' begin and end count, "
+    "`character` (the default), `token` or `second`. The question's categories are the "
+    "units' labels."
+)
 
 
 class CategorySpecSerializer(serializers.Serializer):
@@ -183,6 +216,13 @@ class QuestionCreateInputSerializer(serializers.Serializer):
     text = serializers.CharField(required=False, allow_blank=True, default="", max_length=100_000)
     min_value = serializers.FloatField(required=False, allow_null=True, default=None)
     max_value = serializers.FloatField(required=False, allow_null=True, default=None)
+    span_unit = serializers.ChoiceField(
+        choices=SpanUnit.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=_SPAN_UNIT_HELP,
+    )
     position = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=0, max_value=MAX_POSITION
     )
@@ -202,6 +242,9 @@ class QuestionUpdateInputSerializer(serializers.Serializer):
     text = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
     min_value = serializers.FloatField(required=False, allow_null=True)
     max_value = serializers.FloatField(required=False, allow_null=True)
+    span_unit = serializers.ChoiceField(
+        choices=SpanUnit.choices, required=False, allow_null=True, help_text=_SPAN_UNIT_HELP
+    )
     position = serializers.IntegerField(required=False, min_value=0, max_value=MAX_POSITION)
 
 
@@ -281,8 +324,22 @@ class CoderUpdateInputSerializer(serializers.Serializer):
 class ItemOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Item
-        fields = ("id", "external_id", "text", "metadata", "created_at")
+        fields = (
+            "id",
+            "external_id",
+            "text",
+            "metadata",
+            "extent_begin",
+            "extent_end",
+            "created_at",
+        )
         read_only_fields = fields
+
+
+_EXTENT_HELP = (
+    "The continuum span questions' units lie on, [extent_begin, extent_end): both or "
+    "neither; when neither, 0 to the length of the text (or to the largest unit end)."
+)
 
 
 class ItemInputSerializer(serializers.Serializer):
@@ -291,12 +348,20 @@ class ItemInputSerializer(serializers.Serializer):
     metadata = serializers.DictField(
         required=False, default=dict, validators=[_no_nul_in_json], help_text="Any JSON object."
     )
+    extent_begin = serializers.FloatField(
+        required=False, allow_null=True, default=None, help_text=_EXTENT_HELP
+    )
+    extent_end = serializers.FloatField(
+        required=False, allow_null=True, default=None, help_text=_EXTENT_HELP
+    )
 
 
 class ItemUpdateInputSerializer(serializers.Serializer):
     external_id = serializers.CharField(max_length=255, required=False)
     text = serializers.CharField(required=False, allow_blank=True, max_length=1_000_000)
     metadata = serializers.DictField(required=False, validators=[_no_nul_in_json])
+    extent_begin = serializers.FloatField(required=False, allow_null=True, help_text=_EXTENT_HELP)
+    extent_end = serializers.FloatField(required=False, allow_null=True, help_text=_EXTENT_HELP)
 
 
 # --- Rounds --------------------------------------------------------------------------------

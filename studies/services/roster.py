@@ -2,11 +2,16 @@
 
 Bulk creates are all-or-nothing: every bad entry is reported (``3.key``) and nothing is
 written unless all entries are good.
+
+An item's extent (``extent_begin``, ``extent_end``) is the continuum span questions' units
+lie on: both or neither, finite, begin not after end. Whether offsets must be integers is
+the question's business (its ``span_unit``), checked when units are uploaded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -23,6 +28,61 @@ class RosterErrorCode:
     DUPLICATE_EXTERNAL_ID = "duplicate_external_id"
     CODER_IN_USE = "coder_in_use"
     ITEM_IN_USE = "item_in_use"
+    EXTENT_INCOMPLETE = "extent_incomplete"
+    EXTENT_NOT_FINITE = "extent_not_finite"
+    EXTENT_REVERSED = "extent_reversed"
+    UNITS_OUTSIDE_EXTENT = "units_outside_extent"
+
+
+def extent_errors(begin: Any, end: Any) -> dict[str, ValidationError]:
+    """The problems of an extent, keyed ``extent_begin`` / ``extent_end`` (empty when fine).
+
+    >>> sorted(extent_errors(5.0, 2.0))
+    ['extent_end']
+    >>> extent_errors(None, None)
+    {}
+    """
+    if begin is None and end is None:
+        return {}
+    if begin is None or end is None:
+        missing = "extent_begin" if begin is None else "extent_end"
+        return {
+            missing: ValidationError(
+                "Give both extent_begin and extent_end, or neither.",
+                code=RosterErrorCode.EXTENT_INCOMPLETE,
+            )
+        }
+    errors = {
+        name: ValidationError(
+            f"{name} must be a finite number.", code=RosterErrorCode.EXTENT_NOT_FINITE
+        )
+        for name, value in (("extent_begin", begin), ("extent_end", end))
+        if not math.isfinite(value)
+    }
+    if not errors and end < begin:
+        errors["extent_end"] = ValidationError(
+            f"extent_end ({end:g}) is before extent_begin ({begin:g}).",
+            code=RosterErrorCode.EXTENT_REVERSED,
+        )
+    return errors
+
+
+def effective_extent(
+    extent_begin: float | None, extent_end: float | None, text: str
+) -> tuple[float, float] | None:
+    """Where an item's units may lie: its extent, else 0 to the length of its text, else
+    None (unknown: measures take 0 to the largest end of its units)."""
+    if extent_begin is not None and extent_end is not None:
+        return float(extent_begin), float(extent_end)
+    if text:
+        return 0.0, float(len(text))
+    return None
+
+
+def units_outside(units: Iterable[Sequence[float]], extent: tuple[float, float]) -> int:
+    """How many stored units ``[begin, end, category]`` leave ``extent``."""
+    low, high = extent
+    return sum(1 for begin, end, *_ in units if begin < low or end > high)
 
 
 def _user_by_username(username: str | None, *, attr: str) -> Any | None:
@@ -159,11 +219,25 @@ def coder_delete(*, coder: Coder) -> None:
 
 @transaction.atomic
 def item_create(
-    *, study: Study, external_id: str, text: str = "", metadata: dict[str, Any] | None = None
+    *,
+    study: Study,
+    external_id: str,
+    text: str = "",
+    metadata: dict[str, Any] | None = None,
+    extent_begin: float | None = None,
+    extent_end: float | None = None,
 ) -> Item:
     return items_create_bulk(
         study=study,
-        items=[{"external_id": external_id, "text": text, "metadata": metadata}],
+        items=[
+            {
+                "external_id": external_id,
+                "text": text,
+                "metadata": metadata,
+                "extent_begin": extent_begin,
+                "extent_end": extent_end,
+            }
+        ],
         prefix_errors=False,
     )[0]
 
@@ -172,7 +246,8 @@ def item_create(
 def items_create_bulk(
     *, study: Study, items: Sequence[Mapping[str, Any]], prefix_errors: bool = True
 ) -> list[Item]:
-    """Create items from ``{"external_id", "text"?, "metadata"?}`` mappings."""
+    """Create items from ``{"external_id", "text"?, "metadata"?, "extent_begin"?,
+    "extent_end"?}`` mappings."""
     errors: dict[str, ValidationError] = {}
     clashes = _duplicates(
         study=study, model=Item, field="external_id", values=[i["external_id"] for i in items]
@@ -190,11 +265,16 @@ def items_create_bulk(
                 code=RosterErrorCode.DUPLICATE_EXTERNAL_ID,
             )
         reported.add(external_id)
+        extent = (spec.get("extent_begin"), spec.get("extent_end"))
+        for field, error in extent_errors(*extent).items():
+            errors[f"{prefix}{field}"] = error
         item = Item(
             study=study,
             external_id=external_id,
             text=spec.get("text") or "",
             metadata=spec.get("metadata") or {},
+            extent_begin=extent[0],
+            extent_end=extent[1],
         )
         try:
             item.full_clean(validate_unique=False, validate_constraints=False)
@@ -209,8 +289,12 @@ def items_create_bulk(
 
 @transaction.atomic
 def item_update(*, item: Item, **fields: Any) -> Item:
-    """Change ``external_id``, ``text`` or ``metadata``."""
-    unexpected = set(fields) - {"external_id", "text", "metadata"}
+    """Change ``external_id``, ``text``, ``metadata`` or the extent.
+
+    A new extent (or, without one, a new text, whose length is then the extent) must still
+    hold every span unit stored on the item (400 ``units_outside_extent``).
+    """
+    unexpected = set(fields) - {"external_id", "text", "metadata", "extent_begin", "extent_end"}
     if unexpected:
         raise TypeError(f"item_update() got unexpected fields {sorted(unexpected)}")
     if "external_id" in fields and (
@@ -226,6 +310,32 @@ def item_update(*, item: Item, **fields: Any) -> Item:
                 )
             }
         )
+    begin = fields.get("extent_begin", item.extent_begin)
+    end = fields.get("extent_end", item.extent_end)
+    errors = extent_errors(begin, end)
+    if errors:
+        raise ValidationError(errors)
+    text = fields.get("text", item.text) or ""
+    old_extent = effective_extent(item.extent_begin, item.extent_end, item.text)
+    new_extent = effective_extent(begin, end, text)
+    if new_extent is not None and new_extent != old_extent:
+        stored = Annotation.objects.filter(item=item, units__isnull=False).values_list(
+            "units", flat=True
+        )
+        outside = 0
+        for units in stored:
+            outside += units_outside(units or (), new_extent)
+        if outside:
+            attr = "extent_end" if begin is not None else "text"
+            raise ValidationError(
+                {
+                    attr: ValidationError(
+                        f"{outside} stored span unit(s) lie outside the new extent "
+                        f"[{new_extent[0]:g}, {new_extent[1]:g}).",
+                        code=RosterErrorCode.UNITS_OUTSIDE_EXTENT,
+                    )
+                }
+            )
     for name, value in fields.items():
         setattr(item, name, value if name != "metadata" or value is not None else {})
     item.full_clean()

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from studies.exceptions import ConflictError
-from studies.models import Annotation, Category, LabelKind, Question, Study
+from studies.models import Annotation, Category, LabelKind, Question, SpanUnit, Study
 
 CategorySpec = Mapping[str, Any]
 """``{"code": str, "label": str (optional), "parent": parent code or None (optional)}``"""
@@ -38,6 +38,8 @@ class SchemeErrorCode:
     CATEGORY_IN_USE = "category_in_use"
     CATEGORY_HAS_CHILDREN = "category_has_children"
     NOT_A_PERMUTATION = "not_a_permutation"
+    SPAN_UNIT_NOT_ALLOWED = "span_unit_not_allowed"
+    SPAN_UNIT_LOCKED = "span_unit_locked"
 
 
 def _error(message: str, code: str) -> ValidationError:
@@ -62,6 +64,23 @@ def _check_range(kind: str, min_value: float | None, max_value: float | None) ->
     }
     if errors:
         raise ValidationError(errors)
+
+
+def _span_unit_for(kind: str, span_unit: str | None) -> str:
+    """The ``span_unit`` a question of ``kind`` stores: a span question's unit (characters
+    when not given), blank for any other kind, which refuses one (400 on ``span_unit``)."""
+    if kind == LabelKind.SPAN:
+        return SpanUnit(span_unit or SpanUnit.CHARACTER).value
+    if span_unit:
+        raise ValidationError(
+            {
+                "span_unit": _error(
+                    "Only span questions take a span_unit (character, token or second).",
+                    SchemeErrorCode.SPAN_UNIT_NOT_ALLOWED,
+                )
+            }
+        )
+    return ""
 
 
 def _check_key_free(*, study: Study, key: str, exclude_pk: int | None = None) -> None:
@@ -160,9 +179,16 @@ def question_create(
     max_value: float | None = None,
     position: int | None = None,
     categories: Sequence[CategorySpec] = (),
+    span_unit: str | None = None,
 ) -> Question:
-    """A question with its categories in list order (``position`` 0, 1, …)."""
+    """A question with its categories in list order (``position`` 0, 1, …).
+
+    A span question's categories are the labels of its units; ``span_unit`` says what its
+    offsets count (``character``, the default, ``token`` or ``second``) and is refused for
+    other kinds.
+    """
     _check_range(kind, min_value, max_value)
+    stored_span_unit = _span_unit_for(kind, span_unit)
     _check_key_free(study=study, key=key)
     if position is None:
         highest = Question.objects.filter(study=study).aggregate(m=Max("position"))["m"]
@@ -174,6 +200,7 @@ def question_create(
         text=text,
         min_value=min_value,
         max_value=max_value,
+        span_unit=stored_span_unit,
         position=position,
     )
     question.full_clean()
@@ -200,12 +227,16 @@ def question_create(
 
 @transaction.atomic
 def question_update(*, question: Question, **fields: Any) -> Question:
-    """Change ``key``, ``text``, ``kind``, ``min_value``, ``max_value`` or ``position``.
+    """Change ``key``, ``text``, ``kind``, ``min_value``, ``max_value``, ``span_unit`` or
+    ``position``.
 
     The kind can change only while no annotation answers the question, and only to a kind
     its declared categories fit (no categories for numbers, parents only in a hierarchy).
+    ``span_unit`` belongs to span questions only and, like the kind, is fixed once units
+    are stored (their offsets count it); a question that stops being a span question drops
+    its unit.
     """
-    allowed = {"key", "text", "kind", "min_value", "max_value", "position"}
+    allowed = {"key", "text", "kind", "min_value", "max_value", "span_unit", "position"}
     unexpected = set(fields) - allowed
     if unexpected:
         raise TypeError(f"question_update() got unexpected fields {sorted(unexpected)}")
@@ -244,6 +275,23 @@ def question_update(*, question: Question, **fields: Any) -> Question:
         fields.get("min_value", question.min_value),
         fields.get("max_value", question.max_value),
     )
+    if "span_unit" in fields or kind != question.kind:
+        # A kind change without a span_unit takes the new kind's default.
+        span_unit = _span_unit_for(kind, fields.get("span_unit"))
+        if (
+            kind == question.kind == LabelKind.SPAN
+            and span_unit != (question.span_unit or SpanUnit.CHARACTER)
+            and _question_has_annotations(question)
+        ):
+            raise ValidationError(
+                {
+                    "span_unit": _error(
+                        "The span_unit cannot change once the question has annotations.",
+                        SchemeErrorCode.SPAN_UNIT_LOCKED,
+                    )
+                }
+            )
+        fields["span_unit"] = span_unit
     if "key" in fields:
         _check_key_free(study=question.study, key=fields["key"], exclude_pk=question.pk)
     for name, value in fields.items():
