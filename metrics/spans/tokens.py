@@ -378,9 +378,10 @@ def token_agreement(
 
     Examples
     --------
-    Two coders, ten positions; ``ann`` marks PER [1, 3), ``bob`` PER [2, 4). Positions 1
-    and 3 disagree: D_o = 2 · 2 / 20 = 0.2, n_PER = 4, n_O = 16, D_e = 2 · 4 · 16 / (20 ·
-    19) = 64/190, alpha = 1 − 0.2 · 190/64 = 0.40625.
+    Two coders, ten positions (docs/references.md, ``token-agreement-hand-case``); ``ann``
+    marks PER [1, 3), ``bob`` PER [2, 4). Positions 1 and 3 disagree: D_o = 2 · 2 / 20 =
+    0.2, n_PER = 4, n_O = 16, D_e = 2 · 4 · 16 / (20 · 19) = 64/190, alpha = 1 − 0.2 · 190/64
+    = 0.40625.
 
     >>> data = SpanData.from_units([("d", "ann", 1, 3, "PER"), ("d", "bob", 2, 4, "PER")],
     ...                            extents={"d": (0, 10)})

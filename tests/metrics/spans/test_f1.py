@@ -17,7 +17,8 @@ from metrics import bootstrap
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1, span_f1
 
-# The hand case. Two coders, four documents (extents 0..30, 0..10, 0..10, 0..10):
+# The hand case (docs/references.md#span-f1-hand-case). Two coders, four documents (extents
+# 0..30, 0..10, 0..10, 0..10):
 #
 #   d1  ann: PER [0, 5)  LOC [10, 14)  ORG [20, 25)
 #       bob: PER [0, 5)  LOC [11, 14)  PER [20, 25)
@@ -97,6 +98,7 @@ def test_symmetric_in_the_pair(hand: SpanData) -> None:
 
 
 def test_maximum_matching_beats_greedy_by_overlap() -> None:
+    # docs/references.md#span-f1-maximum-matching
     # a1 [1, 12) overlaps b1 [0, 10) by 9 and b2 [10, 20) by 2; a2 [9, 10) overlaps only b1,
     # by 1. Greedy by largest overlap pairs a1-b1 and leaves a2 and b2: TP 1, F1 = 2/4. The
     # maximum matching pairs a1-b2 and a2-b1: TP 2, F1 = 1.

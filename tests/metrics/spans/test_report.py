@@ -14,6 +14,7 @@ from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_
 from metrics.spans.segmentation import decompose_segmentation
 from metrics.spans.tokens import decompose_token_agreement
 
+# docs/references.md#span-f1-hand-case (the report's three documents).
 # d1: exact F1 1/2 (PER matches; LOC [10,14) vs [11,14) only by overlap, IoU 0.75).
 # d2: ann ORG [3, 8), bob found nothing: F1 0. d3: ann PER [2,6); bob PER [2,6), LOC [8,12):
 # F1 2/3. Pooled exact: TP 2, FP 2, FN 2 -> 1/2; overlap (IoU >= 0.5): TP 3, FP 1, FN 1 -> 3/4.

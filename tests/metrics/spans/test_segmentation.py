@@ -21,7 +21,8 @@ nltk_segmentation = importlib.import_module("nltk.metrics.segmentation")
 
 
 def test_nltk_doctest_examples() -> None:
-    # nltk.metrics.segmentation doctests (NLTK 3.10.4), printed there as '%.2f'.
+    # docs/references.md#nltk-segmentation-doctests: nltk.metrics.segmentation doctests
+    # (NLTK 3.10.4), printed there as '%.2f'.
     assert f"{pk('0100' * 100, '1' * 400, 2):.2f}" == "0.50"
     assert f"{pk('0100' * 100, '0' * 400, 2):.2f}" == "0.50"
     assert f"{pk('0100' * 100, '0100' * 100, 2):.2f}" == "0.00"
@@ -35,6 +36,7 @@ def test_nltk_doctest_examples() -> None:
 
 
 def test_hand_case() -> None:
+    # docs/references.md#segmentation-hand-case
     # ref 0010010000, hyp 0010001000, k 2: windows start at 0..8 (9). ref has a boundary in
     # windows 1, 2 (index 2) and 4, 5 (index 5); hyp in 1, 2 and 5, 6. Windows 4 and 6
     # differ: P_k = WindowDiff = 2/9.
@@ -76,6 +78,7 @@ def test_string_errors() -> None:
 
 
 def test_spans_hand_case() -> None:
+    # docs/references.md#segmentation-hand-case
     # d [0, 10): ann [2, 5), bob [2, 6) -> 0010010000 and 0010001000 (above): 2 errors in 9
     # windows (k = round(10 / 4) = 2). e [0, 6): ann [0, 6) (no inner boundary), bob [1, 3)
     # -> 000000 and 010100; k = round(6 / max(2, 2)) = 3, windows 0..3: bob has a boundary

@@ -23,8 +23,9 @@ from metrics.spans.tokens import (
 krippendorff = importlib.import_module("krippendorff")
 sklearn_metrics = importlib.import_module("sklearn.metrics")
 
-# Hand case. Document d [0, 10): ann PER [1, 3), bob PER [2, 4). Document f [0, 5): ann LOC
-# [0, 2), bob annotated and found nothing. Document e [0, 4): only ann (PER [0, 4)), left out.
+# Hand case (docs/references.md#token-agreement-hand-case). Document d [0, 10): ann PER
+# [1, 3), bob PER [2, 4). Document f [0, 5): ann LOC [0, 2), bob annotated and found nothing.
+# Document e [0, 4): only ann (PER [0, 4)), left out.
 #
 #   d  position  0  1    2    3    4..9        f  position  0    1    2..4
 #      ann       O  PER  PER  O    O              ann       LOC  LOC  O
