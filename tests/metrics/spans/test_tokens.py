@@ -191,3 +191,45 @@ def test_against_krippendorff_and_kappa_on_the_position_table(seed: int) -> None
     assert result.value == pytest.approx(expected.value, abs=1e-10)
     assert result.observed == pytest.approx(expected.observed, abs=1e-10)
     assert result.expected == pytest.approx(expected.expected, abs=1e-10)
+
+
+def _painted(data: SpanData) -> list[list[int]]:
+    """The position table by plain Python: each coder's units painted position by position,
+    the first unit (by begin, end, category) winning; only documents two coders annotated."""
+    outside = len(data.categories)
+    rows: list[list[int]] = [[] for _ in data.coders]
+    units = sorted(
+        zip(data.document.tolist(), data.coder.tolist(), data.begin.tolist(),
+            data.end.tolist(), data.category.tolist(), strict=True),
+        key=lambda u: (u[2], u[3], u[4]),
+    )  # fmt: skip
+    for d in range(data.n_documents):
+        if data.annotated[d].sum() < 2:
+            continue
+        low, high = (int(x) for x in data.extents[d])
+        for c in range(data.n_coders):
+            if not data.annotated[d, c]:
+                rows[c] += [-1] * (high - low)
+                continue
+            labels: dict[int, int] = {}
+            for doc, coder, begin, end, category in units:
+                if doc == d and coder == c:
+                    for position in range(int(begin), int(end)):
+                        labels.setdefault(position, category)
+            rows[c] += [labels.get(p, outside) for p in range(low, high)]
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_first_unit_wins_like_a_python_painter(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    units = []
+    for d in range(3):
+        for coder in ("a", "b", "c"):
+            for _ in range(int(rng.integers(0, 6))):
+                begin = int(rng.integers(0, 20))
+                end = begin + int(rng.integers(0, 9))
+                units.append((f"d{d}", coder, begin, end, str(rng.choice(["A", "B", "C"]))))
+    data = SpanData.from_units(units, extents={f"d{d}": (0, 30) for d in range(3)}, complete=True)
+    table = token_reliability_data(data, overlaps="first")
+    assert table.codes.tolist() == _painted(data)
