@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import QuerySet
 
-from studies.labels import CategoryRow, Label, LabelScheme, label_of
+from studies.labels import CategoryRow, Label, LabelScheme, has_categories, label_of
 from studies.models import (
     Annotation,
     AnnotationChange,
     Category,
-    LabelKind,
+    Item,
     Question,
     Round,
     Study,
@@ -52,10 +54,11 @@ def annotation_list(
 
 def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelScheme]:
     """Label schemes of the questions of these annotations (one query for all categories),
-    to show codes, set members and hierarchy paths without a query per row."""
+    to show codes, set members, hierarchy paths and span units' labels without a query per
+    row."""
     questions: dict[int, Question] = {a.question_id: a.question for a in annotations}
     rows_by_question: dict[int, list[CategoryRow]] = {pk: [] for pk in questions}
-    needs_categories = [pk for pk, q in questions.items() if q.kind in LabelKind.categorical()]
+    needs_categories = [pk for pk, q in questions.items() if has_categories(q.kind)]
     if needs_categories:
         for pk, question_id, code, parent_id, position in Category.objects.filter(
             question_id__in=needs_categories
@@ -69,6 +72,7 @@ def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelSche
             categories=rows_by_question[pk],
             min_value=question.min_value,
             max_value=question.max_value,
+            span_unit=question.span_unit,
         )
         for pk, question in questions.items()
     }
@@ -76,6 +80,67 @@ def annotation_schemes(annotations: Iterable[Annotation]) -> dict[int, LabelSche
 
 def annotation_label(annotation: Annotation) -> Label:
     return label_of(annotation.category_id, annotation.number, annotation.category_set)
+
+
+def annotation_units(annotation: Annotation) -> list[dict[str, Any]] | None:
+    """A span annotation's units ``[{"begin", "end", "label"}]`` (codes; ``[]``: nothing
+    found), or None for other questions. One query for the labels: for many annotations,
+    use ``annotation_schemes`` and ``LabelScheme.units_json``."""
+    if annotation.units is None:
+        return None
+    return LabelScheme.for_question(annotation.question).units_json(annotation.units)
+
+
+_STREAM_CHUNK = 20_000
+
+
+@dataclass(frozen=True)
+class SpanTable:
+    """A span question's annotations of one round: ``rows`` ``(document, coder, units)``
+    with units as stored (``[begin, end, category_id]``, ``[]`` = nothing found), items in
+    creation order and coders by key; ``extents`` the explicit ``[begin, end)`` of those
+    documents that have one. Texts and labels through ``scheme`` (``units_json``,
+    ``units_text``)."""
+
+    round: Round
+    question: Question
+    scheme: LabelScheme
+    coders: list[str]
+    rows: list[tuple[str, str, list[list[float]]]]
+    extents: dict[str, tuple[float, float]]
+
+
+def span_table(*, round_: Round, question: Question) -> SpanTable:
+    """The round's units of a span question, streamed in one query (joined keys, no model
+    instances), and the documents' extents in a second."""
+    rows = (
+        Annotation.objects.filter(round=round_, question=question)
+        .order_by("item_id", "coder__key")
+        .values_list("item__external_id", "coder__key", "units")
+    )
+    out: list[tuple[str, str, list[list[float]]]] = []
+    coders: set[str] = set()
+    for item, coder, units in rows.iterator(chunk_size=_STREAM_CHUNK):
+        out.append((item, coder, units or []))
+        coders.add(coder)
+    extents: dict[str, tuple[float, float]] = {}
+    with_extent = Item.objects.filter(
+        annotations__round=round_,
+        annotations__question=question,
+        extent_begin__isnull=False,
+        extent_end__isnull=False,
+    ).distinct()
+    for item, begin, end in with_extent.values_list("external_id", "extent_begin", "extent_end"):
+        if begin is not None and end is not None:
+            extents[item] = (begin, end)
+    return SpanTable(
+        round=round_,
+        question=question,
+        scheme=LabelScheme.for_question(question),
+        coders=sorted(coders),
+        rows=out,
+        extents=extents,
+    )
 
 
 def annotation_get(*, study: Study, pk: int) -> Annotation:

@@ -992,3 +992,73 @@ def span_units_replace(
         items_updated=items_updated,
         coders_created=coders_created,
     )
+
+
+# Records from the API's JSON ------------------------------------------------------------------
+
+
+def span_records_from_json(units: Sequence[Any], empty: Sequence[Any] = ()) -> list[SpanRecord]:
+    """Records of a JSON upload: ``units`` ``[{"document", "coder", "begin", "end",
+    "label"}]`` (``where`` = ``units.<i>``) and ``empty`` ``[{"document", "coder"}]``, the
+    pairs that found nothing (``empty.<i>``). Values are passed on as they are, for
+    :func:`span_units_replace` to check; an entry that is no object is refused here."""
+    problems = _Problems()
+    records: list[SpanRecord] = []
+    for group, (name, entries) in enumerate((("units", units), ("empty", empty))):
+        for index, entry in enumerate(entries):
+            where = f"{name}.{index}"
+            if not isinstance(entry, dict):
+                problems.add(
+                    group,
+                    index,
+                    where,
+                    "row",
+                    SpanErrorCode.INVALID_TYPE,
+                    "Each entry is an object with document and coder"
+                    + (", begin, end and label." if name == "units" else "."),
+                )
+                continue
+            row: Any = entry  # values pass as they are: the service checks them
+            get = row.get
+            if name == "units":
+                records.append(
+                    SpanRecord(
+                        get("document"), get("coder"), get("begin"), get("end"), get("label"), where
+                    )
+                )
+            else:
+                records.append(SpanRecord(get("document"), get("coder"), None, None, None, where))
+    problems.raise_if_any()
+    return records
+
+
+def document_records_from_json(documents: Sequence[Any]) -> list[DocumentRecord]:
+    """Records of a JSON upload's ``documents`` ``[{"document", "text"?, "begin"?, "end"?}]``
+    (``where`` = ``documents.<i>``)."""
+    problems = _Problems()
+    records: list[DocumentRecord] = []
+    for index, entry in enumerate(documents):
+        where = f"documents.{index}"
+        if not isinstance(entry, dict):
+            problems.add(
+                _DOCUMENTS,
+                index,
+                where,
+                "row",
+                SpanErrorCode.INVALID_TYPE,
+                "Each document is an object with document, and optionally text, begin and end.",
+            )
+            continue
+        row: Any = entry  # values pass as they are: the service checks them
+        text = row.get("text")
+        records.append(
+            DocumentRecord(
+                row.get("document"),
+                "" if text is None else text,
+                row.get("begin"),
+                row.get("end"),
+                where,
+            )
+        )
+    problems.raise_if_any()
+    return records

@@ -3,7 +3,8 @@ revision.
 
 ``scope_annotations`` is the ORM-to-numpy adapter: it streams ``values_list`` rows (a
 server-side cursor on PostgreSQL) straight into arrays, never building a model instance
-per annotation, so a million annotations read in seconds.
+per annotation, so a million annotations read in seconds. ``scope_spans`` does the same for
+span questions, giving ``metrics.spans.SpanData``.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from typing import Any
 import numpy as np
 from django.db import connection
 from django.db.models import Count, Max, QuerySet
+from django.db.models.functions import Length
 from numpy.typing import NDArray
 
+from metrics.spans import SpanData
 from studies.models import (
     Annotation,
     AnnotationChange,
@@ -240,3 +243,149 @@ def scope_data_revision(*, question: Question | int, round_ids: Sequence[int]) -
         f"n={summary['n']};id={summary['last_id'] or 0};upd={last_update:.6f};"
         f"log={last_change or 0};r={','.join(map(str, ids))}"
     )[:200]
+
+
+# Span questions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScopeSpans:
+    """A span question's annotations over some rounds as :class:`metrics.spans.SpanData`.
+
+    One document per item, or per (round, item) when rounds are pooled (as
+    ``scope_annotations`` keys its units): ``data.documents`` are those unit ids (the item's
+    id, or round and item packed as ``unit_label`` reads them), in ascending order;
+    ``item_ids[d]`` and ``round_ids[d]`` are document ``d``'s item and round. ``data.coders``
+    and ``coder_ids`` are the coders' ids, ascending. ``data.categories`` are the question's
+    category codes in declared order (unused ones included). A coder annotated a document
+    when an annotation row exists, whether or not it holds units.
+    """
+
+    data: SpanData
+    item_ids: NDArray[np.int64]
+    round_ids: NDArray[np.int64]
+    coder_ids: NDArray[np.int64]
+    fingerprint: str
+
+    @property
+    def n_annotations(self) -> int:
+        return int(self.data.annotated.sum())
+
+
+def _item_extents(item_ids: NDArray[np.int64]) -> dict[int, tuple[float | None, float | None, int]]:
+    """``{item id: (extent_begin, extent_end, text length)}``, the text never read."""
+    found: dict[int, tuple[float | None, float | None, int]] = {}
+    ids = np.unique(item_ids).tolist()
+    for start in range(0, len(ids), 900):
+        rows = (
+            Item.objects.filter(pk__in=ids[start : start + 900])
+            .annotate(text_length=Length("text"))
+            .values_list("id", "extent_begin", "extent_end", "text_length")
+        )
+        found.update({pk: (begin, end, length or 0) for pk, begin, end, length in rows})
+    return found
+
+
+def scope_spans(*, question: Question, round_ids: Sequence[int]) -> ScopeSpans:
+    """Stream the scope's span annotations into :class:`SpanData` and fingerprint them.
+
+    A document's extent is its item's ``extent_begin``/``extent_end``, else 0 to the length
+    of its text, else 0 to the largest end of its units (SpanData's default). Units stored
+    outside their item's extent (written around the upload's checks) widen it, so every
+    measure sees a consistent continuum.
+    """
+    pooled = len(set(round_ids)) > 1
+    rows = list(
+        _scope_queryset(question=question, round_ids=round_ids)
+        .values_list("round_id", "item_id", "coder_id", "units")
+        .iterator(chunk_size=_STREAM_CHUNK)
+    )
+    keys = _stream_ints(((r, i, c) for r, i, c, _ in rows), 3)
+    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0])) if len(keys) else np.zeros(0, int)
+    keys = keys[order]
+    unit_lists = [rows[k][3] or [] for k in order.tolist()]
+    unit_ids = _unit_ids(keys, pooled=pooled)
+    documents, document_of_row = np.unique(unit_ids, return_inverse=True)
+    coders, coder_of_row = np.unique(keys[:, 2], return_inverse=True)
+    n_docs, n_coders = len(documents), len(coders)
+    annotated = np.zeros((n_docs, n_coders), dtype=bool)
+    annotated[document_of_row, coder_of_row] = True
+
+    counts = np.fromiter((len(units) for units in unit_lists), dtype=np.intp, count=len(rows))
+    flat = np.array(list(chain.from_iterable(unit_lists)), dtype=np.float64).reshape(-1, 3)
+    unit_document = np.repeat(document_of_row, counts).astype(np.intp)
+    unit_coder = np.repeat(coder_of_row, counts).astype(np.intp)
+    category_ids, codes, _ = _category_codes(question)
+    lookup = np.full(max(category_ids, default=0) + 1, -1, dtype=np.intp)
+    lookup[category_ids] = np.arange(len(category_ids))
+    raw_category = flat[:, 2].astype(np.int64)
+    known = (raw_category >= 0) & (raw_category < len(lookup))
+    unit_category = np.where(known, lookup[np.where(known, raw_category, 0)], -1)
+    if (unit_category < 0).any():
+        raise ValueError(f"question {question.key!r}: a stored unit names no category of it")
+    begin, end = flat[:, 0], flat[:, 1]
+    unit_order = np.lexsort((unit_category, end, begin, unit_coder, unit_document))
+
+    item_of_document = np.zeros(n_docs, dtype=np.int64)
+    round_of_document = np.zeros(n_docs, dtype=np.int64)
+    item_of_document[document_of_row] = keys[:, 1]
+    round_of_document[document_of_row] = keys[:, 0]
+    extents = _document_extents(item_of_document, unit_document, begin, end)
+
+    digest = hashlib.sha256()
+    digest.update(f"spans;question={question.pk};rounds={sorted(set(round_ids))}".encode())
+    digest.update(np.ascontiguousarray(keys).tobytes())
+    digest.update(counts.tobytes())
+    digest.update(np.ascontiguousarray(flat).tobytes())
+    digest.update(extents.tobytes())
+    data = SpanData(
+        documents=tuple(documents.tolist()),
+        coders=tuple(coders.tolist()),
+        categories=tuple(codes),
+        extents=extents,
+        annotated=annotated,
+        document=unit_document[unit_order],
+        coder=unit_coder[unit_order],
+        begin=begin[unit_order],
+        end=end[unit_order],
+        category=unit_category[unit_order].astype(np.intp),
+    )
+    return ScopeSpans(
+        data=data,
+        item_ids=item_of_document,
+        round_ids=round_of_document,
+        coder_ids=coders.astype(np.int64),
+        fingerprint=digest.hexdigest(),
+    )
+
+
+def _document_extents(
+    item_of_document: NDArray[np.int64],
+    unit_document: NDArray[np.intp],
+    begin: NDArray[np.float64],
+    end: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Each document's [begin, end): its item's extent, else its text's length, else its
+    units' largest end; widened to hold its units."""
+    n_docs = len(item_of_document)
+    stored = _item_extents(item_of_document)
+    extents = np.zeros((n_docs, 2), dtype=np.float64)
+    has_extent = np.zeros(n_docs, dtype=bool)
+    for d, item_id in enumerate(item_of_document.tolist()):  # one per document, not per unit
+        extent_begin, extent_end, length = stored.get(item_id, (None, None, 0))
+        if extent_begin is not None and extent_end is not None:
+            extents[d] = (extent_begin, extent_end)
+            has_extent[d] = True
+        elif length:
+            extents[d] = (0.0, float(length))
+            has_extent[d] = True
+    if len(begin):
+        lowest = np.full(n_docs, np.inf)
+        highest = np.full(n_docs, -np.inf)
+        np.minimum.at(lowest, unit_document, begin)
+        np.maximum.at(highest, unit_document, end)
+        extents[:, 1] = np.where(
+            has_extent, np.maximum(extents[:, 1], highest), np.maximum(highest, 0.0)
+        )
+        extents[:, 0] = np.minimum(extents[:, 0], lowest)
+    return extents

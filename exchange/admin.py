@@ -67,7 +67,20 @@ class StudyImportForm(forms.Form):
         '{"annotator_17": "alice"}.',
     )
     coder = forms.CharField(
-        required=False, help_text="The annotator of a one-annotator file (doccano)."
+        required=False,
+        help_text="The annotator of a one-annotator file (doccano, CoNLL, a WebAnno TSV file).",
+    )
+    document_key = forms.CharField(
+        required=False,
+        max_length=200,
+        help_text="What names a document: id (the tool's own, default), text (a hash of the "
+        "text, the same in every tool), or a field of the task's data (e.g. doc_id).",
+    )
+    layer = forms.CharField(
+        required=False,
+        max_length=300,
+        help_text="INCEpTION TSV: the span layer (Layer or Layer.feature; default "
+        "NamedEntity.value).",
     )
     create_missing = forms.BooleanField(
         required=False, initial=True, help_text="Create unknown items and coders."
@@ -177,6 +190,8 @@ class StudyImportAdminMixin:
                 partial=data["partial"],
                 coder=data["coder"] or None,
                 filename=upload.name,
+                document_key=data["document_key"] or "id",
+                layer=data["layer"] or None,
                 actor=Actor(user=request.user, token=None),
             )
         except ValidationError as error:

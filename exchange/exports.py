@@ -8,7 +8,10 @@ database writes.
 - diagnostics: per item, how many coders labelled it, how many distinct labels, the most
   frequent one and its share, the share of agreeing coder pairs, and every coder's label
   (the counterpart of INCEpTION's Diagnosis export);
-- results: one row per coefficient with its value, standard error and interval.
+- results: one row per coefficient with its value, standard error and interval;
+- spans (span questions): the CLI's ``document,coder,begin,end,label``, one row per unit and
+  one row with empty begin, end and label per coder who annotated a document and found
+  nothing; as JSON, the span upload's own body (``documents``, ``units``, ``empty``).
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from annotations.selectors import SpanTable
 from computations.models import Computation
 from exchange.selectors import AnnotationTable
-from studies.labels import Label, LabelScheme
+from studies.labels import Label, LabelScheme, format_number
 from studies.models import LabelKind
 
 LONG_COLUMNS = ("item", "coder", "label")
+SPAN_COLUMNS = ("document", "coder", "begin", "end", "label")
 DIAGNOSTIC_COLUMNS = (
     "item",
     "n_coders",
@@ -92,6 +97,54 @@ def annotations_wide_json(table: AnnotationTable) -> list[dict[str, Any]]:
         }
         for item in table.items
     ]
+
+
+# Span annotations --------------------------------------------------------------------------
+
+
+def spans_csv(table: SpanTable) -> str:
+    """``document,coder,begin,end,label`` (what ``metrics report --level span`` and the span
+    upload read): a row per unit, in stored order, and ``document,coder,,,`` for a coder who
+    found nothing.
+
+    The rows are formatted one by one: text output has no vectorised path worth its
+    complexity, and a round's units fit in memory as the stored JSON already does.
+    """
+    code = table.scheme.code_by_id
+
+    def rows() -> Any:
+        for document, coder, units in table.rows:
+            if not units:
+                yield (document, coder, "", "", "")
+            for begin, end, pk in units:
+                yield (document, coder, format_number(begin), format_number(end), code[int(pk)])
+
+    return _csv(SPAN_COLUMNS, rows())
+
+
+def spans_json(table: SpanTable) -> dict[str, Any]:
+    """The span upload's body: ``documents`` (those with an explicit extent), ``units`` and
+    ``empty``, plus the round, question and span unit; uploading it again changes nothing."""
+    units_json = table.scheme.units_json
+    units: list[dict[str, Any]] = []
+    empty: list[dict[str, str]] = []
+    for document, coder, stored in table.rows:
+        if not stored:
+            empty.append({"document": document, "coder": coder})
+        units.extend({"document": document, "coder": coder, **u} for u in units_json(stored))
+    return {
+        "round": table.round.name,
+        "question": table.question.key,
+        "kind": table.question.kind,
+        "span_unit": table.scheme.span_unit,
+        "coders": table.coders,
+        "documents": [
+            {"document": document, "begin": begin, "end": end}
+            for document, (begin, end) in table.extents.items()
+        ],
+        "units": units,
+        "empty": empty,
+    }
 
 
 # Item-level diagnostics -----------------------------------------------------------------

@@ -319,9 +319,9 @@ def _problem_rejections(
         if problem.code in _UNKNOWN_LABEL_CODES and (how := hint(label_of.get(problem.where))):
             detail = f"{detail} {how}"
         pairs = pairs_of.get(problem.where) or by_document.get(problem.where, set())
-        pair = next(iter(pairs)) if len(pairs) == 1 else None
+        only = next(iter(pairs)) if len(pairs) == 1 else None
         out.append(
-            (Rejection(problem.where, problem.field, problem.code, detail, None, pair), pairs)
+            (Rejection(problem.where, problem.field, problem.code, detail, None, only), pairs)
         )
     return out
 

@@ -21,6 +21,7 @@ from django.utils.html import format_html
 from computations.admin import compute_agreement_for_rounds, compute_agreement_for_studies
 from exchange.admin import StudyImportAdminMixin
 from studies.exceptions import ApplicationError
+from studies.labels import CategoryRow, LabelScheme
 from studies.models import (
     Annotation,
     AnnotationChange,
@@ -28,13 +29,16 @@ from studies.models import (
     Category,
     Coder,
     Item,
+    LabelKind,
     Membership,
     Question,
     Round,
     RoundStatus,
+    SpanUnit,
     Study,
 )
 from studies.services import admin_actions
+from studies.services.roster import extent_errors
 from studies.services.rounds import round_close, round_reopen
 from studies.services.study import study_delete
 from studies.services.tokens import personal_token_create, study_token_create, token_revoke
@@ -60,11 +64,39 @@ class MembershipInline(admin.TabularInline):
     readonly_fields = ("created_at",)
 
 
+class QuestionAdminForm(forms.ModelForm):
+    """A question as the services see it: ``span_unit`` for span questions only (characters
+    when left blank), fixed once units are stored."""
+
+    class Meta:
+        model = Question
+        fields = ("study", "key", "text", "kind", "min_value", "max_value", "span_unit", "position")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        kind, span_unit = cleaned.get("kind"), cleaned.get("span_unit") or ""
+        if kind != LabelKind.SPAN:
+            if span_unit:
+                self.add_error("span_unit", "Only span questions take a span unit.")
+            return cleaned
+        cleaned["span_unit"] = span_unit or SpanUnit.CHARACTER.value
+        instance = self.instance
+        if (
+            instance.pk is not None
+            and instance.kind == LabelKind.SPAN
+            and (instance.span_unit or SpanUnit.CHARACTER) != cleaned["span_unit"]
+            and Annotation.objects.filter(question_id=instance.pk).exists()
+        ):
+            self.add_error("span_unit", "The span unit cannot change once units are stored.")
+        return cleaned
+
+
 class QuestionInline(admin.TabularInline):
     model = Question
+    form = QuestionAdminForm
     extra = 0
     show_change_link = True
-    fields = ("key", "kind", "text", "min_value", "max_value", "position")
+    fields = ("key", "kind", "text", "min_value", "max_value", "span_unit", "position")
 
 
 @admin.register(Study)
@@ -125,7 +157,8 @@ class CategoryInline(admin.TabularInline):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
-    list_display = ("key", "study", "kind", "position", "category_count")
+    form = QuestionAdminForm
+    list_display = ("key", "study", "kind", "span_unit", "position", "category_count")
     list_select_related = ("study",)
     list_filter = ("kind",)
     search_fields = ("key", "text", "study__name")
@@ -176,9 +209,26 @@ class CoderAdmin(admin.ModelAdmin):
         self.message_user(request, f"{count} coder(s) deactivated.", messages.SUCCESS)
 
 
+class ItemAdminForm(forms.ModelForm):
+    """An item's extent: both ends or neither, finite, begin not after end."""
+
+    class Meta:
+        model = Item
+        fields = ("study", "external_id", "text", "metadata", "extent_begin", "extent_end")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        for field, error in extent_errors(
+            cleaned.get("extent_begin"), cleaned.get("extent_end")
+        ).items():
+            self.add_error(field, error)
+        return cleaned
+
+
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
-    list_display = ("external_id", "study", "short_text", "created_at")
+    form = ItemAdminForm
+    list_display = ("external_id", "study", "short_text", "extent", "created_at")
     list_select_related = ("study",)
     search_fields = ("=external_id", "external_id", "text")
     autocomplete_fields = ("study",)
@@ -188,6 +238,13 @@ class ItemAdmin(admin.ModelAdmin):
     @admin.display(description="text")
     def short_text(self, obj: Item) -> str:
         return obj.text if len(obj.text) <= 80 else obj.text[:79] + "…"
+
+    @admin.display(description="extent")
+    def extent(self, obj: Item) -> str:
+        """``[begin, end)`` when set; else what span measures take, in parentheses."""
+        if obj.extent_begin is not None and obj.extent_end is not None:
+            return f"[{obj.extent_begin:g}, {obj.extent_end:g})"
+        return f"(0 – {len(obj.text)}, the text)" if obj.text else "(unknown)"
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Item], search_term: str
@@ -253,7 +310,19 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 def annotation_value(annotation: Annotation, codes: dict[int, str] | None = None) -> str:
-    """The label as the labeling tool writes it: a code, a number, or ``a|b`` for a set."""
+    """The label as the labeling tool writes it: a code, a number, ``a|b`` for a set, or a
+    span annotation's units ``0-5 PER; 7-9 ORG`` ("nothing found" when it has none)."""
+    if annotation.units is not None:
+        if not annotation.units:
+            return "nothing found"
+        if codes is None:
+            used = {int(unit[2]) for unit in annotation.units}
+            codes = dict(Category.objects.filter(pk__in=used).values_list("pk", "code"))
+        scheme = LabelScheme(
+            kind=LabelKind.SPAN,
+            categories=[CategoryRow(pk, code, None) for pk, code in codes.items()],
+        )
+        return scheme.units_text(annotation.units)
     if annotation.category_id is not None:
         return annotation.category.code if annotation.category else ""
     if annotation.number is not None:

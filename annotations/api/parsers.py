@@ -1,5 +1,6 @@
-"""A CSV body for bulk uploads: a header naming ``item``, ``coder`` and ``label``, one
-annotation per line (UTF-8, an optional byte-order mark; other columns are ignored)."""
+"""CSV bodies. Bulk uploads: a header naming ``item``, ``coder`` and ``label``, one
+annotation per line (UTF-8, an optional byte-order mark; other columns are ignored). Span
+uploads: ``document,coder,begin,end,label``, read by ``annotations.spans``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import IO, Any
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from annotations.services import MAX_BULK_ROWS
+from annotations.services import MAX_BULK_ROWS, PayloadTooLargeError
 
 CSV_COLUMNS = ("item", "coder", "label")
 
@@ -62,3 +63,34 @@ class CsvParser(BaseParser):
         except csv.Error as error:
             raise ParseError(f"The CSV body is malformed: {error}.") from None
         return {"annotations": rows}
+
+
+MAX_SPAN_CSV_BYTES = 64 * 1024 * 1024
+
+
+class SpanCsvParser(BaseParser):
+    """Reads a ``text/csv`` span upload as text, ``{"csv": str}`` (UTF-8, an optional
+    byte-order mark); ``annotations.spans.span_units_from_csv`` reads its rows."""
+
+    media_type = "text/csv"
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> dict[str, str]:
+        data = stream.read(MAX_SPAN_CSV_BYTES + 1)
+        if len(data) > MAX_SPAN_CSV_BYTES:
+            raise PayloadTooLargeError(
+                f"A span CSV has at most {MAX_SPAN_CSV_BYTES // (1024 * 1024)} MB; split it."
+            )
+        return {"csv": csv_text(data)}
+
+
+def csv_text(data: bytes) -> str:
+    """A CSV body as text: UTF-8, an optional byte-order mark dropped."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ParseError("The CSV body must be UTF-8 text.") from None

@@ -14,6 +14,7 @@ from rest_framework import serializers
 
 from annotations.selectors import annotation_label
 from annotations.services import MAX_BULK_ROWS
+from annotations.spans import MAX_SPAN_RECORDS
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.models import AnnotationChange
 
@@ -32,13 +33,33 @@ LABEL_SCHEMA = {
 LABEL_OUTPUT_SCHEMA = {
     "description": (
         "The code (nominal, ordinal, hierarchy), the number (interval, ratio), or the "
-        "list of codes in declared order (set)."
+        "list of codes in declared order (set); null for a span question (see `units`)."
     ),
+    "nullable": True,
     "oneOf": [
         {"type": "string"},
         {"type": "number"},
         {"type": "array", "items": {"type": "string"}},
     ],
+}
+
+UNITS_OUTPUT_SCHEMA = {
+    "type": "array",
+    "nullable": True,
+    "description": (
+        "Span questions: the coder's units in order, `{begin, end, label}` (end exclusive, "
+        "label = category code); an empty list when the coder annotated the item and found "
+        "nothing. Null for other questions."
+    ),
+    "items": {
+        "type": "object",
+        "properties": {
+            "begin": {"type": "number"},
+            "end": {"type": "number"},
+            "label": {"type": "string"},
+        },
+        "required": ["begin", "end", "label"],
+    },
 }
 
 
@@ -104,6 +125,110 @@ class AnnotationBulkOutputSerializer(serializers.Serializer):
     coders_created = serializers.IntegerField()
 
 
+# --- Span uploads ----------------------------------------------------------------------------
+
+
+class SpanUnitRowSerializer(serializers.Serializer):
+    """One unit of a span upload (documentation of the row shape)."""
+
+    document = serializers.CharField(help_text="The item's external id.")
+    coder = serializers.CharField(help_text="The coder's key.")
+    begin = serializers.FloatField(
+        help_text="Where the unit begins (an integer for characters and tokens)."
+    )
+    end = serializers.FloatField(help_text="Where it ends, exclusive; not before begin.")
+    label = serializers.CharField(  # type: ignore[assignment]  # the API's name for it
+        help_text="A category code of the question."
+    )
+
+
+class SpanEmptyRowSerializer(serializers.Serializer):
+    """A coder who annotated a document and found nothing there."""
+
+    document = serializers.CharField(help_text="The item's external id.")
+    coder = serializers.CharField(help_text="The coder's key.")
+
+
+class SpanDocumentRowSerializer(serializers.Serializer):
+    """A document's text and extent, given to a new item or to one that has none yet."""
+
+    document = serializers.CharField(help_text="The item's external id.")
+    text = serializers.CharField(required=False, help_text="The item's text.")
+    begin = serializers.FloatField(required=False, help_text="The extent's begin (with end).")
+    end = serializers.FloatField(required=False, help_text="The extent's end (with begin).")
+
+
+def _passed_list(row_serializer: serializers.Serializer) -> type[serializers.Field]:
+    """A list of rows passed through as parsed (the service checks every row at once)."""
+
+    @extend_schema_field(row_serializer)
+    class RowsField(serializers.Field):
+        default_error_messages = {"not_a_list": "A list is expected."}
+
+        def to_internal_value(self, data: Any) -> list[Any]:
+            if not isinstance(data, list):
+                self.fail("not_a_list")
+            return data
+
+        def to_representation(self, value: Any) -> Any:
+            return value
+
+    return RowsField
+
+
+SpanUnitRowsField = _passed_list(SpanUnitRowSerializer(many=True))
+SpanEmptyRowsField = _passed_list(SpanEmptyRowSerializer(many=True))
+SpanDocumentRowsField = _passed_list(SpanDocumentRowSerializer(many=True))
+
+
+class SpanUploadInputSerializer(serializers.Serializer):
+    round = RoundField(help_text=ROUND_HELP)
+    question = QuestionField(help_text=f"A span question. {QUESTION_HELP}")
+    create_missing = serializers.BooleanField(
+        default=True, help_text="Create unknown documents (items) and coders (default true)."
+    )
+    documents = SpanDocumentRowsField(required=False, default=list)
+    units = SpanUnitRowsField(
+        required=False,
+        default=list,
+        help_text=f"At most {MAX_SPAN_RECORDS:,} records in all (units, empty, documents).",
+    )
+    empty = SpanEmptyRowsField(required=False, default=list)
+
+
+class SpanUploadQuerySerializer(serializers.Serializer):
+    """Query parameters of a CSV or multipart span upload (JSON carries them in its body)."""
+
+    round = RoundField(required=False, help_text=f"CSV and multipart uploads. {ROUND_HELP}")
+    question = QuestionField(
+        required=False, help_text=f"CSV and multipart uploads. {QUESTION_HELP}"
+    )
+    create_missing = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="CSV and multipart uploads: create unknown documents and coders (default true).",
+    )
+
+
+class SpanUploadFormSerializer(SpanUploadQuerySerializer):
+    """A multipart span upload: the CSV file, and the options as form fields."""
+
+    file = serializers.FileField(help_text="A CSV document,coder,begin,end,label.")
+
+
+class SpanUploadOutputSerializer(serializers.Serializer):
+    documents = serializers.IntegerField(help_text="Distinct documents named.")
+    coders = serializers.IntegerField(help_text="Distinct coders named.")
+    units = serializers.IntegerField(help_text="Units uploaded.")
+    annotations = serializers.IntegerField(help_text="(document, coder) pairs uploaded.")
+    created = serializers.IntegerField(help_text="Pairs annotated for the first time.")
+    replaced = serializers.IntegerField(help_text="Pairs whose units changed.")
+    unchanged = serializers.IntegerField(help_text="Pairs sent with the units they had.")
+    items_created = serializers.IntegerField()
+    items_updated = serializers.IntegerField(help_text="Items given a text or an extent.")
+    coders_created = serializers.IntegerField()
+
+
 class AnnotationFilterSerializer(serializers.Serializer):
     round = RoundField(required=False, help_text=ROUND_HELP)
     question = QuestionField(required=False, help_text=QUESTION_HELP)
@@ -141,12 +266,21 @@ class AnnotationOutputSerializer(serializers.Serializer):
     coder = serializers.CharField(source="coder.key")
     label = serializers.SerializerMethodField()  # type: ignore[assignment]
     label_path = serializers.SerializerMethodField()
+    units = serializers.SerializerMethodField()
     updated_at = serializers.DateTimeField()
 
     @extend_schema_field(LABEL_OUTPUT_SCHEMA)
     def get_label(self, annotation: Any) -> Any:
+        if annotation.units is not None:
+            return None
         scheme = self.context["schemes"][annotation.question_id]
         return scheme.json_value(annotation_label(annotation))
+
+    @extend_schema_field(UNITS_OUTPUT_SCHEMA)
+    def get_units(self, annotation: Any) -> list[dict[str, Any]] | None:
+        if annotation.units is None:
+            return None
+        return self.context["schemes"][annotation.question_id].units_json(annotation.units)
 
     @extend_schema_field(
         {

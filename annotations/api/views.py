@@ -17,11 +17,12 @@ from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializ
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
-from annotations.api.parsers import CsvParser
+from annotations.api.parsers import CsvParser, SpanCsvParser, csv_text
 from annotations.api.serializers import (
     AnnotationBulkInputSerializer,
     AnnotationBulkOutputSerializer,
@@ -33,6 +34,10 @@ from annotations.api.serializers import (
     AnnotationOutputSerializer,
     AnnotationTooLargeErrorResponseSerializer,
     AnnotationUploadErrorResponseSerializer,
+    SpanUploadFormSerializer,
+    SpanUploadInputSerializer,
+    SpanUploadOutputSerializer,
+    SpanUploadQuerySerializer,
 )
 from annotations.selectors import (
     annotation_change_list,
@@ -45,8 +50,16 @@ from annotations.services import (
     annotation_delete,
     annotations_bulk_upsert,
 )
+from annotations.spans import (
+    MAX_SPAN_RECORDS,
+    DocumentRecord,
+    document_records_from_json,
+    span_records_from_json,
+    span_units_from_csv,
+    span_units_replace,
+)
 from studies.api.permissions import StudyScopedMixin
-from studies.models import Annotation, AnnotationChange, Role
+from studies.models import Annotation, AnnotationChange, Question, Role, Round
 
 _CSV_EXAMPLE = (
     "item,coder,label\ndoc-1,alice,sports|politics\ndoc-1,bob,culture\ndoc-2,alice,sports\n"
@@ -88,18 +101,58 @@ A rejection (400) names every bad row and field, `attr` = `annotations.<row>.<fi
 `round_closed`; more than {MAX_BULK_ROWS:,} rows answers 413 `too_many_rows`."""
 
 
+_SPANS_JSON_EXAMPLE = {
+    "round": "Round 1",
+    "question": "entities",
+    "documents": [{"document": "doc-1", "text": "Alice met Bob in Paris."}],
+    "units": [
+        {"document": "doc-1", "coder": "alice", "begin": 0, "end": 5, "label": "PER"},
+        {"document": "doc-1", "coder": "alice", "begin": 17, "end": 22, "label": "LOC"},
+        {"document": "doc-1", "coder": "bob", "begin": 0, "end": 5, "label": "PER"},
+    ],
+    "empty": [{"document": "doc-1", "coder": "carol"}],
+}
+_SPANS_CSV_EXAMPLE = (
+    "document,coder,begin,end,label\ndoc-1,alice,0,5,PER\ndoc-1,alice,17,22,LOC\n"
+    "doc-1,bob,0,5,PER\ndoc-1,carol,,,\n"
+)
+_SPANS_DESCRIPTION = f"""Replace the units of (document, coder) pairs of one round and span
+question, all or none. Each pair named gets exactly the units given for it (an empty list
+when it is named in `empty`, or, in CSV, on a row with empty begin, end and label: the coder
+annotated the document and found nothing); pairs not named keep theirs.
+
+- **JSON** (`application/json`): `{{"round", "question", "create_missing", "documents":
+  [{{"document", "text"?, "begin"?, "end"?}}], "units": [{{"document", "coder", "begin",
+  "end", "label"}}], "empty": [{{"document", "coder"}}]}}`.
+- **CSV** (`text/csv`, or a multipart `file`): the CLI's shape, a header
+  `document,coder,begin,end,label`, one unit per line; `round`, `question` and
+  `create_missing` in the query string (or as form fields).
+
+Offsets are `[begin, end)`, integers for questions counting characters or tokens, numbers
+for seconds, inside the document's extent (its `extent_begin`/`extent_end`, else 0 to the
+length of its text; unknown otherwise). `documents` gives new items (or items without them)
+their text and extent. Unknown documents and coders are created unless `create_missing` is
+false. Every changed pair is logged (see `annotation-changes`, units as `0-5 PER; 7-9 ORG`).
+
+A rejection (400) names every bad record and field, `attr` = `<where>.<field>` (`units.3.begin`,
+`empty.0.coder`, `documents.1.end`; CSV: `line 12.label`, the header being line 1), with codes
+`required`, `not_a_number`, `not_an_integer`, `end_before_begin`, `outside_extent`,
+`unknown_category`, `unknown_item`, `unknown_coder`, `max_length`, `invalid_type`,
+`duplicate_document`, `text_conflict`, `extent_conflict`, `units_outside_extent`; a question
+that is not a span question is `not_a_span_question`. A closed round answers 409
+`round_closed`; more than {MAX_SPAN_RECORDS:,} records 413 `too_many_rows`."""
+
+
 class _AnnotationScopedMixin(StudyScopedMixin):
     write_role = Role.ANNOTATOR
 
 
-def _refuse_csv_parameters(request: Request) -> None:
+def _refuse_csv_parameters(
+    request: Request, query_serializer: type[Serializer] = AnnotationBulkQuerySerializer
+) -> None:
     """A JSON upload names its round and question in its body: the same names in the query
     string would be ignored, so they are refused."""
-    given = [
-        name
-        for name in AnnotationBulkQuerySerializer().fields.keys()
-        if name in request.query_params
-    ]
+    given = [name for name in query_serializer().fields.keys() if name in request.query_params]
     if given:
         raise ValidationError(
             {
@@ -142,7 +195,11 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     queryset = Annotation.objects.none()
     serializer_class = AnnotationOutputSerializer
     lookup_value_regex = r"[0-9]{1,18}"
-    query_serializers = {"list": AnnotationFilterSerializer, "bulk": AnnotationBulkQuerySerializer}
+    query_serializers = {
+        "list": AnnotationFilterSerializer,
+        "bulk": AnnotationBulkQuerySerializer,
+        "spans": SpanUploadQuerySerializer,
+    }
 
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
@@ -242,6 +299,89 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
         )
         output = AnnotationBulkOutputSerializer(result)
         return Response(output.data, status=status.HTTP_200_OK)
+
+    @extend_schema(
+        summary="Upload span annotations (units) of a span question (JSON or CSV)",
+        description=_SPANS_DESCRIPTION,
+        request={
+            "application/json": OpenApiRequest(
+                SpanUploadInputSerializer,
+                examples=[OpenApiExample("JSON upload", value=_SPANS_JSON_EXAMPLE)],
+            ),
+            "text/csv": OpenApiRequest(
+                OpenApiTypes.STR, examples=[OpenApiExample("CSV upload", value=_SPANS_CSV_EXAMPLE)]
+            ),
+            "multipart/form-data": SpanUploadFormSerializer,
+        },
+        responses={
+            200: SpanUploadOutputSerializer,
+            400: OpenApiResponse(
+                AnnotationUploadErrorResponseSerializer,
+                description="Every bad record and field (`<where>.<field>`), or a bad body.",
+            ),
+            403: ErrorResponse403Serializer,
+            409: OpenApiResponse(
+                AnnotationConflictErrorResponseSerializer, description="The round is closed."
+            ),
+            413: OpenApiResponse(
+                AnnotationTooLargeErrorResponseSerializer,
+                description=f"More than {MAX_SPAN_RECORDS:,} records, or a CSV over 64 MB.",
+            ),
+        },
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="spans",
+        parser_classes=[JSONParser, SpanCsvParser, MultiPartParser, FormParser],
+    )
+    def spans(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        media_type = (request.content_type or "").split(";")[0].strip().lower()
+        documents: list[DocumentRecord] = []
+        if media_type == SpanCsvParser.media_type:
+            options = dict(self.query)
+            parsed = request.data if isinstance(request.data, dict) else {}
+            if "csv" not in parsed:  # DRF skips the parser for an empty body.
+                raise ParseError(
+                    "The CSV body is empty: a header document,coder,begin,end,label is expected."
+                )
+            records = span_units_from_csv(parsed["csv"])
+        elif media_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            payload: Any = request.data
+            fields = {**request.query_params.dict(), **{key: payload.get(key) for key in payload}}
+            form = SpanUploadFormSerializer(data=fields, context=self.query_serializer_context())
+            form.is_valid(raise_exception=True)
+            options = dict(form.validated_data)
+            records = span_units_from_csv(csv_text(options["file"].read()))
+        else:
+            _refuse_csv_parameters(request, SpanUploadQuerySerializer)
+            body = SpanUploadInputSerializer(data=request.data, context={"study": self.study})
+            body.is_valid(raise_exception=True)
+            options = dict(body.validated_data)
+            records = span_records_from_json(options["units"], options["empty"])
+            documents = document_records_from_json(options["documents"])
+        round_, question = _span_target(options)
+        result = span_units_replace(
+            round=round_,
+            question=question,
+            units=records,
+            documents=documents,
+            actor=self.actor,
+            create_missing=options.get("create_missing", True),
+        )
+        return Response(SpanUploadOutputSerializer(result).data, status=status.HTTP_200_OK)
+
+
+def _span_target(options: dict[str, Any]) -> tuple[Round, Question]:
+    """The round and question of a span upload, each a 400 ``required`` when missing."""
+    missing = {
+        name: ErrorDetail(f"A {name} is required.", code="required")
+        for name in ("round", "question")
+        if options.get(name) is None
+    }
+    if missing:
+        raise ValidationError(missing)
+    return options["round"], options["question"]
 
 
 @extend_schema_view(

@@ -78,7 +78,24 @@ class ImportOptionsSerializer(serializers.Serializer):
     coder = serializers.CharField(
         required=False,
         allow_blank=True,
-        help_text="The annotator of a one-annotator file (doccano; default: the file name).",
+        help_text="The annotator of a one-annotator file (doccano, CoNLL, a WebAnno TSV file; "
+        "default: the file name).",
+    )
+    document_key = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text="What names a document (item), so that several tools' exports of the same "
+        "documents meet: id (default: Label Studio task id, doccano id, Prodigy _input_hash, "
+        "CoNLL position), text (a hash of the document's text, the same in every tool), or a "
+        "field of the task's data / the record / its meta (e.g. doc_id).",
+    )
+    layer = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=300,
+        help_text="inception_tsv: the span layer and feature to read, Layer or Layer.feature "
+        "(default NamedEntity.value).",
     )
 
     def validate_question_map(self, value: str) -> dict[str, str | None]:
@@ -142,6 +159,23 @@ class _CountsField(serializers.DictField):
     pass
 
 
+class SpanCoderReportSerializer(serializers.Serializer):
+    coder = serializers.CharField()
+    documents = serializers.IntegerField(help_text="Documents the coder annotated.")
+    units = serializers.IntegerField()
+    empty = serializers.IntegerField(help_text="Documents annotated with nothing found.")
+
+
+class SpanQuestionReportSerializer(serializers.Serializer):
+    question = serializers.CharField()
+    documents = serializers.IntegerField()
+    units = serializers.IntegerField()
+    empty = serializers.IntegerField(
+        help_text="(document, coder) pairs annotated with nothing found."
+    )
+    coders = SpanCoderReportSerializer(many=True)
+
+
 class ImportReportSerializer(serializers.Serializer):
     format = serializers.CharField()
     round = serializers.CharField()
@@ -168,6 +202,11 @@ class ImportReportSerializer(serializers.Serializer):
         many=True, help_text="Annotator names of the file put on existing coders by coder_map."
     )
     questions = QuestionReportSerializer(many=True)
+    spans = SpanQuestionReportSerializer(
+        many=True,
+        help_text="Per span question: documents, units and documents annotated with nothing "
+        "found, in all and per coder.",
+    )
     notes = serializers.ListField(child=serializers.CharField())
 
 
@@ -232,6 +271,42 @@ class AnnotationExportSerializer(serializers.Serializer):
     rows = serializers.ListField(
         child=serializers.DictField(),
         help_text="long: {item, coder, label}; wide: {item, labels: {coder: label}}.",
+    )
+
+
+class SpanExportDocumentSerializer(serializers.Serializer):
+    document = serializers.CharField()
+    begin = serializers.FloatField()
+    end = serializers.FloatField()
+
+
+class SpanExportUnitSerializer(serializers.Serializer):
+    document = serializers.CharField()
+    coder = serializers.CharField()
+    begin = serializers.FloatField()
+    end = serializers.FloatField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the API's name for it
+
+
+class SpanExportEmptySerializer(serializers.Serializer):
+    document = serializers.CharField()
+    coder = serializers.CharField()
+
+
+class SpanExportSerializer(serializers.Serializer):
+    """A span question's units of one round: the span upload's body, so it uploads again."""
+
+    round = serializers.CharField()
+    question = serializers.CharField()
+    kind = serializers.CharField()
+    span_unit = serializers.CharField()
+    coders = serializers.ListField(child=serializers.CharField())
+    documents = SpanExportDocumentSerializer(
+        many=True, help_text="The documents with an explicit extent."
+    )
+    units = SpanExportUnitSerializer(many=True, help_text="One entry per unit, in stored order.")
+    empty = SpanExportEmptySerializer(
+        many=True, help_text="Coders who annotated a document and found nothing there."
     )
 
 

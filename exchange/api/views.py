@@ -12,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -23,6 +23,7 @@ from annotations.api.serializers import (
     AnnotationConflictErrorResponseSerializer,
     AnnotationTooLargeErrorResponseSerializer,
 )
+from annotations.selectors import span_table
 from exchange import exports
 from exchange.api.serializers import (
     AnnotationExportQuerySerializer,
@@ -36,12 +37,13 @@ from exchange.api.serializers import (
     ImportUploadSerializer,
     ResultExportQuerySerializer,
     ResultsExportSerializer,
+    SpanExportSerializer,
 )
 from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
 from exchange.selectors import annotation_table, computation_for_export
 from studies.api.permissions import StudyScopedMixin
-from studies.models import Question, Role, Round, Study
+from studies.models import LabelKind, Question, Role, Round, Study
 
 _IMPORT_DESCRIPTION = f"""Import a labeling tool's export file into one round, all or none.
 
@@ -58,6 +60,13 @@ drops the label), then as they are, then, with `case_insensitive_categories`, to
 code equal to them ignoring case. `coder_map` puts an annotator name of the file on an
 existing coder (by key or id); other names are coder keys, and unknown items and coders
 are created with `create_missing`.
+
+Span results (Label Studio `labels`, doccano sequence labeling, Prodigy `ner`/`spans`,
+INCEpTION, CoNLL) go to a span question: each (document, coder) pair of the file gets
+exactly the file's units; an annotation without spans is stored as "annotated, nothing
+found". Span results aimed at another kind of question, or offsets counting other units
+than the question's `span_unit`, are a 400 on `question`. `document_key` names documents
+across tools (`id`, `text`, or a field).
 
 The answer is a report (rows read, labels found, created / updated / unchanged, items and
 coders created, skipped records by reason, rejections with their source line / task and
@@ -188,6 +197,8 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             partial=data["partial"],
             coder=data.get("coder") or None,
             filename=filename,
+            document_key=data.get("document_key") or "id",
+            layer=data.get("layer") or None,
             actor=self.actor,
         )
         report.round = round_.name  # the round imported into, however the request named it
@@ -229,11 +240,29 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         "annotations": AnnotationExportQuerySerializer,
         "diagnostics": ExportQuerySerializer,
         "results": ResultExportQuerySerializer,
+        "spans": ExportQuerySerializer,
     }
 
-    def _target(self) -> tuple[dict[str, Any], Round, Question]:
-        """The validated query and the round and question it names."""
-        return self.query, self.query["round"], self.query["question"]
+    def _target(self, *, span: bool | None = False) -> tuple[dict[str, Any], Round, Question]:
+        """The validated query and the round and question it names; ``span`` True asks for
+        a span question, False for any other (a 400 on ``question`` otherwise), None for
+        either."""
+        question = self.query["question"]
+        is_span = question.kind == LabelKind.SPAN
+        if span is not None and is_span != span:
+            raise ValidationError(
+                {
+                    "question": ErrorDetail(
+                        f"Question {question.key!r} is a span question: export its units "
+                        "from exports/spans/."
+                        if is_span
+                        else f"Question {question.key!r} is not a span question: export its "
+                        "labels from exports/annotations/.",
+                        code="span_question" if is_span else "not_a_span_question",
+                    )
+                }
+            )
+        return self.query, self.query["round"], question
 
     def _is_csv(self, request: Request) -> bool:
         return getattr(request.accepted_renderer, "format", "") == "csv"
@@ -314,7 +343,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="results")
     def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query, round_, question = self._target()
+        query, round_, question = self._target(span=None)
         computation = computation_for_export(
             study=self.study,
             round_=round_,
@@ -329,3 +358,26 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
                 f"{_slug(round_.name)}-{question.key}-results-{computation.pk}.csv",
             )
         return Response(ResultsExportSerializer(exports.computation_results_json(computation)).data)
+
+    @extend_schema(
+        summary="Export a span question's units",
+        description="`document,coder,begin,end,label`, the shape `metrics report --level "
+        "span` and the span upload read: one row per unit (end exclusive) and one row with "
+        "empty begin, end and label per coder who annotated a document and found nothing. "
+        "JSON is the span upload's body (`documents` with an explicit extent, `units`, "
+        "`empty`), so it uploads again unchanged. Span questions only (other questions: "
+        "`annotations`). " + _CSV_OR_JSON,
+        responses={
+            (200, "application/json"): SpanExportSerializer,
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="spans")
+    def spans(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        _query, round_, question = self._target(span=True)
+        table = span_table(round_=round_, question=question)
+        if self._is_csv(request):
+            return _csv_response(
+                exports.spans_csv(table), f"{_slug(round_.name)}-{question.key}-spans.csv"
+            )
+        return Response(SpanExportSerializer(exports.spans_json(table)).data)

@@ -243,9 +243,9 @@ def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotati
     answered: set[str] = set()
     for result_index, result in enumerate(results):
         parsed.records += 1
-        name = _result(parsed, task, coder, source, result_index, result)
-        if name is not None:
-            answered.add(name)
+        span_field = _result(parsed, task, coder, source, result_index, result)
+        if span_field is not None:
+            answered.add(span_field)
     for name in sorted(task.span_fields - answered):
         _found_nothing(parsed, task, coder, source, name)
 

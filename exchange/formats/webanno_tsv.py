@@ -110,8 +110,8 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
                 parsed, text, document=document, coder=user, prefix=f"{name} ", options=options
             )
         return parsed
-    document = stem(options.filename)
-    if document is None:
+    single = stem(options.filename)
+    if single is None:
         raise MalformedFileError(
             "A single TSV file is named after its document: upload it as a file (multipart)."
         )
@@ -121,7 +121,7 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
             "(or import INCEpTION's project archive, whose files are named by user)."
         )
     _parse_file(
-        parsed, decode(data), document=document, coder=options.coder, prefix="", options=options
+        parsed, decode(data), document=single, coder=options.coder, prefix="", options=options
     )
     return parsed
 

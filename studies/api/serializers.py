@@ -178,12 +178,11 @@ class QuestionOutputSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     @extend_schema_field(
-        {
-            "type": "string",
-            "enum": list(SpanUnit.values),
-            "nullable": True,
-            "description": "Span questions: what begin and end count; null for other kinds.",
-        }
+        serializers.ChoiceField(
+            choices=SpanUnit.choices,
+            allow_null=True,
+            help_text="Span questions: what begin and end count; null for other kinds.",
+        )
     )
     def get_span_unit(self, question: Question) -> str | None:
         if question.kind != LabelKind.SPAN:

@@ -434,8 +434,15 @@ def _is_ancestor(category: Category, node: Category | None) -> bool:
 def category_in_use(category: Category) -> bool:
     if Annotation.objects.filter(category=category).exists():
         return True
-    # Set-valued labels keep category ids in a JSON list; a portable scan (SQLite has no
-    # JSON containment lookup) over just that question's set labels.
+    # Set-valued labels keep category ids in a JSON list, span units in their third place;
+    # a portable scan (SQLite has no JSON containment lookup) over just that question's.
+    if category.question.kind == LabelKind.SPAN:
+        units = Annotation.objects.filter(
+            question_id=category.question_id, units__isnull=False
+        ).values_list("units", flat=True)
+        return any(
+            any(int(unit[2]) == category.pk for unit in stored or ()) for stored in units.iterator()
+        )
     sets = Annotation.objects.filter(
         question_id=category.question_id, category_set__isnull=False
     ).values_list("category_set", flat=True)

@@ -80,6 +80,7 @@ def test_the_list_gives_keys_and_labels_of_every_kind(
         "coder",
         "label",
         "label_path",
+        "units",
         "updated_at",
     }
     assert (first["round"], first["round_name"]) == (uploaded.round.pk, "Round 1")

@@ -17,6 +17,7 @@ from studies.models import (
     LabelKind,
     Question,
     Round,
+    SpanUnit,
     Study,
 )
 from tests.factories import (
@@ -95,6 +96,29 @@ def tone(target: ImportStudy) -> Question:
 
 
 @pytest.fixture
+def mentions(target: ImportStudy) -> Question:
+    """A span question "mentions" of ``target`` counting characters, labels PER, ORG, LOC."""
+    question = QuestionFactory(
+        study=target.study, key="mentions", kind=LabelKind.SPAN, span_unit=SpanUnit.CHARACTER
+    )
+    _categories(question, ["PER", "ORG", "LOC"])
+    target.questions["mentions"] = question
+    return question
+
+
+@pytest.fixture
+def mention_tokens(target: ImportStudy) -> Question:
+    """A span question "mention_tokens" of ``target`` counting tokens, labels PER, ORG,
+    LOC, MISC."""
+    question = QuestionFactory(
+        study=target.study, key="mention_tokens", kind=LabelKind.SPAN, span_unit=SpanUnit.TOKEN
+    )
+    _categories(question, ["PER", "ORG", "LOC", "MISC"])
+    target.questions["mention_tokens"] = question
+    return question
+
+
+@pytest.fixture
 def actor(db: None) -> Actor:
     return Actor(user=UserFactory(username="importer"), token=None)
 
@@ -117,6 +141,12 @@ def db_state(study: Study) -> dict[str, Any]:
             str(value)
             for value in Annotation.objects.filter(round__study=study).values_list(
                 "category_set", flat=True
+            )
+        ),
+        "units": sorted(
+            str(value)
+            for value in Annotation.objects.filter(round__study=study).values_list(
+                "units", flat=True
             )
         ),
         "changes": AnnotationChange.objects.filter(study=study).count(),
@@ -144,3 +174,20 @@ def stored(round_: Round, question_key: str) -> dict[tuple[str, str], Any]:
                 .values_list("code", flat=True)
             )
     return out
+
+
+def stored_units(round_: Round, question_key: str) -> dict[tuple[str, str], list[tuple[Any, ...]]]:
+    """{(document, coder): [(begin, end, code), ...]} of one round's span question; an
+    empty list is "annotated, nothing found"."""
+    annotations = Annotation.objects.filter(round=round_, question__key=question_key)
+    codes = dict(
+        Question.objects.get(study=round_.study, key=question_key).categories.values_list(
+            "id", "code"
+        )
+    )
+    return {
+        (annotation.item.external_id, annotation.coder.key): [
+            (begin, end, codes[category]) for begin, end, category in annotation.units or []
+        ]
+        for annotation in annotations.select_related("item", "coder")
+    }

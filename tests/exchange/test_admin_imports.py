@@ -12,7 +12,7 @@ from django.test import RequestFactory
 
 from exchange.admin import StudyImportAdminMixin
 from studies.models import Question, Study
-from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -142,3 +142,33 @@ def test_coder_map_is_a_form_field(target: ImportStudy) -> None:
     assert response.context_data["form"].errors == {}
     assert stored(target.round, "sentiment") == {("doc-1", "alice"): "pos"}
     assert b"<td>annotator_17</td><td>alice</td><td>1</td>" in response.content
+
+
+def test_a_span_import_shows_units_per_coder_and_a_refusal_as_a_form_error(
+    target: ImportStudy, mentions: Question
+) -> None:
+    user = UserFactory(is_staff=True, is_superuser=True)
+    response = call(
+        user,
+        target,
+        form_data(
+            target, "prodigy_ner.jsonl", format="prodigy", question=mentions.pk,
+            document_key="doc",
+        ),
+    )  # fmt: skip
+    assert response.context_data["report"].committed
+    assert b"Span units per coder" in response.content
+    assert b"<td>mentions</td><td>ner_news-alice</td><td>3</td><td>7</td><td>1</td>" in (
+        response.content
+    )
+    assert ("d2", "ner_news-bob") in stored_units(target.round, "mentions")
+    refused = call(
+        user,
+        target,
+        form_data(
+            target, "prodigy_ner.jsonl", format="prodigy",
+            question=target.questions["entity"].pk,
+        ),
+    )  # fmt: skip
+    assert refused.context_data["report"] is None
+    assert b"a nominal question. Spans are imported into a span question only" in (refused.content)

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
 from studies.models import Coder, LabelKind, Question
-from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 from tests.factories import CategoryFactory, CoderFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
@@ -66,7 +66,8 @@ def test_a_textarea_not_ignored_is_rejected_saying_how_to_ignore_it(
     ]
     assert report.rejected[0].detail == (
         "Result type 'textarea' of field 'comment' is not imported (supported: choices, "
-        "rating, number, taxonomy, labels); to leave the field out, map it to null: "
+        "rating, number, taxonomy, labels, hypertextlabels, paragraphlabels); to leave the "
+        "field out, map it to null: "
         '"question_map": {"comment": null}.'
     )
     assert report.ignored_fields == {}
@@ -392,14 +393,6 @@ CASE_AND_MAP_FILES = [
         id="doccano",
     ),
     pytest.param(
-        "inception",
-        b'[{"doc": "d", "user": "alice", "begin": 0, "end": 4, "label": "Positive"},'
-        b' {"doc": "d", "user": "bob", "begin": 0, "end": 4, "label": "pos"}]',
-        {"question_key": "tone"},
-        {("d:0-4", "alice"): "positive", ("d:0-4", "bob"): "positive"},
-        id="inception",
-    ),
-    pytest.param(
         "inception_diagnosis",
         b"Type,Collection,Document,Layer,Feature,Position,Flags,alice,bob\n"
         b"Sentiment,c,d,Tone,tone,0-4,USED,Positive,pos\n",
@@ -617,3 +610,34 @@ def test_a_coder_mapped_import_dry_runs_and_reimports_unchanged(
     again = run(target, actor, "label_studio", data, **options)
     assert (again.created, again.updated, again.unchanged) == (0, 0, 4)
     assert db_state(target.study) == after
+
+
+def test_span_labels_match_categories_through_the_same_options(
+    target: ImportStudy, actor: Actor, mentions: Question
+) -> None:
+    data = (
+        b'[{"doc": "d", "user": "alice", "begin": 0, "end": 4, "label": "per"},'
+        b' {"doc": "d", "user": "alice", "begin": 5, "end": 9, "label": "Person"},'
+        b' {"doc": "d", "user": "bob", "begin": 0, "end": 4, "label": "junk"}]'
+    )
+    report = run(
+        target,
+        actor,
+        "inception",
+        data,
+        question_key="mentions",
+        case_insensitive_categories=True,
+        category_map={"mentions": {"Person": "PER", "junk": None}},
+    )
+    assert report.committed, report.rejected
+    # bob's only unit is dropped: he annotated the document and found nothing countable
+    assert stored_units(target.round, "mentions") == {
+        ("d", "alice"): [(0, 4, "PER"), (5, 9, "PER")],
+        ("d", "bob"): [],
+    }
+    assert report.skipped == {"label dropped by category_map (mapped to null)": 1}
+    assert [(m.label, m.code, m.rule, m.count) for m in report.label_mappings] == [
+        ("Person", "PER", "category_map", 1),
+        ("junk", None, "category_map", 1),
+        ("per", "PER", "case_insensitive", 1),
+    ]

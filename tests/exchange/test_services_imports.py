@@ -12,7 +12,8 @@ from django.core.exceptions import ValidationError
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
 from studies.exceptions import ConflictError
-from tests.exchange.conftest import ImportStudy, db_state, sample, stored
+from studies.models import Question
+from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 
 pytestmark = pytest.mark.django_db
 
@@ -129,21 +130,44 @@ def test_label_studio_truncated_json_is_a_malformed_file(target: ImportStudy, ac
     assert db_state(target.study) == before
 
 
-def test_label_studio_spans_become_items_per_offsets(target: ImportStudy, actor: Actor) -> None:
+def test_label_studio_spans_become_units_of_the_task_per_coder(
+    target: ImportStudy, actor: Actor, mentions: Question
+) -> None:
     report = run(
         target,
         actor,
         "label_studio",
         sample("label_studio_spans.json"),
-        question_map={"ner": "entity"},
+        question_map={"ner": "mentions"},
     )
     assert report.committed
-    assert stored(target.round, "entity") == {
-        ("401:0-13", "10"): "PER",
-        ("401:0-13", "11"): "PER",
-        ("401:22-29", "10"): "ORG",
-        ("401:22-29", "11"): "LOC",
+    assert stored_units(target.round, "mentions") == {
+        ("401", "10"): [(0, 13, "PER"), (22, 29, "ORG")],
+        ("401", "11"): [(0, 13, "PER"), (22, 29, "LOC")],
     }
+
+
+def test_spans_aimed_at_a_question_that_is_not_a_span_question_are_refused(
+    target: ImportStudy, actor: Actor
+) -> None:
+    before = db_state(target.study)
+    with pytest.raises(ValidationError) as error:
+        run(
+            target,
+            actor,
+            "label_studio",
+            sample("label_studio_spans.json"),
+            question_map={"ner": "entity"},
+        )
+    (refusal,) = error.value.error_dict["question"]
+    assert refusal.code == "not_a_span_question"
+    assert refusal.message == (
+        "The file's span units (tool field 'ner') go to question 'entity', a nominal "
+        "question. Spans are imported into a span question only (kind span: units begin, "
+        "end, label per coder and document): create a span question with the same labels and "
+        "import into it (question, or question_map)."
+    )
+    assert db_state(target.study) == before
 
 
 def test_a_field_mapped_to_no_question_is_rejected_unless_mapped_to_null(
@@ -161,13 +185,13 @@ def test_a_field_mapped_to_no_question_is_rejected_unless_mapped_to_null(
 
 
 def test_a_single_unknown_field_goes_to_the_given_question(
-    target: ImportStudy, actor: Actor
+    target: ImportStudy, actor: Actor, mentions: Question
 ) -> None:
     report = run(
-        target, actor, "label_studio", sample("label_studio_spans.json"), question_key="entity"
+        target, actor, "label_studio", sample("label_studio_spans.json"), question_key="mentions"
     )
     assert report.committed
-    assert report.created == 4
+    assert report.created == 2  # one annotation (list of units) per task and coder
 
 
 # doccano --------------------------------------------------------------------------------
@@ -233,7 +257,7 @@ def test_doccano_malformed_records_are_reported_and_nothing_is_written(
     )  # fmt: skip
     assert not report.committed
     assert rejected(report) == [
-        ("line 3", "label", "unsupported_type"),
+        ("line 3", "label", "invalid_type"),
         ("line 5", "label", "required"),
         ("line 4", "label", "unknown_category"),
     ]
@@ -300,24 +324,24 @@ def test_prodigy_malformed_records_are_reported(target: ImportStudy, actor: Acto
 
 
 @pytest.mark.parametrize("name", ["inception_spans.json", "inception_spans.csv"])
-def test_inception_span_exports_key_items_by_document_and_offsets(
-    target: ImportStudy, actor: Actor, name: str
+def test_inception_span_exports_give_units_per_document_and_user(
+    target: ImportStudy, actor: Actor, mentions: Question, name: str
 ) -> None:
-    report = run(target, actor, "inception", sample(name), question_key="entity")
+    report = run(target, actor, "inception", sample(name), question_key="mentions")
     assert report.committed
-    assert stored(target.round, "entity") == {
-        ("news-001.txt:0-13", "alice"): "PER",
-        ("news-001.txt:0-13", "bob"): "PER",
-        ("news-001.txt:22-29", "alice"): "ORG",
-        ("news-001.txt:22-29", "bob"): "LOC",
-        ("news-002.txt:5-11", "alice"): "LOC",
+    assert stored_units(target.round, "mentions") == {
+        ("news-001.txt", "alice"): [(0, 13, "PER"), (22, 29, "ORG")],
+        ("news-001.txt", "bob"): [(0, 13, "PER"), (22, 29, "LOC")],
+        ("news-002.txt", "alice"): [(5, 11, "LOC")],
     }
 
 
-def test_inception_malformed_csv_names_line_and_field(target: ImportStudy, actor: Actor) -> None:
+def test_inception_malformed_csv_names_line_and_field(
+    target: ImportStudy, actor: Actor, mentions: Question
+) -> None:
     before = db_state(target.study)
     report = run(
-        target, actor, "inception", sample("inception_spans_malformed.csv"), question_key="entity"
+        target, actor, "inception", sample("inception_spans_malformed.csv"), question_key="mentions"
     )
     assert rejected(report) == [
         ("line 3", "user", "required"),
@@ -506,13 +530,13 @@ def test_a_file_with_no_label_is_rejected(target: ImportStudy, actor: Actor) -> 
 
 VALID_SAMPLES = [
     ("label_studio", "label_studio.json", {}),
-    ("label_studio", "label_studio_spans.json", {"question_map": {"ner": "entity"}}),
+    ("label_studio", "label_studio_spans.json", {"question_map": {"ner": "mentions"}}),
     ("doccano", "doccano_alice.jsonl", {"question_key": "sentiment", "coder": "alice"}),
     ("doccano", "doccano_annotator_field.jsonl", {"question_key": "topics"}),
     ("prodigy", "prodigy.jsonl", {"question_key": "sentiment"}),
     ("prodigy", "prodigy_binary.jsonl", {"question_map": {"SPORTS": "sports"}}),
-    ("inception", "inception_spans.json", {"question_key": "entity"}),
-    ("inception", "inception_spans.csv", {"question_key": "entity"}),
+    ("inception", "inception_spans.json", {"question_key": "mentions"}),
+    ("inception", "inception_spans.csv", {"question_key": "mentions"}),
     ("inception_diagnosis", "inception_diagnosis.csv", {"question_map": {"value": "entity"}}),
     ("long_csv", "long.csv", {"question_key": "sentiment"}),
     ("long_csv", "long_questions.csv", {}),
@@ -523,7 +547,12 @@ VALID_SAMPLES = [
 
 @pytest.mark.parametrize(("fmt", "name", "options"), VALID_SAMPLES)
 def test_every_valid_sample_dry_runs_imports_and_reimports_unchanged(
-    target: ImportStudy, actor: Actor, fmt: str, name: str, options: dict[str, Any]
+    target: ImportStudy,
+    actor: Actor,
+    mentions: Question,
+    fmt: str,
+    name: str,
+    options: dict[str, Any],
 ) -> None:
     before = db_state(target.study)
     dry = run(target, actor, fmt, sample(name), dry_run=True, **options)
@@ -564,7 +593,7 @@ def test_a_changed_label_is_reported_updated(target: ImportStudy, actor: Actor) 
 
 
 def test_new_items_get_the_text_the_file_carries_and_existing_items_keep_theirs(
-    target: ImportStudy, actor: Actor
+    target: ImportStudy, actor: Actor, mentions: Question
 ) -> None:
     from studies.models import Item
 
@@ -573,8 +602,10 @@ def test_new_items_get_the_text_the_file_carries_and_existing_items_keep_theirs(
     texts = dict(Item.objects.filter(study=target.study).values_list("external_id", "text"))
     assert texts["101"] == "The match ended in a draw after extra time."
     assert texts["102"] == "kept as it was"
-    run(target, actor, "inception", sample("inception_spans.csv"), question_key="entity")
-    assert Item.objects.get(study=target.study, external_id="news-002.txt:5-11").text == "Munich"
+    run(target, actor, "label_studio", sample("label_studio_spans.json"), question_key="mentions")
+    assert Item.objects.get(study=target.study, external_id="401").text == (
+        "Angela Merkel visited Siemens in Munich."
+    )
 
 
 @pytest.mark.parametrize(("fmt", "data"), [
