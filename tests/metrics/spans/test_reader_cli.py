@@ -124,6 +124,11 @@ def test_cli_json(tmp_path: Path) -> None:
     assert coefficients["span_f1"]["ci"]["replicates"] == 100
     assert coefficients["span_f1"]["ci"]["confidence"] == 0.9
     assert "gamma" not in coefficients
+    assert coefficients["alpha_u"]["value"] is not None
+    with_gamma = run(str(units), "--level", "span", "--continuum", str(continuum), "--json",
+                     "--gamma")  # fmt: skip
+    assert with_gamma.returncode == 0, with_gamma.stderr
+    assert json.loads(with_gamma.stdout)["coefficients"]["gamma"]["value"] is not None
     assert [entry["document"] for entry in result["documents"]][-1] == "d4"
 
 

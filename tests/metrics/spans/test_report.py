@@ -10,9 +10,11 @@ import pytest
 from metrics import bootstrap
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1
+from metrics.spans.gamma import gamma_agreement
 from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
 from metrics.spans.segmentation import decompose_segmentation
 from metrics.spans.tokens import decompose_token_agreement
+from metrics.spans.unitizing import decompose_unitizing_alpha, unitizing_alpha
 
 # docs/references.md#span-f1-hand-case (the report's three documents).
 # d1: exact F1 1/2 (PER matches; LOC [10,14) vs [11,14) only by overlap, IoU 0.75).
@@ -45,6 +47,7 @@ def test_contract_keys_and_values(data: SpanData) -> None:
     assert result["n_units"] == 8
     coefficients = result["coefficients"]
     assert list(coefficients) == [key for key in SPAN_COEFFICIENT_KEYS if key != "gamma"]
+    assert set(coefficients["alpha_u"]) == {"value", "observed", "expected", "categories"}
     assert coefficients["span_f1"] == {
         "value": 0.5,
         "categories": {"LOC": 0.0, "ORG": 0.0, "PER": 1.0},
@@ -89,13 +92,43 @@ def test_bootstrap_shares_one_resample_of_documents(data: SpanData) -> None:
         assert result["coefficients"][key]["ci"]["high"] == expected.high
 
 
+def test_alpha_u_and_gamma_entries(data: SpanData) -> None:
+    result = span_report(data, gamma=True, bootstrap=100, seed=2)
+    alpha_u = result["coefficients"]["alpha_u"]
+    expected = unitizing_alpha(data)
+    assert (alpha_u["value"], alpha_u["observed"], alpha_u["expected"]) == (
+        expected.value, expected.observed, expected.expected
+    )  # fmt: skip
+    assert alpha_u["categories"]["PER"]["value"] == expected.categories["PER"].value
+    interval = bootstrap(decompose_unitizing_alpha(data), replicates=100, seed=2)
+    assert (alpha_u["ci"]["low"], alpha_u["ci"]["high"]) == (interval.low, interval.high)
+    gamma = result["coefficients"]["gamma"]
+    assert gamma["value"] == gamma_agreement(data, seed=2).value
+    assert set(gamma) == {"value", "observed", "expected", "samples", "seed", "ci"}
+
+
 def test_documents_most_disputed_first(data: SpanData) -> None:
     documents = span_report(data)["documents"]
-    # Without alpha_U shares the order follows the overlap F1: d2 (0), d3 (2/3), d1 (1).
-    if all(entry["observed_disagreement"] is None for entry in documents):
-        assert [entry["document"] for entry in documents] == ["d2", "d3", "d1"]
-    first = next(entry for entry in documents if entry["document"] == "d2")
+    # d2 holds the largest part of alpha_U's D_o (ann's ORG unit against bob's "nothing").
+    assert [entry["document"] for entry in documents] == ["d2", "d3", "d1"]
+    parts = [entry["observed_disagreement"] for entry in documents]
+    assert parts == sorted(parts, reverse=True)
+    assert sum(parts) == pytest.approx(unitizing_alpha(data).observed)
+    first = documents[0]
     assert first == first | {"n_units": 1, "coders": ["ann", "bob"], "f1_overlap": 0.0}
+
+
+def test_alpha_u_undefined_keeps_the_documents(data: SpanData) -> None:
+    # Overlapping units of one category: alpha_U refuses them, the rest is reported.
+    overlapping = SpanData.from_units(
+        [("d", "a", 0, 5, "X"), ("d", "a", 3, 8, "X"), ("d", "b", 0, 8, "X")],
+        extents={"d": (0, 10)},
+    )
+    result = span_report(overlapping)
+    assert result["coefficients"]["alpha_u"]["value"] is None
+    assert "overlap" in result["coefficients"]["alpha_u"]["reason"]
+    assert result["documents"][0]["observed_disagreement"] is None
+    assert result["coefficients"]["span_f1_overlap"]["value"] is not None
 
 
 def test_options_are_checked(data: SpanData) -> None:
