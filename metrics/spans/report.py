@@ -401,7 +401,7 @@ def _document_lines(documents: list[dict[str, Any]], shown: int) -> list[str]:
     lines = [
         "",
         f"most disputed documents (first {min(shown, len(documents))} of {len(documents)})",
-        f"{'document':<30}{'units':>7}{'coders':>8}{'D_o share':>11}{'F1 overlap':>12}",
+        f"{'document':<30}{'units':>7}{'coders':>8}{'D_o part':>11}{'F1 overlap':>12}",
     ]
     for entry in documents[:shown]:
         lines.append(
