@@ -9,7 +9,7 @@ a per-document decomposition gets a ``"ci"``: all of them resample the *same* do
 :mod:`metrics.uncertainty.bootstrap`), so their intervals describe one set of resamples.
 
 ``documents`` lists every document, most disputed first: its units, the coders who
-annotated it, its share of α_U's observed disagreement and its overlap F1.
+annotated it, its part of α_U's observed disagreement (the parts sum to D_o) and its overlap F1.
 :func:`format_span_table` prints the same as a table. ``docs/spans.md`` documents each field.
 """
 
