@@ -3,6 +3,8 @@
 - :class:`SpanData`: units ``(document, coder, begin, end, category)`` with each document's
   extent and which coders annotated it (found nothing vs did not annotate);
 - :func:`unitizing_alpha`: Krippendorff's α_U, overall and per category;
+- :func:`gamma_agreement`, :func:`gamma_cat`: Mathet et al.'s γ and γ-cat (units aligned by
+  an exact optimiser, expected disorder by seeded sampling);
 - :func:`span_f1`: pairwise span F1, exact or by overlap, micro and per category;
 - :func:`token_agreement`: alpha or kappa on every position labelled with its category or
   "outside" (the NER literature's baseline);
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import PairF1, SpanF1, decompose_span_f1, span_f1
+from metrics.spans.gamma import Gamma, decompose_gamma, gamma_agreement, gamma_cat
 from metrics.spans.reader import read_continuum, read_spans
 from metrics.spans.report import format_span_table, span_report
 from metrics.spans.segmentation import (
@@ -40,17 +43,21 @@ from metrics.spans.unitizing import (
 
 __all__ = [
     "CategoryAlpha",
+    "Gamma",
     "PairF1",
     "PairSegmentation",
     "SegmentationAgreement",
     "SpanData",
     "SpanF1",
     "UnitizingAlpha",
+    "decompose_gamma",
     "decompose_segmentation",
     "decompose_span_f1",
     "decompose_token_agreement",
     "decompose_unitizing_alpha",
     "format_span_table",
+    "gamma_agreement",
+    "gamma_cat",
     "pk",
     "read_continuum",
     "read_spans",
