@@ -40,7 +40,7 @@ class Target:
 
 
 def webhook_target(url: str) -> Target:
-    """The target of a webhook URL, or ``InvalidWebhookUrlError`` saying what is wrong.
+    r"""The target of a webhook URL, or ``InvalidWebhookUrlError`` saying what is wrong.
 
     Examples
     --------
