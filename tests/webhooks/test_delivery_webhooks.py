@@ -349,3 +349,38 @@ def test_the_sweep_runs_every_10_seconds_on_beat(settings: Any) -> None:
         "schedule": 10.0,
     }
     assert "webhooks.deliveries_sweep" in app.tasks
+
+
+def test_deliveries_left_pending_by_the_old_code_are_finished_by_the_sweep(
+    study: Study, receiver: Receiver, django_capture_on_commit_callbacks: Any
+) -> None:
+    # As the issue found them: the crashed one at ``pending, attempts=1`` with no attempt
+    # logged, the unsent one at 0 attempts; neither has a due time or a dispatch mark.
+    broken = WebhookEndpoint.objects.create(
+        study=study,
+        url="http://127.0.0.1:8199\\@example.org/m",
+        secret="whsec_test",
+        events=["computation.finished"],
+    )
+    working = endpoint_for(study, receiver.url)
+    crashed = WebhookDelivery.objects.create(
+        endpoint=broken, event="ping", event_id="ping:old:1", payload={}, attempts=1
+    )
+    unsent = WebhookDelivery.objects.create(
+        endpoint=working, event="ping", event_id="ping:old:2", payload={"id": "ping:old:2"}
+    )
+    assert sorted(sweep(django_capture_on_commit_callbacks)) == [crashed.pk, unsent.pk]
+    crashed.refresh_from_db()
+    unsent.refresh_from_db()
+    assert crashed.status == DeliveryStatus.FAILED
+    assert attempt_log(crashed) == [
+        (1, None, UNFINISHED, 0),
+        (
+            2,
+            None,
+            "The endpoint's URL is invalid: The URL must not contain a backslash (\\).",
+            None,
+        ),
+    ]
+    assert unsent.status == DeliveryStatus.SUCCEEDED
+    assert len(receiver.requests) == 1
