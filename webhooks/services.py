@@ -25,6 +25,10 @@ from computations import engine
 from computations.models import Computation, ComputationScope, ComputationStatus
 from studies.models import Study
 from webhooks import dispatch
+
+# Signing lives in ``webhooks.delivery``; these names stay importable from here.
+from webhooks.delivery import payload_body as payload_body
+from webhooks.delivery import webhook_signature as webhook_signature
 from webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
 from webhooks.targets import webhook_url_problem
 
