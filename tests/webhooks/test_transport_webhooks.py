@@ -109,6 +109,30 @@ def test_a_name_that_now_resolves_to_a_private_address_is_refused_without_connec
     assert no_network == [(PUBLIC, 8199)]  # never 127.0.0.1
 
 
+@pytest.mark.django_db
+def test_a_delivery_to_a_name_that_rebinds_is_refused_and_not_retried(
+    study: Any, monkeypatch: pytest.MonkeyPatch, no_network: list[Any],
+    django_capture_on_commit_callbacks: Any,
+) -> None:  # fmt: skip
+    from webhooks import services as webhooks
+    from webhooks.models import WebhookAttempt, WebhookDelivery
+
+    endpoint, _secret = webhooks.webhook_endpoint_create(
+        study=study, url="http://rebind.example.org:8199/m", events=["computation.finished"]
+    )
+    resolver = resolve_with(monkeypatch, PUBLIC, "127.0.0.1")
+    with django_capture_on_commit_callbacks(execute=True):
+        webhooks.webhook_ping(endpoint=endpoint)  # eager: the retry runs at once
+    assert resolver.lookups == ["rebind.example.org", "rebind.example.org"]
+    assert no_network == [(PUBLIC, 8199)]
+    attempts = WebhookAttempt.objects.order_by("number")
+    assert [(a.number, a.error, a.retry_in_seconds) for a in attempts] == [
+        (1, "ConnectionRefusedError: [Errno 111] Connection refused", 30),
+        (2, "The endpoint's host resolves to a private address 127.0.0.1.", None),
+    ]
+    assert WebhookDelivery.objects.get().status == "failed"
+
+
 @pytest.mark.parametrize(
     "answer",
     [
