@@ -234,7 +234,8 @@ def site_routes() -> dict[str, set[str] | None]:
         if route.startswith(NOT_WALKED_PREFIXES) or "<format>" in route:
             continue
         actions = getattr(pattern.callback, "actions", None)
-        methods = {method.upper() for method in actions} if actions else None
+        # DRF adds ``head`` (as ``get``) to a view set's actions on its first request.
+        methods = {m.upper() for m in actions if m != "head"} if actions else None
         routes[route] = methods
     return routes
 
