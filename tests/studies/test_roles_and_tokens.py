@@ -448,3 +448,45 @@ def test_a_manager_links_and_unlinks_a_member(
         url(study, "coders", coder_id), {"username": "carol"}, format="json"
     )
     assert relinked.json()["username"] == "carol"
+
+
+def test_the_study_page_of_the_admin_keeps_a_manager_among_its_members(
+    rf: Any, admin_user: Any, study: Study, manager: Any, viewer: Any
+) -> None:
+    from django.contrib import admin
+
+    from studies.admin import MembershipInline
+
+    request = rf.post("/")
+    request.user = admin_user
+    formset_class = MembershipInline(Study, admin.site).get_formset(request, study)
+    rows = list(Membership.objects.filter(study=study).order_by("pk"))
+    assert [(m.user.username, m.role) for m in rows] == [
+        ("manager_a", "manager"),
+        ("viewer_a", "viewer"),
+    ]
+
+    def post(roles: list[str], deleted: frozenset[int] = frozenset()) -> Any:
+        prefix = formset_class.get_default_prefix()
+        data = {
+            f"{prefix}-TOTAL_FORMS": "2",
+            f"{prefix}-INITIAL_FORMS": "2",
+            f"{prefix}-MIN_NUM_FORMS": "0",
+            f"{prefix}-MAX_NUM_FORMS": "1000",
+        }
+        for index, (membership, role) in enumerate(zip(rows, roles, strict=True)):
+            data[f"{prefix}-{index}-id"] = str(membership.pk)
+            data[f"{prefix}-{index}-study"] = str(study.pk)
+            data[f"{prefix}-{index}-user"] = str(membership.user_id)
+            data[f"{prefix}-{index}-role"] = role
+            if index in deleted:
+                data[f"{prefix}-{index}-DELETE"] = "on"
+        return formset_class(data, instance=study, prefix=prefix)
+
+    demoted = post(["annotator", "viewer"])
+    assert not demoted.is_valid()
+    assert demoted.non_form_errors() == [
+        "The study's last manager cannot be removed or demoted; make someone else manager first."
+    ]
+    assert not post(["manager", "viewer"], deleted=frozenset({0})).is_valid()
+    assert post(["viewer", "manager"]).is_valid()  # the manager hands over
