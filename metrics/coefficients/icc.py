@@ -221,12 +221,10 @@ class ICCTable:
     anova: ICCAnova
     results: tuple[ICCResult, ...]
 
-    def get(self, model: Model, type: Type, unit: Unit) -> ICCResult:  # noqa: A002
+    def get(self, model: Model, type: Type, unit: Unit) -> ICCResult:
         """The result of one form (see :func:`icc` for the arguments)."""
         _check_form(model, type, unit)
-        return next(
-            r for r in self.results if (r.model, r.type, r.unit) == (model, type, unit)
-        )
+        return next(r for r in self.results if (r.model, r.type, r.unit) == (model, type, unit))
 
     def shrout_fleiss(self) -> dict[str, ICCResult]:
         """The six Shrout & Fleiss forms by their ``psych::ICC`` names (``"ICC1"`` …)."""
@@ -282,7 +280,7 @@ def icc(
     data: DataLike,
     *,
     model: Model = "twoway_random",
-    type: Type = "agreement",  # noqa: A002 - the name R irr::icc and McGraw & Wong use
+    type: Type = "agreement",
     unit: Unit = "single",
     confidence: float = 0.95,
     missing: Missing = "raise",
@@ -298,9 +296,9 @@ def icc(
     model : {"twoway_random", "twoway_mixed", "oneway"}, default "twoway_random"
         ``oneway``: each item rated by its own set of coders (coders are not identified
         across items); the data's rows are then read as rating slots, and every item
-        needs the same number of ratings. ``twoway_random``: the same coders rate every item and stand for a
-        larger population of coders. ``twoway_mixed``: these coders are the only ones of
-        interest.
+        needs the same number of ratings. ``twoway_random``: the same coders rate every
+        item and stand for a larger population of coders. ``twoway_mixed``: these coders
+        are the only ones of interest.
     type : {"agreement", "consistency"}, default "agreement"
         Absolute agreement counts a coder who scores everything one point higher as
         disagreeing; consistency does not. The one-way model has only agreement.
@@ -501,7 +499,7 @@ def _anova(values: NDArray[np.float64], n_dropped: int) -> ICCAnova:
     )
 
 
-def _form(anova: ICCAnova, model: Model, type: Type, unit: Unit, confidence: float) -> ICCResult:  # noqa: A002
+def _form(anova: ICCAnova, model: Model, type: Type, unit: Unit, confidence: float) -> ICCResult:
     n, k = anova.n_items, anova.n_coders
     msr, msc, mse = anova.ms_items, anova.ms_coders, anova.ms_error
     tail = (1.0 - confidence) / 2.0
@@ -529,8 +527,10 @@ def _form(anova: ICCAnova, model: Model, type: Type, unit: Unit, confidence: flo
         else:
             value = (msr - mse) / (msr + (msc - mse) / n)
             low, high = _spearman_brown(low, k), _spearman_brown(high, k)
-    name = ("ICC(1)" if unit == "single" else "ICC(k)") if model == "oneway" else (
-        f"ICC({'A' if type == 'agreement' else 'C'},{'1' if unit == 'single' else 'k'})"
+    name = (
+        ("ICC(1)" if unit == "single" else "ICC(k)")
+        if model == "oneway"
+        else (f"ICC({'A' if type == 'agreement' else 'C'},{'1' if unit == 'single' else 'k'})")
     )
     return ICCResult(
         model=model,
@@ -583,7 +583,7 @@ def _agreement_interval(anova: ICCAnova, rho: float, tail: float) -> tuple[float
 # -- validation -------------------------------------------------------------------------------
 
 
-def _check_form(model: object, type: object, unit: object) -> None:  # noqa: A002
+def _check_form(model: object, type: object, unit: object) -> None:
     if model not in MODELS:
         raise ValueError(f"model must be one of {list(MODELS)}; got {model!r}.")
     if type not in TYPES:
