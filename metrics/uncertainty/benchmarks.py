@@ -455,10 +455,13 @@ def _result(
     reached = np.flatnonzero(cumulative >= threshold - _TOLERANCE)
     position = int(reached[0]) if reached.size else len(bands) - 1
     attained = bands[position].label
-    summary = (
-        f"{attained} ({scale} scale): {attained} or better with probability "
-        f"{cumulative[position]:.3f}"
-    )
+    if position == len(bands) - 1:
+        summary = f"{attained} ({scale} scale): no higher band reaches probability {threshold:g}"
+    else:
+        summary = (
+            f"{attained} ({scale} scale): {attained} or better with probability "
+            f"{cumulative[position]:.3f}"
+        )
     if position > 0:
         summary += f"; {bands[position - 1].label} or better {cumulative[position - 1]:.3f}"
     return BenchmarkResult(

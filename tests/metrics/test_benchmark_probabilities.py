@@ -203,3 +203,12 @@ def test_paired_replicates_need_the_same_items() -> None:
     fewer = decompose_krippendorff_alpha([row[:10] for row in EARLIER])
     with pytest.raises(ValueError, match="same items"):
         paired_difference_replicates(later, fewer)
+
+
+def test_summary_when_only_the_lowest_band_is_attained() -> None:
+    result = benchmark_probabilities(0.67, 0.15, scale="krippendorff")
+    assert result.attained == "discard"
+    assert result.summary.startswith(
+        "discard (krippendorff scale): no higher band reaches probability 0.95; "
+        "tentative or better 0."
+    )
