@@ -38,12 +38,15 @@ truncation point; replicates below -1 count in it).
   0.2–0.4, poor -1–0.2.
 - ``"krippendorff"`` (Krippendorff 2004, §11.4.4): good 0.8–1, tentative 0.667–0.8,
   discard -1–0.667.
+- ``"koo_li"`` (Koo & Li 2016), for ICCs: excellent 0.9–1, good 0.75–0.9, moderate
+  0.5–0.75, poor -1–0.5.
 
 The first three are irrCAC's tables (R data ``landis.koch``, ``fleiss``, ``altman``; Python
 ``Benchmark.landis_koch()``, ``fleiss()``, ``altman()``), labels in lower case. Which band
 owns a value on a cut matters only for replicates: the band below for Landis & Koch ("0.21
 to 0.40" is fair), Altman and Fleiss's upper cut; the band above for Krippendorff (0.8 is
-good), Fleiss's 0.4 and Landis & Koch's 0 (0 is slight), as in
+good), Fleiss's 0.4, Landis & Koch's 0 (0 is slight) and Koo & Li's 0.5 and 0.75 (0.9
+is good), as in
 :mod:`metrics.uncertainty.interpretation`. The caveats there apply: these scales were made
 for unweighted kappa-like coefficients.
 
@@ -61,6 +64,10 @@ Fleiss, J. L. (1981). *Statistical Methods for Rates and Proportions*, 2nd ed. W
 Altman, D. G. (1991). *Practical Statistics for Medical Research*. Chapman & Hall.
 
 Krippendorff, K. (2004). *Content Analysis*, 2nd ed., §11.4.4. Sage.
+
+Koo, T. K. & Li, M. Y. (2016). A guideline of selecting and reporting intraclass correlation
+coefficients for reliability research. *Journal of Chiropractic Medicine* 15(2), 155–163.
+https://doi.org/10.1016/j.jcm.2016.02.012
 """
 
 from __future__ import annotations
@@ -77,7 +84,7 @@ from scipy import special
 from metrics.decomposition import Decomposition
 from metrics.uncertainty.bootstrap import bootstrap_chunk
 
-BenchmarkScale = Literal["landis_koch", "fleiss", "altman", "krippendorff"]
+BenchmarkScale = Literal["landis_koch", "fleiss", "altman", "krippendorff", "koo_li"]
 NanPolicy = Literal["raise", "omit"]
 
 _TOLERANCE = 1e-12
@@ -140,6 +147,12 @@ BENCHMARK_SCALES: dict[str, tuple[BenchmarkBand, ...]] = {
         BenchmarkBand("good", 0.8, 1.0, True),
         BenchmarkBand("tentative", 0.667, 0.8, True),
         BenchmarkBand("discard", -1.0, 0.667, True),
+    ),
+    "koo_li": (
+        BenchmarkBand("excellent", 0.9, 1.0, False),
+        BenchmarkBand("good", 0.75, 0.9, True),
+        BenchmarkBand("moderate", 0.5, 0.75, True),
+        BenchmarkBand("poor", -1.0, 0.5, True),
     ),
 }
 
@@ -241,7 +254,7 @@ def benchmark_probabilities(
         The coefficient, at most 1.
     se : float
         Its standard error, positive.
-    scale : {"landis_koch", "fleiss", "altman", "krippendorff"}, default "landis_koch"
+    scale : {"landis_koch", "fleiss", "altman", "krippendorff", "koo_li"}, default "landis_koch"
     threshold : float, default 0.95
         Cumulative probability a band must reach to be attained.
 

@@ -81,17 +81,18 @@ def test_matches_irrcac_live(estimate: float, se: float) -> None:
         expected = getattr(peer, method)()["CumProb"]
         ours = benchmark_probabilities(estimate, se, scale=scale)  # type: ignore[arg-type]
         assert ours.cumulative == pytest.approx(expected, abs=5e-6), scale
-    # Krippendorff's scale through irrCAC's custom-scale interface.
-    bands = BENCHMARK_SCALES["krippendorff"]
-    custom = {
-        "lb": [b.lower for b in bands],
-        "ub": [b.upper for b in bands],
-        "interp": [b.label for b in bands],
-        "scale_name": "Krippendorff",
-    }
-    expected = peer.interpret(custom)["CumProb"]
-    ours = benchmark_probabilities(estimate, se, scale="krippendorff")
-    assert ours.cumulative == pytest.approx(expected, abs=5e-6)
+    # Krippendorff's and Koo & Li's scales through irrCAC's custom-scale interface.
+    for scale in ("krippendorff", "koo_li"):
+        bands = BENCHMARK_SCALES[scale]
+        custom = {
+            "lb": [b.lower for b in bands],
+            "ub": [b.upper for b in bands],
+            "interp": [b.label for b in bands],
+            "scale_name": scale,
+        }
+        expected = peer.interpret(custom)["CumProb"]
+        ours = benchmark_probabilities(estimate, se, scale=scale)  # type: ignore[arg-type]
+        assert ours.cumulative == pytest.approx(expected, abs=5e-6), scale
 
 
 # -- bootstrap replicates ---------------------------------------------------------------------
@@ -109,6 +110,9 @@ def test_replicates_shares_and_cut_ownership() -> None:
     # Krippendorff: 0.667 is tentative, 0.8 good.
     kripp = benchmark_replicates([0.667, 0.8, 0.6669], scale="krippendorff")
     assert kripp.probabilities == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    # Koo & Li: 0.5 moderate, 0.75 good, 0.9 good.
+    koo_li = benchmark_replicates([0.5, 0.75, 0.9, 0.91], scale="koo_li")
+    assert koo_li.probabilities == pytest.approx([0.25, 0.5, 0.25, 0])
     # Altman: 0.2 is poor.
     altman = benchmark_replicates([0.2, 0.21], scale="altman")
     assert altman.probabilities == pytest.approx([0, 0, 0, 0.5, 0.5])
