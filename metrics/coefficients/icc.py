@@ -449,6 +449,11 @@ def _complete_ratings_mask(
     """
     if missing not in ("raise", "drop"):
         raise ValueError(f"missing must be 'raise' or 'drop'; got {missing!r}.")
+    if not oneway and isinstance(data, ReliabilityData) and not data.coders_identified:
+        raise ValueError(
+            "A two-way ICC needs coder identities, but these data come from an agreement "
+            "table (anonymous rating slots); use model='oneway'."
+        )
     values = _ratings(data, domain)
     if values.ndim != 2:
         raise ValueError("Ratings must be a coders × items matrix (2 dimensions).")

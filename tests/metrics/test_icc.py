@@ -430,3 +430,16 @@ def test_decomposition_bootstraps() -> None:
     # A resample of items that all share one mean is degenerate (nan), not an error.
     flat = decompose_icc([[1, 2, 3], [3, 2, 1]])
     assert math.isnan(float(flat.evaluate(np.array([[0.0, 3.0, 0.0]]))[0]))
+
+
+def test_anonymous_coders_allow_only_the_one_way_model() -> None:
+    # Items × values counts: item 1 got 2, 2, 3; item 2 got 1, 3, 3; item 3 got 1, 1, 2.
+    table = ReliabilityData.from_agreement_table(
+        [[0, 2, 1], [1, 0, 2], [2, 1, 0]], domain=[1, 2, 3]
+    )
+    slots = [[2, 1, 1], [2, 3, 1], [3, 3, 2]]
+    assert icc(table, model="oneway") == icc(slots, model="oneway")
+    with pytest.raises(ValueError, match="coder identities"):
+        icc(table)
+    with pytest.raises(ValueError, match="coder identities"):
+        icc_table(table)
