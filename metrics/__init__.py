@@ -6,11 +6,13 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
 - data: :class:`ReliabilityData` (coders × items codes, missing values, value domain);
 - coefficients: observed agreement, S, pi, multi-pi, kappa, multi-kappa, Light's kappa,
   weighted kappa, AC1/AC2, Brennan–Prediger, Krippendorff's alpha (any distance), the
-  kappa-like alpha, prevalence and bias indices; each with a ``decompose_*`` twin for the
-  bootstrap;
+  kappa-like alpha, prevalence and bias indices, the intraclass correlations (ICC) of
+  Shrout & Fleiss and McGraw & Wong; each with a ``decompose_*`` twin for the bootstrap;
 - distances: nominal, ordinal, interval, ratio, matrices, callables, set and hierarchy
   distances, looked up by name with :func:`get_distance`;
-- uncertainty: item bootstrap, analytic standard errors, true-agreement intervals;
+- uncertainty: item bootstrap, analytic standard errors, true-agreement intervals, the
+  probability of each benchmark band (Gwet 2014) and that a later round is higher;
+- :mod:`metrics.spans`: agreement on spans and segments (α_U, γ, span F1, P_k, WindowDiff);
 - :func:`report`: everything at once as the JSON contract of ``python -m metrics report``.
 """
 
@@ -46,6 +48,15 @@ from metrics.coefficients.gwet import (
     decompose_brennan_prediger,
     decompose_gwet_ac1,
     gwet_ac1,
+)
+from metrics.coefficients.icc import (
+    ICCAnova,
+    ICCResult,
+    ICCTable,
+    decompose_icc,
+    icc,
+    icc_anova,
+    icc_table,
 )
 from metrics.coefficients.prevalence import (
     AnnotatorBias,
@@ -124,6 +135,16 @@ from metrics.uncertainty.analytic import (
     fleiss_kappa_se,
     linearized_se,
 )
+from metrics.uncertainty.benchmarks import (
+    BENCHMARK_SCALES,
+    BenchmarkBand,
+    BenchmarkResult,
+    LaterHigherResult,
+    benchmark_probabilities,
+    benchmark_replicates,
+    paired_difference_replicates,
+    probability_later_higher,
+)
 from metrics.uncertainty.bootstrap import (
     QUANTILES,
     BootstrapResult,
@@ -155,6 +176,7 @@ from metrics.uncertainty.true_agreement import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BENCHMARK_SCALES",
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
     "HIERARCHY_DISTANCES",
@@ -167,6 +189,8 @@ __all__ = [
     "AnalyticResult",
     "AnnotatorBias",
     "Band",
+    "BenchmarkBand",
+    "BenchmarkResult",
     "BootstrapResult",
     "CallableDistance",
     "CategoryResult",
@@ -180,11 +204,15 @@ __all__ = [
     "DisputedItem",
     "Distance",
     "DistanceLike",
+    "ICCAnova",
+    "ICCResult",
+    "ICCTable",
     "Interpretation",
     "IntervalDistance",
     "IntervalInterpretation",
     "ItemDisagreement",
     "KappaComparison",
+    "LaterHigherResult",
     "LightKappaResult",
     "MatrixDistance",
     "MelamedResnik",
@@ -204,6 +232,8 @@ __all__ = [
     "analytic_se",
     "annotator_bias",
     "as_reliability_data",
+    "benchmark_probabilities",
+    "benchmark_replicates",
     "bennett_s",
     "bias_index",
     "binomial_p_values",
@@ -228,6 +258,7 @@ __all__ = [
     "decompose_conger_kappa",
     "decompose_fleiss_pi",
     "decompose_gwet_ac1",
+    "decompose_icc",
     "decompose_kappa_max",
     "decompose_krippendorff_alpha",
     "decompose_light_kappa",
@@ -243,6 +274,9 @@ __all__ = [
     "fleiss_pi",
     "get_distance",
     "gwet_ac1",
+    "icc",
+    "icc_anova",
+    "icc_table",
     "interpret_interval",
     "interpret_replicates",
     "interpret_value",
@@ -257,11 +291,13 @@ __all__ = [
     "masi_distance",
     "observed_agreement",
     "pabak",
+    "paired_difference_replicates",
     "pairwise_coder_matrix",
     "passonneau_distance",
     "per_category_agreement",
     "prevalence_closed_form",
     "prevalence_index",
+    "probability_later_higher",
     "report",
     "report_distance",
     "resolve_distance",
