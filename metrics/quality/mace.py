@@ -165,10 +165,14 @@ def mace(
     else:
         rng = np.random.default_rng(seed)
         starts = [_random_start(rng, annotations.n_coders, k, noise) for _ in range(n_restarts)]
-    runs = [
-        _run(model, *start, tol=tol, max_iter=max_iter, smoothing=smoothing) for start in starts
-    ]
-    best = max(runs, key=lambda run: run.log_likelihood)
+    # Keep only the best start's posterior: one items × K array at a time, not one per start.
+    best = _run(model, *starts[0], tol=tol, max_iter=max_iter, smoothing=smoothing)
+    restart_log_likelihoods = [best.log_likelihood]
+    for start in starts[1:]:
+        run = _run(model, *start, tol=tol, max_iter=max_iter, smoothing=smoothing)
+        restart_log_likelihoods.append(run.log_likelihood)
+        if run.log_likelihood > best.log_likelihood:
+            best = run
     return MaceResult(
         items=annotations.items,
         coders=annotations.coders,
@@ -179,7 +183,7 @@ def mace(
         log_likelihood=best.log_likelihood,
         iterations=best.iterations,
         converged=best.converged,
-        restart_log_likelihoods=tuple(run.log_likelihood for run in runs),
+        restart_log_likelihoods=tuple(restart_log_likelihoods),
         n_annotations=annotations.n_annotations,
     )
 
