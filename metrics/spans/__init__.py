@@ -22,7 +22,7 @@ from metrics.spans.data import SpanData
 from metrics.spans.f1 import PairF1, SpanF1, decompose_span_f1, span_f1
 from metrics.spans.gamma import Gamma, decompose_gamma, gamma_agreement, gamma_cat
 from metrics.spans.reader import read_continuum, read_spans
-from metrics.spans.report import format_span_table, span_report
+from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
 from metrics.spans.segmentation import (
     PairSegmentation,
     SegmentationAgreement,
@@ -31,7 +31,12 @@ from metrics.spans.segmentation import (
     segmentation_agreement,
     window_diff,
 )
-from metrics.spans.tokens import decompose_token_agreement, token_agreement, token_reliability_data
+from metrics.spans.tokens import (
+    OUTSIDE,
+    decompose_token_agreement,
+    token_agreement,
+    token_reliability_data,
+)
 from metrics.spans.unitizing import (
     CategoryAlpha,
     UnitizingAlpha,
@@ -42,6 +47,8 @@ from metrics.spans.unitizing import (
 )
 
 __all__ = [
+    "OUTSIDE",
+    "SPAN_COEFFICIENT_KEYS",
     "CategoryAlpha",
     "Gamma",
     "PairF1",
