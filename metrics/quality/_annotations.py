@@ -81,8 +81,8 @@ def as_annotations(
     Raises
     ------
     ValueError
-        For arrays of unequal length, no annotations, a label outside ``domain``, or a coder
-        who labelled an item twice.
+        For arrays of unequal length, no annotations, a label outside ``domain``, a coder
+        who labelled an item twice, or anonymous coders (data from an agreement table).
 
     Examples
     --------
@@ -94,10 +94,12 @@ def as_annotations(
         annotations = data if domain is None else _recode(data, tuple(domain))
     elif isinstance(data, ReliabilityData):
         annotations = _from_reliability_data(data if domain is None else data.with_domain(domain))
-    else:
-        if len(data) != 3:
-            raise ValueError("Annotations are three arrays: items, coders, labels.")
+    elif isinstance(data, tuple) and len(data) == 3:
         annotations = _from_columns(*data, domain=domain)
+    else:
+        raise ValueError(
+            "Annotations are ReliabilityData or a tuple of three arrays (items, coders, labels)."
+        )
     if annotations.n_annotations == 0:
         raise ValueError("There are no annotations.")
     return annotations
@@ -131,6 +133,11 @@ def gold_codes(
 
 
 def _from_reliability_data(data: ReliabilityData) -> Annotations:
+    if not data.coders_identified:
+        raise ValueError(
+            "The coders of data built from an agreement table are anonymous slots: "
+            "coder quality models need each annotation's coder."
+        )
     coder, item = np.nonzero(data.codes != MISSING)
     return Annotations(
         item.astype(np.intp),

@@ -311,6 +311,7 @@ def test_sparse_at_a_size_no_dense_matrix_fits() -> None:
     ("data", "options", "message"),
     [
         (([], [], []), {}, "no annotations"),
+        ([("a", "x", 1), ("b", "x", 1), ("c", "x", 1)], {}, "tuple of three arrays"),
         ((["a", "a"], ["x", "x"], [1, 2]), {}, "more than once"),
         ((["a", "b"], ["x", "x"], [1]), {}, "same length"),
         ((["a"], ["x"], ["yes"]), {"domain": ["no"]}, "outside the declared domain"),
@@ -324,6 +325,18 @@ def test_sparse_at_a_size_no_dense_matrix_fits() -> None:
 def test_refuses_bad_input(data, options, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message):
         dawid_skene(data, **options)
+
+
+def test_refuses_anonymous_coders() -> None:
+    with pytest.raises(ValueError, match="anonymous"):
+        dawid_skene(ReliabilityData.from_agreement_table([[2, 1], [0, 3]]))
+
+
+def test_annotations_recoded_onto_a_domain() -> None:
+    codes = as_annotations(toy())
+    result = dawid_skene(codes, domain=["yes", "no"])
+    assert result.domain == ("yes", "no")
+    assert result.labels.tolist() == TOY_TRUTH
 
 
 def test_as_annotations_codes_once() -> None:
