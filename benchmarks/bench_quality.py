@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_quality.py            # 200k annotations, with crowd-kit's ratio
     python benchmarks/bench_quality.py --full     # also 6M annotations (2,400 coders,
-                                                  # 1M items, 5 classes), about 2 minutes
+                                                  # 1M items, 5 classes), about 90 s more
     python benchmarks/bench_quality.py --no-peer  # ours only
 
 The crowd is simulated with a seed: items draw a true label from skewed class priors; each
@@ -109,7 +109,9 @@ def ours(n_items: int, n_coders: int, *, mace_tol: float, restarts: int) -> dict
     data = (item, coder, label)
     input_mib = 3 * item.nbytes / 2**20
     ds, ds_seconds, ds_peak = measure(dawid_skene, data, tol=1e-5)
-    mc, mace_seconds, mace_peak = measure(mace, data, tol=mace_tol, max_iter=50, n_restarts=restarts)
+    mc, mace_seconds, mace_peak = measure(
+        mace, data, tol=mace_tol, max_iter=50, n_restarts=restarts
+    )
     vote = majority_vote(item, label, n_items)
     return {
         "annotations": len(item),
