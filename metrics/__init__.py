@@ -12,6 +12,7 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
   distances, looked up by name with :func:`get_distance`;
 - uncertainty: item bootstrap, analytic standard errors, true-agreement intervals, the
   probability of each benchmark band (Gwet 2014) and that a later round is higher;
+- quality models of coders: Dawid–Skene and MACE (:mod:`metrics.quality`);
 - :mod:`metrics.spans`: agreement on spans and segments (α_U, γ, span F1, P_k, WindowDiff);
 - :func:`report`: everything at once as the JSON contract of ``python -m metrics report``.
 """
@@ -118,6 +119,15 @@ from metrics.distances.sets import (
     masi_distance,
     passonneau_distance,
 )
+from metrics.quality import (
+    Annotations,
+    AnnotationsLike,
+    DawidSkeneResult,
+    MaceResult,
+    as_annotations,
+    dawid_skene,
+    mace,
+)
 from metrics.report import (
     COEFFICIENT_KEYS,
     DEFAULT_DISTANCE,
@@ -187,6 +197,8 @@ __all__ = [
     "SCALES",
     "SET_DISTANCES",
     "AnalyticResult",
+    "Annotations",
+    "AnnotationsLike",
     "AnnotatorBias",
     "Band",
     "BenchmarkBand",
@@ -200,6 +212,7 @@ __all__ = [
     "CoefficientSpec",
     "ContingencyMatrix",
     "DataLike",
+    "DawidSkeneResult",
     "Decomposition",
     "DisputedItem",
     "Distance",
@@ -214,6 +227,7 @@ __all__ = [
     "KappaComparison",
     "LaterHigherResult",
     "LightKappaResult",
+    "MaceResult",
     "MatrixDistance",
     "MelamedResnik",
     "NominalDistance",
@@ -231,6 +245,7 @@ __all__ = [
     "alpha_individual",
     "analytic_se",
     "annotator_bias",
+    "as_annotations",
     "as_reliability_data",
     "benchmark_probabilities",
     "benchmark_replicates",
@@ -251,6 +266,7 @@ __all__ = [
     "conger_kappa",
     "contingency_matrix",
     "contingency_table",
+    "dawid_skene",
     "decompose_alpha_individual",
     "decompose_bennett_s",
     "decompose_brennan_prediger",
@@ -287,6 +303,7 @@ __all__ = [
     "krippendorff_alpha",
     "light_kappa",
     "linearized_se",
+    "mace",
     "masi_ap_distance",
     "masi_distance",
     "observed_agreement",
