@@ -4,17 +4,33 @@
      "errors": [{"code": "unknown_category", "detail": "...", "attr": "rows.12.label"}]}
 
 Domain services raise Django's ``ValidationError`` (with codes) or ``ApplicationError``;
-this handler turns both into that shape, so views never format errors themselves.
+this handler turns both into that shape, so views never format errors themselves. A body
+over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django's ``RequestDataTooBig``) is a 413
+``request_too_large``.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_standardized_errors.handler import ExceptionHandler
 from rest_framework import exceptions
 from rest_framework.serializers import as_serializer_error
 
 from studies.exceptions import ApplicationError
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = 413
+    default_code = "request_too_large"
+
+    def __init__(self) -> None:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        super().__init__(
+            f"The request body is larger than the limit of {limit:,} bytes "
+            "(DATA_UPLOAD_MAX_MEMORY_SIZE); split the upload."
+        )
 
 
 class ApiExceptionHandler(ExceptionHandler):
@@ -25,4 +41,6 @@ class ApiExceptionHandler(ExceptionHandler):
             error = exceptions.APIException(detail=exc.message, code=exc.code)
             error.status_code = exc.status_code
             return error
+        if isinstance(exc, RequestDataTooBig):
+            return RequestTooLarge()
         return super().convert_known_exceptions(exc)
