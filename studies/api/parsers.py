@@ -27,12 +27,11 @@ from rest_framework import exceptions, parsers
 #: Levels of arrays and objects a JSON body may nest: ``{"a": [1]}`` has two.
 MAX_DEPTH = 64
 
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)
-_STRING = re.compile(rb'"[^"]*"')
 _STRUCTURE = b'"[]{}'
 _NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(_STRUCTURE)))
-# '[' and '{' open a level (+1), ']' and '}' close one (-1, as a signed byte).
+# '[' and '{' open a level (+1), ']' and '}' close one (-1 as a signed byte); '"' stays.
 _STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
+_QUOTE = ord('"')
 _CHUNK = 1 << 20
 # A \uD800..\uDFFF escape: the only way a lone surrogate gets into strictly decoded UTF-8 JSON.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -63,16 +62,18 @@ def nesting_depth(body: bytes, *, stop_above: int | None = None) -> int:
     0
     """
     if b"\\" in body:
-        body = _ESCAPE.sub(b"", body)  # an escaped quote or backslash is not structure
-    structure = body.translate(None, _NOT_STRUCTURE)
-    # What remains of the strings is their quotes; an unterminated one is left alone.
-    brackets = _STRING.sub(b"", structure).replace(b'"', b"")
-    steps = np.frombuffer(brackets.translate(_STEPS), dtype=np.int8)
-    depth = deepest = 0
-    for start in range(0, steps.size, _CHUNK):
-        running = np.cumsum(steps[start : start + _CHUNK], dtype=np.int64) + depth
+        # Inside strings, backslashes pair up left to right; what is left escapes a quote.
+        body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    codes = np.frombuffer(body.translate(_STEPS, _NOT_STRUCTURE), dtype=np.int8)
+    depth = deepest = in_string = 0
+    for start in range(0, codes.size, _CHUNK):
+        chunk = codes[start : start + _CHUNK]
+        quotes = chunk == _QUOTE
+        inside = (np.cumsum(quotes, dtype=np.int64) + in_string) & 1
+        steps = np.where((inside == 1) | quotes, 0, chunk)
+        running = np.cumsum(steps, dtype=np.int64) + depth
         deepest = max(deepest, int(running.max()))
-        depth = int(running[-1])
+        depth, in_string = int(running[-1]), int(inside[-1])
         if stop_above is not None and deepest > stop_above:
             break
     return deepest
@@ -81,7 +82,8 @@ def nesting_depth(body: bytes, *, stop_above: int | None = None) -> int:
 def lone_surrogate_path(value: Any) -> str | None:
     """Where the first string (or key) holding a lone surrogate is, as ``rows.3.item``.
 
-    ``""`` when ``value`` itself is such a string; ``None`` when there is none.
+    ``""`` when ``value`` itself is such a string; ``None`` when there is none. A key that
+    holds one is written with the surrogate escaped (``k\\udbff``), so the path can be sent.
 
     Examples
     --------
@@ -95,17 +97,19 @@ def lone_surrogate_path(value: Any) -> str | None:
         node, path = stack.pop()
         if isinstance(node, str):
             if not _is_unicode_text(node):
-                return path
+                return _printable(path)
         elif isinstance(node, dict):
             children = []
             for key, item in node.items():
                 where = _join(path, str(key))
                 if isinstance(key, str) and not _is_unicode_text(key):
-                    return where
+                    return _printable(where)
                 children.append((item, where))
             stack.extend(reversed(children))
         elif isinstance(node, list):
-            stack.extend((item, _join(path, str(index))) for index, item in reversed(list(enumerate(node))))
+            stack.extend(
+                (item, _join(path, str(index))) for index, item in reversed(list(enumerate(node)))
+            )
     return None
 
 
@@ -217,6 +221,10 @@ def _is_unicode_text(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _join(path: str, part: str) -> str:
