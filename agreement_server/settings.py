@@ -142,7 +142,7 @@ REST_FRAMEWORK = {
     # JSON with a depth limit, strict UTF-8 and the size limit (studies/api/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
         "studies.api.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
+        "studies.api.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_PAGINATION_CLASS": "studies.api.pagination.StandardPagination",

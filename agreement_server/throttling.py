@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from rest_framework.settings import api_settings
 
 
 def client_address(request: Any) -> str:
@@ -24,7 +25,7 @@ def client_address(request: Any) -> str:
     front, the one the outermost of them saw (the rest of X-Forwarded-For can be forged)."""
     meta = request.META
     remote = str(meta.get("REMOTE_ADDR") or "")
-    proxies = int(settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0)
+    proxies = int(api_settings.NUM_PROXIES or 0)
     forwarded = meta.get("HTTP_X_FORWARDED_FOR")
     if proxies == 0 or not forwarded:
         return remote

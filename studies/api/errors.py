@@ -6,13 +6,19 @@
 Domain services raise Django's ``ValidationError`` (with codes) or ``ApplicationError``;
 this handler turns both into that shape, so views never format errors themselves. A body
 over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django's ``RequestDataTooBig``) is a 413
-``request_too_large``.
+``request_too_large``; Django's other refusals of a request (``SuspiciousOperation``: too
+many form fields or files) are a 400, never a 500.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import (
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_standardized_errors.handler import ExceptionHandler
 from rest_framework import exceptions
@@ -33,6 +39,21 @@ class RequestTooLarge(exceptions.APIException):
         )
 
 
+def _refused_request(exc: SuspiciousOperation) -> exceptions.APIException:
+    if isinstance(exc, TooManyFieldsSent):
+        return exceptions.ParseError(
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} fields.",
+            code="too_many_fields",
+        )
+    if isinstance(exc, TooManyFilesSent):
+        return exceptions.ParseError(
+            f"The request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files.",
+            code="too_many_files",
+        )
+    # The message of other refusals may quote server details: it is not sent.
+    return exceptions.ParseError("The request was refused as malformed.", code="bad_request")
+
+
 class ApiExceptionHandler(ExceptionHandler):
     def convert_known_exceptions(self, exc: Exception) -> Exception:
         if isinstance(exc, DjangoValidationError):
@@ -43,4 +64,6 @@ class ApiExceptionHandler(ExceptionHandler):
             return error
         if isinstance(exc, RequestDataTooBig):
             return RequestTooLarge()
+        if isinstance(exc, SuspiciousOperation):
+            return _refused_request(exc)
         return super().convert_known_exceptions(exc)

@@ -9,7 +9,8 @@ A JSON body is refused with a 400, before any view sees it, when it
   on the field that holds it): such text cannot be stored or written out as UTF-8.
 
 A body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` raises Django's ``RequestDataTooBig``,
-which ``studies.api.errors`` answers with a 413.
+which ``studies.api.errors`` answers with a 413; :class:`FormParser` applies the same limit
+to form bodies.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import IO, Any
 import numpy as np
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.http import QueryDict
 from rest_framework import exceptions, parsers
 
 #: Levels of arrays and objects a JSON body may nest: ``{"a": [1]}`` has two.
@@ -183,6 +185,21 @@ class JSONParser(parsers.JSONParser):
                     {error.path: [exceptions.ErrorDetail(error.message, code=error.code)]}
                 ) from None
             raise exceptions.ParseError(error.message, code=error.code) from None
+
+
+class FormParser(parsers.FormParser):
+    """DRF's form parser with the request size limit (DRF's reads any length)."""
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> Any:  # an immutable QueryDict
+        context = parser_context or {}
+        body = _read_limited(stream, context.get("request"))
+        encoding = context.get("encoding", settings.DEFAULT_CHARSET)
+        return QueryDict(body, encoding=encoding)
 
 
 def _read_limited(stream: IO[Any], request: Any) -> bytes:

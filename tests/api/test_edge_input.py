@@ -342,3 +342,56 @@ def test_nesting_depth_agrees_with_the_parsed_value(value: Any, ensure_ascii: bo
     text = json.dumps(value, ensure_ascii=ensure_ascii).encode()
     assert nesting_depth(text) == depth_of(value)
     assert load_json(text) == value
+
+
+# --- form bodies -----------------------------------------------------------------------------
+
+
+def test_a_form_with_too_many_fields_is_a_400_not_a_500(
+    manager_client: APIClient, study: Study
+) -> None:
+    body = "&".join(f"field{n}=1" for n in range(1001))
+    response = post(
+        manager_client,
+        f"/api/v1/studies/{study.pk}/computations/",
+        body,
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 400
+    assert response.json() == {
+        "type": "client_error",
+        "errors": [
+            {
+                "code": "too_many_fields",
+                "detail": "The request has more than 1,000 fields.",
+                "attr": None,
+            }
+        ],
+    }
+
+
+def test_a_multipart_upload_with_too_many_files_is_a_400(
+    manager_client: APIClient, study: Study
+) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    files = {f"file{n}": SimpleUploadedFile(f"f{n}.json", b"[]") for n in range(101)}
+    response = manager_client.post(
+        f"/api/v1/studies/{study.pk}/imports/?format=label_studio", files, format="multipart"
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"code": "too_many_files", "detail": "The request has more than 100 files.", "attr": None}
+    ]
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
+def test_a_form_body_over_the_limit_is_a_413(manager_client: APIClient, study: Study) -> None:
+    response = post(
+        manager_client,
+        f"/api/v1/studies/{study.pk}/computations/",
+        "question=" + "x" * 1000,
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 413
+    assert response.json() == TOO_LARGE
