@@ -233,6 +233,8 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)
 CELERY_BEAT_SCHEDULE = {
     # Requeues computations whose worker died mid-run (their heartbeat stopped).
     "computations-sweep": {"task": "studies.computations_sweep", "schedule": 60.0},
+    # Re-sends webhook deliveries the broker refused or lost (see docs/webhooks.md).
+    "webhooks-sweep": {"task": "webhooks.deliveries_sweep", "schedule": 10.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -256,6 +258,9 @@ AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS = env_int(
 )
 AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS = env_int(
     "AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS", 6 * 3600, minimum=1
+)
+AGREEMENT_WEBHOOK_RESEND_AFTER_SECONDS = env_int(
+    "AGREEMENT_WEBHOOK_RESEND_AFTER_SECONDS", 120, minimum=10
 )
 
 LOGGING = {

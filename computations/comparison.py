@@ -14,20 +14,30 @@ from django.db.models import Exists, OuterRef
 
 from computations import engine
 from computations.models import Computation, ComputationScope
-from computations.scope import ScopeAnnotations, scope_annotations, scope_data_revision
+from computations.scope import (
+    ScopeAnnotations,
+    scope_annotations,
+    scope_data_revision,
+    scope_spans,
+)
 from computations.selectors import computation_round_ids, latest_round_computations
 from studies.exceptions import ApplicationError
-from studies.models import Annotation, Question, Round, Study
+from studies.models import Annotation, LabelKind, Question, Round, Study
 
 MIN_SHARED_ITEMS = 2
 #: What ``difference`` is, in every comparison's result.
 DIFFERENCE_IS = "later round minus earlier round"
 #: The coefficient a study's headline shows and a round is compared on, first present wins.
-HEADLINE_ORDER = ("alpha", "kappa", "pi", "ac1", "s", "observed_agreement")
+HEADLINE_ORDER = ("alpha", "alpha_u", "kappa", "pi", "ac1", "s", "observed_agreement", "span_f1")
 #: Bootstrap replicates of the comparison stored with a finished computation.
 COMPARE_REPLICATES = 500
 #: Where a finished one-round computation keeps its comparison with the previous round.
 COMPARISON_KEY = "comparison_with_previous"
+#: The span coefficients a finished span computation compares with the previous round.
+SPAN_COMPARED = ("alpha_u", "span_f1")
+#: How a span comparison's difference was obtained.
+BOOTSTRAPPED = "bootstrap"
+POINT_ONLY = "point estimates only"
 
 
 def headline_coefficient(names: Sequence[str]) -> str | None:
@@ -147,6 +157,13 @@ def _rounds_compare(
     if first.pk == second.pk:
         raise ValueError("A comparison needs two different rounds.")
     later, earlier = (first, second) if first.position > second.position else (second, first)
+    if question.kind == LabelKind.SPAN:
+        return _span_rounds_compare(
+            question=question, first=first, second=second, coefficient=coefficient,
+            replicates=replicates, seed=seed, confidence=confidence, parameters=parameters,
+        )  # fmt: skip
+    if coefficient is not None and coefficient not in engine.ALL_COEFFICIENTS:
+        raise ValueError(f"{coefficient} is for span questions only.")
     params = _comparison_parameters(
         study=study, question=question, round_=later, coefficient=coefficient,
         parameters=parameters,
@@ -217,7 +234,8 @@ def comparison_with_previous(
 ) -> dict[str, Any] | None:
     """What a finishing one-round computation stores under ``COMPARISON_KEY``.
 
-    The computation's round minus the latest earlier round with annotations for the question,
+    The computation's round minus the latest earlier round with annotations for the question
+    (for a span question: alpha_u and span F1, see ``_span_comparison_with_previous``),
     on the result's headline coefficient with the computation's level, distance, seed and
     confidence. ``status`` is ``done`` (the ``rounds_compare`` result and the earlier round's
     data revision, so a page can tell when it changed), ``skipped`` (no earlier round, or
@@ -242,6 +260,21 @@ def comparison_with_previous(
         return {"status": "skipped", "reason": reason}
     bound = compare_max_annotations()
     total = n_annotations + Annotation.objects.filter(round=earlier, question=question).count()
+    if question.kind == LabelKind.SPAN:
+        cheap = total <= bound
+        return _span_comparison_with_previous(
+            computation=computation,
+            results=results,
+            round_=round_,
+            earlier=earlier,
+            bootstrap=cheap,
+            why_not=None
+            if cheap
+            else f"{round_.name} and {earlier.name} hold {total} annotations of this question, "
+            f"more than the {bound} bootstrapped when a computation finishes "
+            "(AGREEMENT_COMPARE_MAX_ANNOTATIONS): the difference of the stored values, "
+            "without an interval.",
+        )
     if total > bound:
         return {
             "status": "skipped",
@@ -264,3 +297,184 @@ def comparison_with_previous(
         return {"status": "failed", "reason": error.message}
     revision = scope_data_revision(question=question, round_ids=[earlier.pk])
     return {"status": "done", **compared, "earlier_data_revision": revision}
+
+
+# -- span questions -------------------------------------------------------------------------------
+
+
+def _span_round(question: Question, round_: Round) -> tuple[Any, np.ndarray]:
+    scope = scope_spans(question=question, round_ids=[round_.pk])
+    if not scope.n_annotations:
+        raise ValueError(f"{round_.name} has no annotations for this question.")
+    return scope.data, scope.item_ids
+
+
+def _span_difference(
+    later: tuple[Any, np.ndarray],
+    earlier: tuple[Any, np.ndarray],
+    name: str,
+    *,
+    min_overlap: float,
+    options: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any] | None, bool, int]:
+    """(difference, unpaired difference or None, paired, shared documents) of one span
+    coefficient: paired on the documents (items) both rounds annotated, unpaired on all of
+    each round's documents when those differ, as ``rounds_compare`` does for items."""
+    (data_a, items_a), (data_b, items_b) = later, earlier
+    dec_a = engine.span_decompositions(data_a, [name], min_overlap=min_overlap)[name]
+    dec_b = engine.span_decompositions(data_b, [name], min_overlap=min_overlap)[name]
+    shared, rows_a, rows_b = np.intersect1d(items_a, items_b, return_indices=True)
+    same = len(shared) == len(items_a) == len(items_b)
+    if same and len(shared) < MIN_SHARED_ITEMS:
+        raise ValueError(
+            f"the rounds share {len(shared)} document: a bootstrap over documents needs "
+            f"at least {MIN_SHARED_ITEMS}."
+        )
+    unpaired = None if same else engine.difference(dec_a, dec_b, paired=False, **options)
+    if len(shared) >= MIN_SHARED_ITEMS:
+        paired = engine.difference(
+            engine.decomposition_rows(dec_a, rows_a.tolist()),
+            engine.decomposition_rows(dec_b, rows_b.tolist()),
+            paired=True,
+            **options,
+        )
+        return paired, unpaired, True, len(shared)
+    assert unpaired is not None  # fewer than two shared documents: the sets differ
+    return unpaired, None, False, len(shared)
+
+
+def _span_rounds_compare(
+    *,
+    question: Question,
+    first: Round,
+    second: Round,
+    coefficient: str | None,
+    replicates: int,
+    seed: int,
+    confidence: float,
+    parameters: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """``rounds_compare`` for a span question: one decomposable span coefficient (alpha_u
+    unless told), later minus earlier, with a bootstrap interval over documents."""
+    name = coefficient or "alpha_u"
+    if name not in engine.SPAN_DECOMPOSABLE:
+        raise ValueError(
+            f"Rounds of a span question are compared on {', '.join(engine.SPAN_DECOMPOSABLE)}, "
+            f"not {name}."
+        )
+    later, earlier = (first, second) if first.position > second.position else (second, first)
+    params = dict(parameters or engine.default_parameters(LabelKind.SPAN))
+    read = {later.pk: _span_round(question, later), earlier.pk: _span_round(question, earlier)}
+    options = {"replicates": replicates, "seed": seed, "confidence": confidence}
+    difference, unpaired, paired, n_shared = _span_difference(
+        read[later.pk],
+        read[earlier.pk],
+        name,
+        min_overlap=float(params.get("min_overlap", 0.5)),
+        options=options,
+    )
+    entries = {r.pk: _round_entry(r, len(read[r.pk][1])) for r in (later, earlier)}
+    out: dict[str, Any] = {
+        "question": question.pk,
+        "coefficient": name,
+        "difference_is": DIFFERENCE_IS,
+        "later": entries[later.pk],
+        "earlier": entries[earlier.pk],
+        "first": entries[first.pk],
+        "second": entries[second.pk],
+        "n_shared_items": n_shared,
+        "paired": paired,
+        "difference": difference,
+        "parameters": {"min_overlap": float(params.get("min_overlap", 0.5))},
+    }
+    if unpaired is not None:
+        out["unpaired"] = unpaired
+    return out
+
+
+def _stored_value(results: Mapping[str, Any] | None, name: str) -> float | None:
+    entry = ((results or {}).get("coefficients") or {}).get(name) or {}
+    value = entry.get("value")
+    return None if value is None else float(value)
+
+
+def _span_comparison_with_previous(
+    *,
+    computation: Computation,
+    results: Mapping[str, Any],
+    round_: Round,
+    earlier: Round,
+    bootstrap: bool,
+    why_not: str | None,
+) -> dict[str, Any]:
+    """The stored comparison of a span computation: for each of ``SPAN_COMPARED`` it
+    computed, the later round minus the earlier, with a bootstrap interval when ``bootstrap``
+    (``method: "bootstrap"``), else the difference of the two rounds' stored point
+    estimates without an interval (``method: "point estimates only"`` and ``why_not``)."""
+    question = computation.question
+    params = computation.parameters
+    names = [n for n in SPAN_COMPARED if n in (results.get("coefficients") or {})]
+    if not names:
+        return {"status": "skipped", "reason": "Neither alpha_u nor span_f1 was computed."}
+    stored = latest_round_computations(study=computation.study, question_ids=[question.pk]).get(
+        (question.pk, earlier.pk)
+    )
+    earlier_results = stored.results if stored is not None else None
+    read = None
+    if bootstrap:
+        read = (_span_round(question, round_), _span_round(question, earlier))
+    coefficients: dict[str, Any] = {}
+    n_shared, paired = None, None
+    options = {
+        "replicates": COMPARE_REPLICATES,
+        "seed": int(params["seed"]),
+        "confidence": float(params["confidence"]),
+    }
+    for name in names:
+        entry: dict[str, Any] = {
+            "later_value": _stored_value(results, name),
+            "earlier_value": _stored_value(earlier_results, name),
+        }
+        if read is not None:
+            try:
+                difference, _, paired, n_shared = _span_difference(
+                    read[0], read[1], name,
+                    min_overlap=float(params.get("min_overlap", 0.5)), options=options,
+                )  # fmt: skip
+            except ValueError as error:
+                entry["reason"] = f"no bootstrap interval: {error}"
+            else:
+                coefficients[name] = {**entry, "method": BOOTSTRAPPED, "difference": difference}
+                continue
+        elif why_not:
+            entry["reason"] = why_not
+        if entry["earlier_value"] is None:
+            entry["reason"] = (
+                f"{earlier.name} has no finished computation of {name} to compare with."
+            )
+        later_value, earlier_value = entry["later_value"], entry["earlier_value"]
+        estimate = (
+            later_value - earlier_value
+            if later_value is not None and earlier_value is not None
+            else None
+        )
+        coefficients[name] = {**entry, "method": POINT_ONLY, "difference": {"estimate": estimate}}
+    headline = coefficients[names[0]]
+    return {
+        "status": "done",
+        "kind": LabelKind.SPAN,
+        "coefficient": names[0],
+        "difference_is": DIFFERENCE_IS,
+        "later": {"round": round_.pk, "round_name": round_.name},
+        "earlier": {
+            "round": earlier.pk,
+            "round_name": earlier.name,
+            "computation": stored.pk if stored is not None else None,
+        },
+        "paired": paired,
+        "n_shared_items": n_shared,
+        "method": headline["method"],
+        "difference": headline["difference"],
+        "coefficients": coefficients,
+        "earlier_data_revision": scope_data_revision(question=question, round_ids=[earlier.pk]),
+    }

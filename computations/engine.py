@@ -40,6 +40,8 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
+from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
+from metrics.spans import span_report as metrics_span_report
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -61,6 +63,27 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                           "distance": "tree"},
 }  # fmt: skip
 LEVELS: tuple[str, ...] = tuple(metrics.LEVELS)
+
+#: The coefficients of a span question (``metrics.spans.span_report``), in display order.
+SPAN_COEFFICIENTS: tuple[str, ...] = (
+    "alpha_u",
+    "gamma",
+    "span_f1",
+    "span_f1_overlap",
+    "token_alpha",
+    "token_kappa",
+    "pk",
+    "window_diff",
+)
+#: What a span question computes unless told otherwise (gamma is costly, token kappa
+#: repeats token alpha: asked for only).
+SPAN_DEFAULT_COEFFICIENTS: tuple[str, ...] = tuple(
+    c for c in SPAN_COEFFICIENTS if c not in ("gamma", "token_kappa")
+)
+#: Span coefficients with a per-document decomposition (a bootstrap difference of two rounds).
+SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
+#: The most disputed documents a span result keeps.
+MOST_DISPUTED_DOCUMENTS = 50
 _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
 
 MOST_DISPUTED = 20
@@ -73,6 +96,14 @@ def metrics_version() -> str:
 
 
 def default_parameters(kind: str) -> dict[str, Any]:
+    if kind == LabelKind.SPAN:
+        return {
+            "coefficients": list(SPAN_DEFAULT_COEFFICIENTS),
+            "bootstrap": 1000,
+            "seed": 0,
+            "confidence": 0.95,
+            "min_overlap": 0.5,
+        }
     defaults = DEFAULTS[kind]
     return {
         "coefficients": list(defaults["coefficients"]),
@@ -428,6 +459,80 @@ def difference(
         first, second, replicates=replicates, seed=seed, confidence=confidence, minimums=(0.0,)
     )
     return bootstrap_json(result)
+
+
+# -- spans ---------------------------------------------------------------------------------------
+
+
+def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The span report of the requested coefficients, with their intervals when
+    ``params["bootstrap"]`` asks for replicates.
+
+    A coefficient the data leaves undefined keeps ``value: null`` and its ``reason``, which
+    is also listed under ``skipped``. ``documents`` keeps the most disputed
+    ``MOST_DISPUTED_DOCUMENTS``, each with its index in ``data.documents`` (``index``) so that
+    the caller can name its item.
+    """
+    wanted = list(params["coefficients"])
+    options: dict[str, Any] = {
+        "gamma": "gamma" in wanted,
+        "min_overlap": float(params["min_overlap"]),
+        "bootstrap": int(params["bootstrap"]),
+        "seed": int(params["seed"]),  # gamma's sampling too, with or without a bootstrap
+        "confidence": float(params["confidence"]),
+    }
+    report: dict[str, Any] = _jsonable(metrics_span_report(data, **options))
+    coefficients = report.get("coefficients") or {}
+    skipped: dict[str, str] = {}
+    kept: dict[str, Any] = {}
+    for name in wanted:
+        entry = coefficients.get(name)
+        if entry is None:
+            skipped[name] = "not reported for this data"
+            continue
+        kept[name] = entry
+        if entry.get("value") is None:
+            skipped[name] = str(entry.get("reason") or "undefined on this data")
+    report["coefficients"] = kept
+    report["skipped"] = skipped
+    index = {document: i for i, document in enumerate(data.documents)}
+    documents = []
+    for entry in (report.get("documents") or [])[:MOST_DISPUTED_DOCUMENTS]:
+        position = index.get(entry.get("document"))
+        if position is None:  # the report names documents as strings
+            position = index.get(_document_key(entry.get("document"), data.documents))
+        documents.append({**entry, "index": position})
+    report["documents"] = documents
+    return report
+
+
+def _document_key(name: Any, documents: Sequence[Hashable]) -> Hashable | None:
+    text = str(name)
+    return next((d for d in documents if str(d) == text), None)
+
+
+def span_decompositions(
+    data: SpanData, names: Sequence[str], *, min_overlap: float
+) -> dict[str, Decomposition]:
+    """Per-document decompositions of the ``SPAN_DECOMPOSABLE`` coefficients among ``names``
+    (one row per document of ``data``, in its order)."""
+
+    out: dict[str, Decomposition] = {}
+    for name in names:
+        if name == "alpha_u":
+            out[name] = decompose_unitizing_alpha(data)
+        elif name == "span_f1":
+            out[name] = decompose_span_f1(data, match="exact")
+        elif name == "span_f1_overlap":
+            out[name] = decompose_span_f1(data, match="overlap", min_overlap=min_overlap)
+    return out
+
+
+def decomposition_rows(decomposition: Decomposition, rows: Sequence[int]) -> Decomposition:
+    """The same coefficient on some documents only (rows in the given order)."""
+    return Decomposition(
+        decomposition.name, decomposition.item_stats[list(rows)], decomposition.finalize
+    )
 
 
 # -- helpers -------------------------------------------------------------------------------------

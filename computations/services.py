@@ -47,10 +47,12 @@ from computations.models import (
 )
 from computations.scope import (
     ScopeAnnotations,
+    ScopeSpans,
     coder_keys,
     item_external_ids,
     scope_annotations,
     scope_data_revision,
+    scope_spans,
     unit_label,
 )
 from computations.selectors import computation_round_ids
@@ -81,23 +83,75 @@ def heartbeat_interval() -> float:
 
 
 def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The question kind's defaults, overridden by what was given, checked."""
+    """The question kind's defaults, overridden by what was given, checked.
+
+    Raises ``ValidationError`` naming each bad field: an unknown parameter, a coefficient
+    of the other family (span coefficients are for span questions only, and the others for
+    the other kinds), a level or distance for a span question, a minimum overlap for the
+    others, a bad bootstrap size, seed, confidence level or minimum overlap.
+    """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
-    unknown = sorted(set(given) - set(params))
-    if unknown:
-        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+    span = question.kind == LabelKind.SPAN
+    errors = _unknown_parameter_errors(set(given) - set(params), span=span)
+    if errors:
+        raise ValidationError(errors)
     params.update({key: value for key, value in given.items() if value is not None})
+    errors.update(_coefficient_errors(params["coefficients"], span=span))
+    if span:
+        overlap = params["min_overlap"]
+        if not (isinstance(overlap, int | float) and 0 <= overlap <= 1):
+            errors["min_overlap"] = "The minimum overlap is a share from 0 to 1."
+    else:
+        if params["level"] not in LEVELS:
+            errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
+        distances = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
+        if params["distance"] not in distances:
+            errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    errors.update(_sampling_errors(params))
+    if errors:
+        raise ValidationError(errors)
+    params["coefficients"] = list(dict.fromkeys(params["coefficients"]))
+    params["confidence"] = float(params["confidence"])
+    if span:
+        params["min_overlap"] = float(params["min_overlap"])
+    return params
+
+
+def _unknown_parameter_errors(names: set[str], *, span: bool) -> dict[str, str]:
     errors: dict[str, str] = {}
-    coefficients = params["coefficients"]
-    if not coefficients or any(name not in engine.ALL_COEFFICIENTS for name in coefficients):
-        errors["coefficients"] = f"Choose one or more of: {', '.join(engine.ALL_COEFFICIENTS)}."
-    params["coefficients"] = list(dict.fromkeys(coefficients))
-    if params["level"] not in LEVELS:
-        errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
-    known = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
-    if params["distance"] not in known:
-        errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
+    unknown = []
+    for name in sorted(names):
+        if span and name in ("level", "distance"):
+            errors[name] = f"A span question has no {name}: its coefficients fix their own."
+        elif not span and name == "min_overlap":
+            errors[name] = "Only span questions take a minimum overlap."
+        else:
+            unknown.append(name)
+    if unknown:
+        errors["parameters"] = f"Unknown parameters: {', '.join(unknown)}."
+    return errors
+
+
+def _coefficient_errors(coefficients: Any, *, span: bool) -> dict[str, str]:
+    """Span coefficients for span questions only, the others for the other kinds."""
+    known = engine.SPAN_COEFFICIENTS if span else engine.ALL_COEFFICIENTS
+    other = engine.ALL_COEFFICIENTS if span else engine.SPAN_COEFFICIENTS
+    choose = f"choose one or more of: {', '.join(known)}."
+    if not coefficients or not isinstance(coefficients, list | tuple):
+        return {"coefficients": choose.capitalize()}
+    misplaced = [name for name in coefficients if name in other and name not in known]
+    if misplaced:
+        family = "not for span questions" if span else "for span questions only"
+        return {"coefficients": f"{', '.join(misplaced)}: {family}; {choose}"}
+    if any(name not in known for name in coefficients):
+        return {"coefficients": choose.capitalize()}
+    return {}
+
+
+def _sampling_errors(params: Mapping[str, Any]) -> dict[str, str]:
+    """What is wrong with the bootstrap size, seed, confidence level and chunk size."""
+    errors: dict[str, str] = {}
     if not (isinstance(params["bootstrap"], int) and 0 <= params["bootstrap"] <= MAX_BOOTSTRAP):
         errors["bootstrap"] = f"The bootstrap size is a whole number from 0 to {MAX_BOOTSTRAP}."
     elif params["bootstrap"] == 1:
@@ -109,10 +163,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
         errors["confidence"] = "The confidence level is at least 0.5 and below 1."
     if not (isinstance(params["chunk_size"], int) and params["chunk_size"] >= 10):
         errors["chunk_size"] = "Chunks hold at least 10 replicates."
-    if errors:
-        raise ValidationError(errors)
-    params["confidence"] = float(confidence)
-    return params
+    return errors
 
 
 def parameters_hash(
@@ -394,6 +445,9 @@ def computation_run(*, computation_id: int) -> None:
 
 
 def _run_step(computation: Computation) -> None:
+    if computation.question.kind == LabelKind.SPAN:
+        _run_span_step(computation)
+        return
     params = computation.parameters
     clock = time.monotonic()
     seconds: dict[str, float] = {}
@@ -451,6 +505,80 @@ def _run_step(computation: Computation) -> None:
         status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common
     )
     logger.info("computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _run_span_step(computation: Computation) -> None:
+    """A span question: read the units, run the span report (its bootstrap inline: span
+    measures are not chunked), name the most disputed documents, compare with the previous
+    round, store."""
+    params = computation.parameters
+    clock = time.monotonic()
+    seconds: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+
+    scope = scope_spans(question=computation.question, round_ids=computation_round_ids(computation))
+    if scope.n_annotations == 0:
+        raise ValueError("There are no annotations in this scope.")
+    lap("read")
+    _beat(computation.pk, 0.1)
+    results = engine.span_report(scope.data, params)
+    lap("report")
+    _beat(computation.pk, 0.9)
+    _name_documents(results["documents"], scope, pooled=computation.scope != ComputationScope.ROUND)
+    coders = coder_keys(int(c) for c in scope.coder_ids)
+    results.update(
+        kind=LabelKind.SPAN,
+        unit=computation.question.span_unit or "character",
+        n_items=results.get("n_documents", scope.data.n_documents),
+        n_annotations=scope.n_annotations,
+        coder_keys={str(pk): coders.get(int(pk), str(pk)) for pk in scope.coder_ids.tolist()},
+    )
+    results["bootstrap"] = {
+        "replicates": int(params["bootstrap"]),
+        "seed": params["seed"],
+        "confidence": params["confidence"],
+        "chunks": 0,
+    }
+    results["seconds"] = seconds
+    _store_comparison(computation, results, scope.n_annotations)
+    lap("comparison")
+    Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
+        status=ComputationStatus.DONE,
+        progress=1.0,
+        finished_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        fingerprint=scope.fingerprint,
+        n_annotations=scope.n_annotations,
+        metrics_version=engine.metrics_version(),
+        results=results,
+    )
+    logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
+
+
+def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans, *, pooled: bool) -> None:
+    """Give each listed document its item id and external id (``round/external id`` when
+    rounds are pooled), looking up only the items listed."""
+    rows = [entry.pop("index", None) for entry in documents]
+    items = item_external_ids(int(scope.item_ids[i]) for i in rows if i is not None)
+    rounds = (
+        dict(Round.objects.filter(pk__in=set(scope.round_ids.tolist())).values_list("id", "name"))
+        if pooled
+        else {}
+    )
+    for entry, index in zip(documents, rows, strict=True):
+        if index is None:
+            entry.update(item=None, external_id=str(entry.get("document")))
+            continue
+        item = int(scope.item_ids[index])
+        name = items.get(item, str(item))
+        if pooled:
+            name = f"{rounds.get(int(scope.round_ids[index]), '?')}/{name}"
+        entry.update(item=item, external_id=name, round=int(scope.round_ids[index]))
 
 
 def _store_comparison(

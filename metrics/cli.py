@@ -24,7 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from metrics.data import ReliabilityData
+from metrics.errors import InputError
 from metrics.report import COEFFICIENT_KEYS, LEVELS, report
+from metrics.spans.reader import read_spans
+from metrics.spans.report import format_span_table, span_report
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 #: ``--level`` for span annotations (not a level of measurement: it selects the span report).
@@ -42,10 +45,6 @@ TITLES = {
     "ac1": "Gwet's AC1 (AC2 with a distance)",
     "brennan_prediger": "Brennan-Prediger",
 }
-
-
-class InputError(ValueError):
-    """Bad input: the message names the file, line and field."""
 
 
 def _parse_label(raw: Any, level: str, where: str, *, numbers: bool) -> Hashable:
@@ -308,10 +307,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def _span_main(args: argparse.Namespace) -> int:
     """``--level span``: read span annotations and print the span report."""
-    # Imported here: metrics.spans.reader raises this module's InputError.
-    from metrics.spans.reader import read_spans
-    from metrics.spans.report import format_span_table, span_report
-
     try:
         for option in ("distance", "domain", "tree"):
             if getattr(args, option) is not None:

@@ -35,8 +35,13 @@ from studies.selectors import study_list
 #: Krippendorff's cut-offs drawn on the charts of chance-corrected coefficients.
 REFERENCE_LINES = (0.667, 0.8)
 #: Coefficients without an expected (chance) term: Krippendorff's reliability bands do not
-#: apply to them, and they have no expected value to show.
-NOT_CHANCE_CORRECTED = frozenset({"observed_agreement"})
+#: apply to them, and they have no expected value to show. Span F1 is an agreement share;
+#: P_k and WindowDiff are error rates (lower is better).
+NOT_CHANCE_CORRECTED = frozenset(
+    {"observed_agreement", "span_f1", "span_f1_overlap", "pk", "window_diff"}
+)
+#: Coefficients where a lower value is better agreement.
+LOWER_IS_BETTER = frozenset({"pk", "window_diff"})
 #: A difference smaller than this is shown as "no change".
 TREND_TOLERANCE = 0.005
 
@@ -50,6 +55,14 @@ COEFFICIENT_NAMES = {
     "light_kappa": "Light's kappa",
     "ac1": "Gwet's AC1 / AC2",
     "brennan_prediger": "Brennan–Prediger",
+    "alpha_u": "Unitizing alpha (α_U)",
+    "gamma": "Mathet et al.'s gamma (γ)",
+    "span_f1": "Span F1, exact match",
+    "span_f1_overlap": "Span F1, overlapping match",
+    "token_alpha": "Token-level alpha",
+    "token_kappa": "Token-level kappa",
+    "pk": "P_k",
+    "window_diff": "WindowDiff",
 }
 
 
@@ -230,9 +243,8 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
             names.extend(n for n in entry["coefficients"] if n not in names)
         if not rounds:
             rounds = [entry["round_name"] for entry in question["rounds"]]
-    ordered = [n for n in engine.ALL_COEFFICIENTS if n in names] + [
-        n for n in names if n not in engine.ALL_COEFFICIENTS
-    ]
+    known = (*engine.ALL_COEFFICIENTS, *engine.SPAN_COEFFICIENTS)
+    ordered = [n for n in known if n in names] + [n for n in names if n not in known]
     out = []
     for name in ordered:
         series = []

@@ -35,9 +35,12 @@ from pages.selectors import (
     study_computations,
     study_list_rows,
 )
+from pages.span_charts import document_lanes
+from pages.span_document import span_document, span_items_page
+from pages.span_report import span_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError
-from studies.models import Coder, Question, Role, Round, Study
+from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
 from studies.selectors import question_list, round_list
 
 LOGIN_URL = reverse_lazy("login")
@@ -133,6 +136,8 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
     question = _question_of(study, request.GET.get("question"))
+    if question.kind == LabelKind.SPAN:
+        return _span_round_report(request, study, role, round_, question)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
     if report.coder_pairs is not None:
@@ -165,6 +170,37 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
     return render(request, "pages/round_report.html", context)
 
 
+def _span_round_report(
+    request: HttpRequest, study: Study, role: Role, round_: Round, question: Question
+) -> HttpResponse:
+    report = span_round_report(study=study, round_=round_, question=question)
+    charts_ = [
+        (
+            history,
+            charts.history_chart(
+                history,
+                chart_id=f"span-history-{history.coefficient}",
+                desc=f"{history.name} of question {question.key} in each round of the study"
+                + (
+                    ", shaded bands are confidence intervals; dashed lines mark 0.667 and 0.8"
+                    if history.bands
+                    else ", shaded bands are confidence intervals"
+                )
+                + ". The table beside the chart lists the same numbers.",
+            ),
+        )
+        for history in report.history
+    ]
+    context = {
+        "study": study,
+        "role": role,
+        "report": report,
+        "questions": list(question_list(study=study)),
+        "history_charts": charts_,
+    }
+    return render(request, "pages/span_round_report.html", context)
+
+
 @require_GET
 @site_login_required
 def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpResponse:
@@ -191,6 +227,49 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
         ],
     }
     return render(request, "pages/coder_detail.html", context)
+
+
+def _span_question_of(study: Study, question_pk: int) -> Question:
+    question = _question_of(study, question_pk)
+    if question.kind != LabelKind.SPAN:
+        raise Http404("Not a span question.")
+    return question
+
+
+@require_GET
+@site_login_required
+def span_document_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, item_pk: int
+) -> HttpResponse:
+    """One item of a span question in a round: each coder's units and where they differ."""
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _span_question_of(study, question_pk)
+    item = Item.objects.filter(study=study, pk=item_pk).first()
+    if item is None:
+        raise Http404("No such item in this study.")
+    document = span_document(round_=round_, question=question, item=item)
+    context = {
+        "study": study,
+        "role": role,
+        "document": document,
+        "lanes_chart": document_lanes(document),
+    }
+    return render(request, "pages/span_document.html", context)
+
+
+@require_GET
+@site_login_required
+def span_items_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    """The items annotated for a span question in a round, each linking to its document view."""
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _span_question_of(study, question_pk)
+    page = span_items_page(round_=round_, question=question, page=request.GET.get("page"))
+    context = {"study": study, "role": role, "round": round_, "question": question, "page": page}
+    return render(request, "pages/span_items.html", context)
 
 
 # -- requesting a computation --------------------------------------------------------------------

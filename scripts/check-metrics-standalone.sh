@@ -146,4 +146,18 @@ step "python -m metrics report on a CSV file"
     "$WORK/report.json" || fail "unexpected report"
 ok "JSON report of 3 items"
 
+step "python -m metrics report --level span on a CSV file"
+{
+    echo "document,coder,begin,end,label"
+    echo "d1,A,0,5,PER"; echo "d1,B,0,5,PER"; echo "d1,A,10,14,LOC"; echo "d1,B,11,14,LOC"
+    echo "d2,A,3,8,PER"; echo "d2,B,,,"
+} >"$WORK/spans.csv"
+"$VENV_PYTHON" -I -m metrics report "$WORK/spans.csv" --level span --json >"$WORK/spans.json" \
+    || fail "python -m metrics report --level span exited $?"
+"$VENV_PYTHON" -I -c 'import json, sys; r = json.load(open(sys.argv[1]))
+assert (r["n_documents"], r["n_coders"], r["n_units"]) == (2, 2, 5), r
+assert r["coefficients"]["alpha_u"]["value"] is not None, r' \
+    "$WORK/spans.json" || fail "unexpected span report"
+ok "JSON span report of 2 documents, 5 units"
+
 printf '\nmetrics installs and runs standalone with numpy and scipy only.\n'

@@ -194,7 +194,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     date_hierarchy = "created_at"
     fields = (
         "endpoint", "event", "event_id", "status", "attempts", "last_status_code",
-        "next_attempt_at", "created_at", "finished_at", "payload_json",
+        "next_attempt_at", "dispatched_at", "created_at", "finished_at", "payload_json",
     )  # fmt: skip
     readonly_fields = fields
     inlines = (WebhookAttemptInline,)

@@ -73,7 +73,13 @@ class DeliveryStatus(models.TextChoices):
 
 
 class WebhookDelivery(models.Model):
-    """One event for one endpoint; ``payload`` is the JSON body sent on every attempt."""
+    """One event for one endpoint; ``payload`` is the JSON body sent on every attempt.
+
+    While ``pending``, ``next_attempt_at`` is when the next attempt is due (during an
+    attempt: when its time is up), and ``dispatched_at`` when a message for it was handed
+    to the broker (null: the broker refused it, so nothing is queued). The sweep re-sends
+    what is due and not queued, and what stayed unattempted long after it was due.
+    """
 
     endpoint = models.ForeignKey(
         WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
@@ -87,6 +93,7 @@ class WebhookDelivery(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     last_status_code = models.PositiveIntegerField(null=True, blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -102,6 +109,12 @@ class WebhookDelivery(models.Model):
         indexes: ClassVar = [
             # The delivery log of an endpoint, newest first.
             models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_log"),
+            # The sweep's scan: pending deliveries by due time (few rows, whatever the log).
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(status="pending"),
+                name="webhook_delivery_pending_due",
+            ),
         ]
 
     def __str__(self) -> str:

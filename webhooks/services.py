@@ -1,44 +1,19 @@
-"""Webhooks: manage a study's endpoints, fire events, and deliver them signed, with retries.
+"""Webhooks: manage a study's endpoints and fire events.
 
 Each event makes one delivery per subscribed endpoint (unique per endpoint and event id,
-so firing twice sends once), enqueued after the transaction commits. A delivery is
-attempted by ``webhook_deliver_task``; each attempt is logged (status code, an excerpt of
-the answer, the error, the duration). A failed attempt is retried with exponential
-backoff (``AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS`` × 2^(n−1), at most
-``AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS``) until ``AGREEMENT_WEBHOOK_MAX_ATTEMPTS``.
-
-The request::
-
-    POST <url>
-    Content-Type: application/json
-    User-Agent: agreement-server-webhooks/1
-    X-Agreement-Event: computation.finished
-    X-Agreement-Delivery: 42
-    X-Agreement-Timestamp: 1767225600
-    X-Agreement-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" with the secret>
-
-Signing the timestamp with the body lets a receiver refuse replays of old requests.
-Endpoints on private, loopback or link-local addresses are refused unless
-``AGREEMENT_WEBHOOKS_ALLOW_PRIVATE`` is true (a manager must not be able to make the server
-call its own network). Redirects are not followed.
+so firing twice sends once), committed with the event and handed to the workers after the
+transaction commits (``webhooks/dispatch.py``); ``webhooks/delivery.py`` sends it, signed,
+with retries. An endpoint's URL must pass ``webhooks.targets.webhook_target`` (no user
+name, no backslash, http or https only); whether its host may be private is decided when
+connecting (``AGREEMENT_WEBHOOKS_ALLOW_PRIVATE``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import ipaddress
-import json
 import logging
-import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -50,24 +25,17 @@ from computations import engine
 from computations.models import Computation, ComputationScope, ComputationStatus
 from studies.models import Study
 from webhooks import dispatch
-from webhooks.models import (
-    DeliveryStatus,
-    WebhookAttempt,
-    WebhookDelivery,
-    WebhookEndpoint,
-    WebhookEvent,
-)
+
+# Signing lives in ``webhooks.delivery``; these names stay importable from here.
+from webhooks.delivery import payload_body as payload_body
+from webhooks.delivery import webhook_signature as webhook_signature
+from webhooks.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from webhooks.targets import webhook_url_problem
 
 logger = logging.getLogger(__name__)
 
 SUBSCRIBABLE_EVENTS = (WebhookEvent.COMPUTATION_FINISHED, WebhookEvent.AGREEMENT_BELOW_THRESHOLD)
 MAX_ENDPOINTS_PER_STUDY = 20
-EXCERPT_CHARS = 1000
-SIGNATURE_HEADER = "X-Agreement-Signature"
-TIMESTAMP_HEADER = "X-Agreement-Timestamp"
-EVENT_HEADER = "X-Agreement-Event"
-DELIVERY_HEADER = "X-Agreement-Delivery"
-USER_AGENT = "agreement-server-webhooks/1"
 
 
 class WebhookErrorCode:
@@ -78,42 +46,6 @@ class WebhookErrorCode:
     THRESHOLD_OUT_OF_RANGE = "threshold_out_of_range"
     INVALID_URL = "invalid_url"
     TOO_MANY_ENDPOINTS = "too_many_endpoints"
-
-
-# -- settings ------------------------------------------------------------------------------------
-
-
-def max_attempts() -> int:
-    return settings.AGREEMENT_WEBHOOK_MAX_ATTEMPTS
-
-
-def request_timeout() -> float:
-    return float(settings.AGREEMENT_WEBHOOK_TIMEOUT_SECONDS)
-
-
-def backoff_seconds(attempt: int) -> int:
-    """Seconds to wait after failed attempt number ``attempt`` (1, 2, …): doubling each time."""
-    base = settings.AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS
-    cap = settings.AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS
-    return int(min(base * 2 ** max(attempt - 1, 0), cap))
-
-
-def _allow_private() -> bool:
-    return bool(settings.AGREEMENT_WEBHOOKS_ALLOW_PRIVATE)
-
-
-# -- signing -------------------------------------------------------------------------------------
-
-
-def webhook_signature(*, secret: str, timestamp: str, body: bytes) -> str:
-    """``sha256=<hex>``: HMAC-SHA256 of ``<timestamp>.<body>`` keyed with the secret."""
-    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256)
-    return f"sha256={digest.hexdigest()}"
-
-
-def payload_body(payload: dict[str, Any]) -> bytes:
-    """The exact bytes sent (and signed): compact JSON, keys sorted."""
-    return json.dumps(payload, separators=(",", ":"), sort_keys=True, default=str).encode()
 
 
 # -- endpoints -----------------------------------------------------------------------------------
@@ -159,10 +91,9 @@ def _clean_endpoint(endpoint: WebhookEndpoint) -> None:
             f"Unknown coefficient; known: {', '.join(engine.ALL_COEFFICIENTS)}.",
             code=WebhookErrorCode.UNKNOWN_COEFFICIENT,
         )
-    if urlsplit(endpoint.url).scheme not in ("http", "https"):
-        errors["url"] = ValidationError(
-            "The URL must start with http:// or https://.", code=WebhookErrorCode.INVALID_URL
-        )
+    url_problem = webhook_url_problem(endpoint.url)
+    if url_problem is not None:
+        errors["url"] = ValidationError(url_problem, code=WebhookErrorCode.INVALID_URL)
     if errors:
         raise ValidationError(errors)
     endpoint.full_clean()
@@ -311,8 +242,14 @@ def _create_deliveries(
         for endpoint, event, event_id, payload in specs:
             if WebhookDelivery.objects.filter(endpoint=endpoint, event_id=event_id).exists():
                 continue
+            now = timezone.now()
             delivery = WebhookDelivery(
-                endpoint=endpoint, event=event, event_id=event_id, payload=payload
+                endpoint=endpoint,
+                event=event,
+                event_id=event_id,
+                payload=payload,
+                next_attempt_at=now,
+                dispatched_at=now,  # handed over on commit; cleared if the broker refuses
             )
             delivery.full_clean(validate_constraints=False)
             try:
@@ -425,151 +362,11 @@ def webhook_delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
     """Send a finished (failed or succeeded) delivery again: one more attempt, logged like
     the others (retried only while under the attempt limit)."""
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), finished_at=None
+        status=DeliveryStatus.PENDING,
+        next_attempt_at=timezone.now(),
+        dispatched_at=timezone.now(),
+        finished_at=None,
     )
     dispatch.deliveries_enqueue([delivery.pk])
     delivery.refresh_from_db()
     return delivery
-
-
-# -- delivery ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AttemptOutcome:
-    """What one attempt did; ``retry_in`` is the countdown of the next one (None: no retry)."""
-
-    attempted: bool
-    succeeded: bool = False
-    retry_in: int | None = None
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a 3xx is the answer, not a new request
-
-
-def _private_address(url: str) -> str | None:
-    """The first private/loopback/link-local address the URL's host resolves to, if any."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except OSError:
-        return None  # the request itself reports the DNS error
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if (
-            address.is_private
-            or address.is_loopback
-            or address.is_link_local
-            or address.is_reserved
-            or address.is_multicast
-            or address.is_unspecified
-        ):
-            return str(address)
-    return None
-
-
-@dataclass
-class _Response:
-    status_code: int | None = None
-    excerpt: str = ""
-    error: str = ""
-
-
-def _post(url: str, body: bytes, headers: dict[str, str]) -> _Response:
-    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
-    opener = urllib.request.build_opener(_NoRedirect)
-    try:
-        with opener.open(request, timeout=request_timeout()) as answer:
-            text = answer.read(EXCERPT_CHARS * 4).decode("utf-8", "replace")
-            return _Response(answer.status, text[:EXCERPT_CHARS])
-    except urllib.error.HTTPError as error:
-        text = error.read(EXCERPT_CHARS * 4).decode("utf-8", "replace") if error.fp else ""
-        return _Response(error.code, text[:EXCERPT_CHARS], f"HTTP {error.code}")
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        return _Response(None, "", f"{type(error).__name__}: {reason}"[:EXCERPT_CHARS])
-
-
-def webhook_delivery_attempt(*, delivery_id: int) -> AttemptOutcome:
-    """Send a pending delivery once and log the attempt; the outcome says when to retry.
-
-    The attempt is claimed with a conditional UPDATE on the attempt count, so two workers
-    holding the same message never send it twice at once.
-    """
-    delivery = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
-    if delivery is None or delivery.status != DeliveryStatus.PENDING:
-        logger.info("webhook delivery skipped id=%s (gone or finished)", delivery_id)
-        return AttemptOutcome(attempted=False)
-    number = delivery.attempts + 1
-    claimed = WebhookDelivery.objects.filter(
-        pk=delivery.pk, status=DeliveryStatus.PENDING, attempts=delivery.attempts
-    ).update(attempts=number)
-    if not claimed:
-        return AttemptOutcome(attempted=False)
-    endpoint = delivery.endpoint
-    started = timezone.now()
-    clock = time.monotonic()
-    response: _Response
-    permanent = False
-    if not endpoint.is_active:
-        response, permanent = _Response(error="The endpoint is disabled."), True
-    elif not _allow_private() and (address := _private_address(endpoint.url)) is not None:
-        response = _Response(error=f"The endpoint's host resolves to a private address {address}.")
-        permanent = True
-    else:
-        body = payload_body(delivery.payload)
-        timestamp = str(int(time.time()))
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            EVENT_HEADER: delivery.event,
-            DELIVERY_HEADER: str(delivery.pk),
-            TIMESTAMP_HEADER: timestamp,
-            SIGNATURE_HEADER: webhook_signature(
-                secret=endpoint.secret, timestamp=timestamp, body=body
-            ),
-        }
-        response = _post(endpoint.url, body, headers)
-    duration_ms = int((time.monotonic() - clock) * 1000)
-    succeeded = response.status_code is not None and 200 <= response.status_code < 300
-    retry_in = None
-    if not succeeded and not permanent and number < max_attempts():
-        retry_in = backoff_seconds(number)
-    now = timezone.now()
-    with transaction.atomic():
-        WebhookAttempt.objects.create(
-            delivery=delivery,
-            number=number,
-            started_at=started,
-            duration_ms=duration_ms,
-            status_code=response.status_code,
-            response_excerpt=response.excerpt,
-            error=response.error,
-            succeeded=succeeded,
-            retry_in_seconds=retry_in,
-        )
-        status = (
-            DeliveryStatus.SUCCEEDED
-            if succeeded
-            else DeliveryStatus.PENDING
-            if retry_in is not None
-            else DeliveryStatus.FAILED
-        )
-        WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            status=status,
-            last_status_code=response.status_code,
-            next_attempt_at=now + timedelta(seconds=retry_in) if retry_in is not None else None,
-            finished_at=None if retry_in is not None else now,
-        )
-    logger.info(
-        "webhook attempt delivery=%s number=%s status_code=%s succeeded=%s retry_in=%s",
-        delivery.pk,
-        number,
-        response.status_code,
-        succeeded,
-        retry_in,
-    )
-    return AttemptOutcome(attempted=True, succeeded=succeeded, retry_in=retry_in)

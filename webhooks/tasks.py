@@ -1,8 +1,8 @@
-"""Celery task of webhook deliveries: thin, id-only, safe to repeat.
+"""Celery tasks of webhooks: thin, id-only, safe to repeat, never raising.
 
-The service claims each attempt with a conditional UPDATE and logs it; this task only asks
-Celery to run it again after the backoff the service chose. A delivery that is gone or
-finished makes the task return without sending anything.
+``webhook_deliver_task`` makes one attempt (the service claims and logs it) and hands the
+retry to the broker with the backoff the service chose. Whatever goes wrong is logged and
+left to ``webhook_deliveries_sweep_task`` (beat), which sends again what nothing else will.
 """
 
 from __future__ import annotations
@@ -12,20 +12,26 @@ from typing import Any
 
 from celery import shared_task
 
-from webhooks import services as webhooks
+from webhooks import delivery, dispatch
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, name="studies.webhook_deliver", ignore_result=True, max_retries=None)
+@shared_task(bind=True, name=dispatch.DELIVER_TASK, ignore_result=True)
 def webhook_deliver_task(self: Any, delivery_id: int) -> None:
-    outcome = webhooks.webhook_delivery_attempt(delivery_id=delivery_id)
-    if self.request.is_eager and self.app.conf.task_eager_propagates:
-        # Eager mode (unit tests, no worker) would raise ``Retry`` into whoever enqueued the
-        # delivery; there is no broker to hold a countdown, so the attempts run here in turn.
-        while outcome.retry_in is not None:
-            outcome = webhooks.webhook_delivery_attempt(delivery_id=delivery_id)
+    # Eager mode (unit tests, no worker) runs a retry at once, ignoring its countdown.
+    eager = bool(self.request.is_eager)
+    try:
+        outcome = delivery.webhook_delivery_attempt(
+            delivery_id=delivery_id, wait_until_due=not eager
+        )
+    except Exception:  # only the log write can fail; the sweep takes the delivery up
+        logger.exception("webhook attempt not logged delivery=%s", delivery_id)
         return
     if outcome.retry_in is not None:
-        # The service counts attempts and stops at its limit, hence max_retries=None.
-        raise self.retry(countdown=outcome.retry_in)
+        dispatch.deliveries_send([delivery_id], countdown=outcome.retry_in)
+
+
+@shared_task(name=dispatch.SWEEP_TASK, ignore_result=True)
+def webhook_deliveries_sweep_task() -> None:
+    delivery.webhook_deliveries_sweep()

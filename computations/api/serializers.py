@@ -19,9 +19,12 @@ from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, Rou
 class ComputationRequestInputSerializer(serializers.Serializer):
     """What to compute. Unset parameters take the question kind's defaults: nominal → every
     categorical coefficient; ordinal → ordinal alpha and weighted kappa; interval/ratio →
-    alpha with that distance; set → alpha with MASI; hierarchy → alpha with the tree distance.
-    The scope is one ``round``, several ``rounds`` pooled, or (neither given, or
-    ``scope=study``) every round of the study."""
+    alpha with that distance; set → alpha with MASI; hierarchy → alpha with the tree distance;
+    span → unitizing alpha (alpha_u), span F1 (exact and overlapping), token alpha, P_k and
+    WindowDiff (add ``gamma`` to the coefficients for Mathet et al.'s gamma). Span
+    coefficients and ``min_overlap`` are for span questions only; ``level`` and ``distance``
+    for the others (a 400 names the field). The scope is one ``round``, several ``rounds``
+    pooled, or (neither given, or ``scope=study``) every round of the study."""
 
     question = QuestionField(help_text=QUESTION_HELP)
     scope = serializers.ChoiceField(choices=ComputationScope.choices, required=False)
@@ -33,7 +36,9 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         help_text="Rounds to pool, each by id or name (digits are an id first).",
     )
     coefficients = serializers.ListField(
-        child=serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS),
+        child=serializers.ChoiceField(
+            choices=[*engine.ALL_COEFFICIENTS, *engine.SPAN_COEFFICIENTS]
+        ),
         required=False,
         allow_empty=False,
     )
@@ -43,8 +48,23 @@ class ComputationRequestInputSerializer(serializers.Serializer):
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
     confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)
     chunk_size = serializers.IntegerField(required=False, min_value=10)
+    min_overlap = serializers.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Span questions: the intersection over union two units need to match in "
+        "the overlapping span F1 (default 0.5).",
+    )
 
-    PARAMETERS = ("coefficients", "distance", "level", "bootstrap", "seed", "confidence")
+    PARAMETERS = (
+        "coefficients",
+        "distance",
+        "level",
+        "bootstrap",
+        "seed",
+        "confidence",
+        "min_overlap",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         round_, rounds = attrs.pop("round", None), attrs.pop("rounds", None)
@@ -155,7 +175,9 @@ class CompareQuerySerializer(serializers.Serializer):
     question = QuestionField(help_text=QUESTION_HELP)
     first = RoundField(help_text=f"One of the two rounds (either order). {ROUND_HELP}")
     second = RoundField(help_text=f"The other round. {ROUND_HELP}")
-    coefficient = serializers.ChoiceField(choices=engine.ALL_COEFFICIENTS, required=False)
+    coefficient = serializers.ChoiceField(
+        choices=[*engine.ALL_COEFFICIENTS, *engine.SPAN_DECOMPOSABLE], required=False
+    )
     bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
     confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)

@@ -45,8 +45,9 @@ information retrieval. JAMIA 12(3), 296–298. https://doi.org/10.1197/jamia.M17
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 from typing import Literal
 
@@ -136,33 +137,55 @@ def _check_options(match: str, min_overlap: float) -> None:
         raise ValueError("min_overlap applies to match='overlap' only.")
 
 
-def _exact_matches(
-    data: SpanData, first: NDArray[np.intp], second: NDArray[np.intp]
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Multiset intersection of identical units: the k-th copy matches the k-th copy."""
-    units = np.concatenate([first, second])
-    n = units.size
+@dataclass(frozen=True)
+class _Identical:
+    """Identical units, numbered once for all pairs.
+
+    ``key[u]`` numbers the distinct ``(document, category, begin, end)`` of unit ``u``;
+    ``rank[u]`` is how many units of the same coder with the same key come before it.
+    """
+
+    key: NDArray[np.intp]
+    rank: NDArray[np.intp]
+    n_keys: int
+
+
+def _identical(data: SpanData) -> _Identical:
+    n = data.n_units
     if n == 0:
-        return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
-    side = np.repeat(np.array([0, 1], dtype=np.intp), [first.size, second.size])
-    columns = [data.document[units], data.category[units], data.begin[units], data.end[units]]
-    order = np.lexsort([side, *columns[::-1]])
+        empty = np.zeros(0, dtype=np.intp)
+        return _Identical(empty, empty, 0)
+    columns = [data.document, data.category, data.begin, data.end]
+    order = np.lexsort([data.coder, *columns[::-1]])
     new_key = np.zeros(n, dtype=bool)
     new_key[0] = True
     for column in columns:
         ordered = column[order]
         new_key[1:] |= ordered[1:] != ordered[:-1]
-    key = np.cumsum(new_key) - 1
-    sorted_side = side[order]
-    counts = np.zeros((2, int(key[-1]) + 1), dtype=np.intp)
-    np.add.at(counts, (sorted_side, key), 1)
-    shared = np.minimum(counts[0], counts[1])
-    # Rank of each unit among the identical units of its side (a run of equal key and side).
-    run_start = np.flatnonzero(new_key | np.r_[True, sorted_side[1:] != sorted_side[:-1]])
-    rank = np.arange(n) - np.repeat(run_start, np.diff(np.r_[run_start, n]))
-    matched = np.empty(n, dtype=bool)
-    matched[order] = rank < shared[key]
-    return matched[: first.size], matched[first.size :]
+    coder = data.coder[order]
+    new_run = new_key.copy()
+    new_run[1:] |= coder[1:] != coder[:-1]
+    run_start = np.flatnonzero(new_run)
+    key = np.empty(n, dtype=np.intp)
+    rank = np.empty(n, dtype=np.intp)
+    key[order] = np.cumsum(new_key) - 1
+    rank[order] = np.arange(n) - np.repeat(run_start, np.diff(np.r_[run_start, n]))
+    return _Identical(key, rank, int(new_key.sum()))
+
+
+def _exact_matches(
+    identical: _Identical, first: NDArray[np.intp], second: NDArray[np.intp]
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Multiset intersection of identical units: the k-th copy matches the k-th copy."""
+    key_first, key_second = identical.key[first], identical.key[second]
+    shared = np.minimum(
+        np.bincount(key_first, minlength=identical.n_keys),
+        np.bincount(key_second, minlength=identical.n_keys),
+    )
+    return (
+        identical.rank[first] < shared[key_first],
+        identical.rank[second] < shared[key_second],
+    )
 
 
 def _ranges(low: NDArray[np.intp], high: NDArray[np.intp]) -> tuple[NDArray[np.intp], ...]:
@@ -174,8 +197,37 @@ def _ranges(low: NDArray[np.intp], high: NDArray[np.intp]) -> tuple[NDArray[np.i
     return rows, columns
 
 
+class _Index:
+    """Numbers of the units shared by all coder pairs, each computed when first needed."""
+
+    def __init__(self, data: SpanData) -> None:
+        self.data = data
+
+    @cached_property
+    def identical(self) -> _Identical:
+        return _identical(self.data)
+
+    @cached_property
+    def keys(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(document, category, begin)`` and ``(document, category, end)`` of every unit
+        as integers that sort like those tuples (offsets replaced by their rank)."""
+        data = self.data
+        values, inverse = np.unique(np.concatenate([data.begin, data.end]), return_inverse=True)
+        n_values = max(values.size, 1)
+        n_categories = max(data.n_categories, 1)
+        if (data.n_documents * n_categories + 1) * n_values >= np.iinfo(np.int64).max:
+            raise ValueError("Too many documents, categories and offsets to index the overlaps.")
+        group = data.document.astype(np.int64) * n_categories + data.category
+        rank = inverse.astype(np.int64).ravel()
+        return group * n_values + rank[: data.n_units], group * n_values + rank[data.n_units :]
+
+
 def _overlap_edges(
-    data: SpanData, first: NDArray[np.intp], second: NDArray[np.intp], min_overlap: float
+    data: SpanData,
+    index: _Index,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    min_overlap: float,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Pairs (position in ``first``, position in ``second``) that may be matched.
 
@@ -184,33 +236,23 @@ def _overlap_edges(
     ``(second.begin, second.end)``. Both are contiguous ranges once each side is sorted by
     (document, category, begin), so all edges come from ``searchsorted`` without a loop.
     """
-    values = np.unique(
-        np.concatenate([data.begin[first], data.end[first], data.begin[second], data.end[second]])
-    )
-    n_values = max(values.size, 1)
-    n_categories = max(data.n_categories, 1)
-    if (data.n_documents * n_categories + 1) * n_values >= np.iinfo(np.int64).max:
-        raise ValueError("Too many documents, categories and offsets to index the overlaps.")
-
-    def keys(units: NDArray[np.intp], at: NDArray[np.float64]) -> NDArray[np.int64]:
-        group = data.document[units].astype(np.int64) * n_categories + data.category[units]
-        return group * n_values + np.searchsorted(values, at)
+    begin_key, end_key = index.keys
 
     def sorted_by_begin(units: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
-        unit_keys = keys(units, data.begin[units])
+        unit_keys = begin_key[units]
         order = np.argsort(unit_keys, kind="stable")
         return order, unit_keys[order]
 
     # Units of `second` beginning in [first.begin, first.end).
     order_second, keys_second = sorted_by_begin(second)
-    low = np.searchsorted(keys_second, keys(first, data.begin[first]), side="left")
-    high = np.searchsorted(keys_second, keys(first, data.end[first]), side="left")
+    low = np.searchsorted(keys_second, begin_key[first], side="left")
+    high = np.searchsorted(keys_second, end_key[first], side="left")
     rows_1, columns_1 = _ranges(low, high)
     columns_1 = order_second[columns_1]
     # Units of `first` beginning in (second.begin, second.end).
     order_first, keys_first = sorted_by_begin(first)
-    low = np.searchsorted(keys_first, keys(second, data.begin[second]), side="right")
-    high = np.searchsorted(keys_first, keys(second, data.end[second]), side="left")
+    low = np.searchsorted(keys_first, begin_key[second], side="right")
+    high = np.searchsorted(keys_first, end_key[second], side="left")
     rows_2, columns_2 = _ranges(low, high)
     columns_2 = order_first[columns_2]
     in_first = np.concatenate([rows_1, columns_2])
@@ -225,19 +267,27 @@ def _overlap_edges(
 
 
 def _overlap_matches(
-    data: SpanData, first: NDArray[np.intp], second: NDArray[np.intp], min_overlap: float
+    data: SpanData,
+    index: _Index,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    min_overlap: float,
 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     points_first = data.end[first] == data.begin[first]
     points_second = data.end[second] == data.begin[second]
     first_matched = np.zeros(first.size, dtype=bool)
     second_matched = np.zeros(second.size, dtype=bool)
     if points_first.any() or points_second.any():
-        matched_a, matched_b = _exact_matches(data, first[points_first], second[points_second])
+        matched_a, matched_b = _exact_matches(
+            index.identical, first[points_first], second[points_second]
+        )
         first_matched[points_first] = matched_a
         second_matched[points_second] = matched_b
     spans_first = np.flatnonzero(~points_first)
     spans_second = np.flatnonzero(~points_second)
-    rows, columns = _overlap_edges(data, first[spans_first], second[spans_second], min_overlap)
+    rows, columns = _overlap_edges(
+        data, index, first[spans_first], second[spans_second], min_overlap
+    )
     if rows.size:
         graph = sparse.csr_matrix(
             (np.ones(rows.size, dtype=np.int8), (rows, columns)),
@@ -250,22 +300,28 @@ def _overlap_matches(
     return first_matched, second_matched
 
 
-def _pair_matches(data: SpanData, a: int, b: int, match: str, min_overlap: float) -> _PairMatch:
-    shared = data.annotated[:, a] & data.annotated[:, b]
-    in_shared = shared[data.document]
-    first = np.flatnonzero((data.coder == a) & in_shared)
-    second = np.flatnonzero((data.coder == b) & in_shared)
-    if match == "exact":
-        first_matched, second_matched = _exact_matches(data, first, second)
-    else:
-        first_matched, second_matched = _overlap_matches(data, first, second, min_overlap)
-    return _PairMatch(first, second, first_matched, second_matched, int(shared.sum()))
-
-
-def _pairs(data: SpanData) -> list[tuple[int, int]]:
-    """Coder pairs that annotated at least one document together."""
+def _pair_matches(
+    data: SpanData, match: str, min_overlap: float
+) -> Iterator[tuple[int, int, _PairMatch]]:
+    """The matches of every coder pair that annotated a document together."""
+    _check_options(match, min_overlap)
     together = data.annotated.T.astype(np.intp) @ data.annotated.astype(np.intp)
-    return [(a, b) for a, b in combinations(range(data.n_coders), 2) if together[a, b] > 0]
+    pairs = [(a, b) for a, b in combinations(range(data.n_coders), 2) if together[a, b] > 0]
+    if not pairs:
+        raise ValueError("Span F1 needs a document annotated by two coders; there is none.")
+    index = _Index(data)
+    for a, b in pairs:
+        shared = data.annotated[:, a] & data.annotated[:, b]
+        in_shared = shared[data.document]
+        first = np.flatnonzero((data.coder == a) & in_shared)
+        second = np.flatnonzero((data.coder == b) & in_shared)
+        if match == "exact":
+            first_matched, second_matched = _exact_matches(index.identical, first, second)
+        else:
+            first_matched, second_matched = _overlap_matches(
+                data, index, first, second, float(min_overlap)
+            )
+        yield a, b, _PairMatch(first, second, first_matched, second_matched, int(shared.sum()))
 
 
 def _counts_by(pair: _PairMatch, labels: NDArray[np.intp], size: int) -> NDArray[np.float64]:
@@ -287,13 +343,6 @@ def _finalize(totals: NDArray[np.float64]) -> NDArray[np.float64]:
     denominator = 2 * tp + fp + fn
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(denominator > 0, 2 * tp / np.where(denominator > 0, denominator, 1), np.nan)
-
-
-def _require_pairs(data: SpanData) -> list[tuple[int, int]]:
-    pairs = _pairs(data)
-    if not pairs:
-        raise ValueError("Span F1 needs a document annotated by two coders; there is none.")
-    return pairs
 
 
 # -- public ----------------------------------------------------------------------------------
@@ -336,13 +385,10 @@ def span_f1(data: SpanData, *, match: Match = "exact", min_overlap: float = 0.0)
     >>> span_f1(data).categories
     {'LOC': 0.0, 'PER': 1.0}
     """
-    _check_options(match, min_overlap)
-    pairs = _require_pairs(data)
     total = np.zeros(3)
     by_category = np.zeros((data.n_categories, 3))
     results = []
-    for a, b in pairs:
-        pair = _pair_matches(data, a, b, match, float(min_overlap))
+    for a, b, pair in _pair_matches(data, match, min_overlap):
         counts = _counts_by(pair, data.category, data.n_categories)
         by_category += counts
         tp, fp, fn = (int(x) for x in counts.sum(axis=0))
@@ -417,10 +463,8 @@ def decompose_span_f1(
     >>> float(decomposition.evaluate())
     0.5
     """
-    _check_options(match, min_overlap)
     rows = np.zeros((data.n_documents, 3))
-    for a, b in _require_pairs(data):
-        pair = _pair_matches(data, a, b, match, float(min_overlap))
+    for _, _, pair in _pair_matches(data, match, min_overlap):
         rows += _counts_by(pair, data.document, data.n_documents)
     name = "span_f1" if match == "exact" else "span_f1_overlap"
     return Decomposition(name, rows, _finalize)

@@ -19,7 +19,7 @@ import math
 from collections.abc import Hashable
 from pathlib import Path
 
-from metrics.cli import InputError
+from metrics.errors import InputError
 from metrics.spans.data import SpanData
 
 UNIT_FIELDS = ("document", "coder", "begin", "end", "label")

@@ -9,27 +9,31 @@ a per-document decomposition gets a ``"ci"``: all of them resample the *same* do
 :mod:`metrics.uncertainty.bootstrap`), so their intervals describe one set of resamples.
 
 ``documents`` lists every document, most disputed first: its units, the coders who
-annotated it, its share of α_U's observed disagreement and its overlap F1.
+annotated it, its part of α_U's observed disagreement (the parts sum to D_o) and its overlap F1.
 :func:`format_span_table` prints the same as a table. ``docs/spans.md`` documents each field.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1, span_f1
+from metrics.spans.gamma import decompose_gamma, gamma_agreement
 from metrics.spans.segmentation import (
     decompose_segmentation,
     segmentation_agreement,
 )
 from metrics.spans.tokens import decompose_token_agreement, token_agreement
+from metrics.spans.unitizing import (
+    decompose_unitizing_alpha,
+    unitizing_alpha,
+    unitizing_document_disagreement,
+)
 from metrics.uncertainty.bootstrap import bootstrap as bootstrap_interval
 
 #: Every key of a span report's ``coefficients``, in the order they are reported.
@@ -75,22 +79,11 @@ def _number(value: Any) -> float | None:
     return number if np.isfinite(number) else None
 
 
-def _optional(module: str) -> Any:
-    """The α_U or γ module, or None while it is not part of this installation."""
-    try:
-        return importlib.import_module(f"metrics.spans.{module}")
-    except ImportError:
-        return None
-
-
 # -- one entry per measure -------------------------------------------------------------------
 
 
-def _alpha_u(data: SpanData) -> tuple[Entry, Decomposition | None]:
-    unitizing = _optional("unitizing")
-    if unitizing is None:
-        raise ValueError("unitizing alpha is not available in this installation.")
-    result = unitizing.unitizing_alpha(data)
+def _alpha_u(data: SpanData) -> tuple[Entry, Decomposition]:
+    result = unitizing_alpha(data)
     entry: Entry = {
         "value": _number(result.value),
         "observed": _number(result.observed),
@@ -101,10 +94,11 @@ def _alpha_u(data: SpanData) -> tuple[Entry, Decomposition | None]:
                 "observed": _number(part.observed),
                 "expected": _number(part.expected),
             }
+            | ({"reason": part.reason} if part.reason else {})
             for label, part in result.categories.items()
         },
     }
-    return entry, unitizing.decompose_unitizing_alpha(data)
+    return entry, decompose_unitizing_alpha(data)
 
 
 def _f1(data: SpanData, match: str, min_overlap: float) -> tuple[Entry, Decomposition]:
@@ -154,11 +148,8 @@ def _segmentation(data: SpanData) -> tuple[Entry, Entry, Decomposition, Decompos
     )
 
 
-def _gamma(data: SpanData, seed: int) -> tuple[Entry, Decomposition | None]:
-    module = _optional("gamma")
-    if module is None:
-        raise ValueError("gamma is not available in this installation.")
-    result = module.gamma_agreement(data, seed=seed)
+def _gamma(data: SpanData, seed: int) -> tuple[Entry, Decomposition]:
+    result = gamma_agreement(data, seed=seed)
     entry: Entry = {
         "value": _number(result.value),
         "observed": _number(result.observed),
@@ -166,7 +157,8 @@ def _gamma(data: SpanData, seed: int) -> tuple[Entry, Decomposition | None]:
         "samples": int(result.samples),
         "seed": int(result.seed),
     }
-    return entry, None
+    # Its interval holds the expected disorder at the full data's (see decompose_gamma).
+    return entry, decompose_gamma(data, expected=result.expected)
 
 
 def _interval(
@@ -191,27 +183,20 @@ def _undefined(error: ValueError) -> Entry:
 # -- documents -------------------------------------------------------------------------------
 
 
-def _shares(decomposition: Decomposition | None, column: int) -> list[float | None]:
-    """Each document's share of a column total (None without a decomposition)."""
-    if decomposition is None:
-        return []
-    stats: Any = decomposition.item_stats  # ndarray or csr_matrix; both slice by columns
-    picked = stats[:, [column]]
-    values = np.asarray(picked.toarray() if sparse.issparse(picked) else picked)
-    values = values.ravel().astype(np.float64)
-    total = float(values.sum())
-    if total <= 0:
-        return [0.0] * values.size
-    return [float(v) for v in values / total]
+def _observed_shares(data: SpanData) -> list[float | None]:
+    """Each document's part of α_U's D_o (they sum to D_o); None where α_U is undefined."""
+    try:
+        shares = unitizing_document_disagreement(data)
+    except ValueError:
+        return [None] * data.n_documents
+    return [_number(share) for share in shares]
 
 
 def _documents(
-    data: SpanData,
-    alpha_u: Decomposition | None,
-    f1_overlap: Decomposition | None,
+    data: SpanData, alpha_u_defined: bool, f1_overlap: Decomposition | None
 ) -> list[dict[str, Any]]:
     n_units = np.bincount(data.document, minlength=data.n_documents)
-    shares = _shares(alpha_u, 0) if alpha_u is not None else []
+    shares = _observed_shares(data) if alpha_u_defined else [None] * data.n_documents
     f1_rows = None if f1_overlap is None else np.asarray(f1_overlap.item_stats)
     documents = []
     for d in range(data.n_documents):
@@ -224,7 +209,7 @@ def _documents(
                 "document": _name(data.documents[d]),
                 "n_units": int(n_units[d]),
                 "coders": [_name(data.coders[c]) for c in data.coders_of(d)],
-                "observed_disagreement": shares[d] if shares else None,
+                "observed_disagreement": shares[d],
                 "f1_overlap": f1,
             }
         )
@@ -354,7 +339,9 @@ def span_report(
         "n_units": data.n_units,
         "coefficients": coefficients,
         "documents": _documents(
-            data, decompositions.get("alpha_u"), decompositions.get("span_f1_overlap")
+            data,
+            coefficients["alpha_u"]["value"] is not None,
+            decompositions.get("span_f1_overlap"),
         ),
     }
 
@@ -414,7 +401,7 @@ def _document_lines(documents: list[dict[str, Any]], shown: int) -> list[str]:
     lines = [
         "",
         f"most disputed documents (first {min(shown, len(documents))} of {len(documents)})",
-        f"{'document':<30}{'units':>7}{'coders':>8}{'D_o share':>11}{'F1 overlap':>12}",
+        f"{'document':<30}{'units':>7}{'coders':>8}{'D_o part':>11}{'F1 overlap':>12}",
     ]
     for entry in documents[:shown]:
         lines.append(

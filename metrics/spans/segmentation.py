@@ -196,7 +196,8 @@ def pk(
 
     Examples
     --------
-    NLTK's doctests (printed there to two decimals):
+    NLTK's doctests (printed there to two decimals; docs/references.md,
+    ``nltk-segmentation-doctests``):
 
     >>> round(pk("0100" * 100, "1" * 400, 2), 2), round(pk("0100" * 100, "0" * 400, 2), 2)
     (0.5, 0.5)

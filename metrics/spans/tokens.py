@@ -142,22 +142,23 @@ def _check_integral(data: SpanData) -> None:
         )
 
 
-def _boundaries(
-    data: SpanData, used: NDArray[np.bool_], units: NDArray[np.intp]
-) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-    """Every document's distinct unit boundaries and extent ends, sorted by (document, value)."""
-    documents = np.flatnonzero(used)
-    doc = np.concatenate([documents, documents, data.document[units], data.document[units]]).astype(
-        np.intp
-    )
-    value = np.concatenate(
-        [data.extents[documents, 0], data.extents[documents, 1], data.begin[units], data.end[units]]
-    )
-    order = np.lexsort((value, doc))
-    doc, value = doc[order], value[order]
-    keep = np.ones(doc.size, dtype=bool)
-    keep[1:] = (doc[1:] != doc[:-1]) | (value[1:] != value[:-1])
-    return doc[keep], value[keep]
+class _PositionKeys:
+    """``(document, position)`` as one sortable integer: ``document · width + position −
+    lowest``, for integer positions."""
+
+    def __init__(self, data: SpanData) -> None:
+        self.lowest = float(data.extents[:, 0].min()) if data.n_documents else 0.0
+        highest = float(data.extents[:, 1].max()) if data.n_documents else 0.0
+        self.width = int(highest - self.lowest) + 1
+        if data.n_documents * self.width >= np.iinfo(np.int64).max:
+            raise ValueError("Too many documents and positions to index the positions.")
+
+    def __call__(self, document: NDArray[np.intp], at: NDArray[np.float64]) -> NDArray[np.int64]:
+        return document.astype(np.int64) * self.width + (at - self.lowest).astype(np.int64)
+
+    def split(self, key: NDArray[np.int64]) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
+        document, offset = np.divmod(key, self.width)
+        return document.astype(np.intp), offset + int(self.lowest)
 
 
 def _conflict_error(
@@ -183,29 +184,39 @@ def _runs(data: SpanData, *, outside: Hashable, overlaps: Overlaps) -> _Runs:
     _check_integral(data)
     used = data.annotated.sum(axis=1) >= 2
     units = np.flatnonzero(used[data.document] & (data.end > data.begin))
-    bound_doc, bound_value = _boundaries(data, used, units)
+    # Every document's distinct unit boundaries and extent ends, sorted by (document, position).
+    keys = _PositionKeys(data)
+    documents = np.flatnonzero(used)
+    unit_doc = data.document[units]
+    begin_key = keys(unit_doc, data.begin[units])
+    end_key = keys(unit_doc, data.end[units])
+    bound_key = np.unique(
+        np.concatenate([
+            keys(documents, data.extents[documents, 0]),
+            keys(documents, data.extents[documents, 1]),
+            begin_key,
+            end_key,
+        ])
+    )  # fmt: skip
+    bound_doc, bound_position = keys.split(bound_key)
 
     # A run starts at every boundary but the last of its document.
     starts_run = np.zeros(bound_doc.size, dtype=bool)
     starts_run[:-1] = bound_doc[1:] == bound_doc[:-1]
     run_number = np.cumsum(starts_run) - 1
     run_doc = bound_doc[starts_run]
-    run_start = bound_value[starts_run].astype(np.int64)
+    run_start = bound_position[starts_run]
     ends_run = np.zeros(bound_doc.size, dtype=bool)
     ends_run[1:] = starts_run[:-1]
-    run_length = (bound_value[ends_run] - bound_value[starts_run]).astype(np.int64)
+    run_length = bound_position[ends_run] - run_start
     n_runs = run_doc.size
 
-    # Boundary index of each unit's begin and end: search (document, value) in one sorted key.
-    values = np.unique(bound_value)
-    bound_key = bound_doc.astype(np.int64) * values.size + np.searchsorted(values, bound_value)
-
-    def boundary_of(at: NDArray[np.float64]) -> NDArray[np.intp]:
-        key = data.document[units].astype(np.int64) * values.size + np.searchsorted(values, at)
+    def boundary_of(key: NDArray[np.int64]) -> NDArray[np.intp]:
         return np.searchsorted(bound_key, key)
 
-    first_run = run_number[boundary_of(data.begin[units])]
-    n_covered = boundary_of(data.end[units]) - boundary_of(data.begin[units])
+    first_boundary = boundary_of(begin_key)
+    first_run = run_number[first_boundary]
+    n_covered = boundary_of(end_key) - first_boundary
 
     # Every (unit, run it covers), in unit order; then one value per (coder, run).
     unit_of = np.repeat(units, n_covered)
@@ -378,9 +389,10 @@ def token_agreement(
 
     Examples
     --------
-    Two coders, ten positions; ``ann`` marks PER [1, 3), ``bob`` PER [2, 4). Positions 1
-    and 3 disagree: D_o = 2 · 2 / 20 = 0.2, n_PER = 4, n_O = 16, D_e = 2 · 4 · 16 / (20 ·
-    19) = 64/190, alpha = 1 − 0.2 · 190/64 = 0.40625.
+    Two coders, ten positions (docs/references.md, ``token-agreement-hand-case``); ``ann``
+    marks PER [1, 3), ``bob`` PER [2, 4). Positions 1 and 3 disagree: D_o = 2 · 2 / 20 =
+    0.2, n_PER = 4, n_O = 16, D_e = 2 · 4 · 16 / (20 · 19) = 64/190, alpha = 1 − 0.2 · 190/64
+    = 0.40625.
 
     >>> data = SpanData.from_units([("d", "ann", 1, 3, "PER"), ("d", "bob", 2, 4, "PER")],
     ...                            extents={"d": (0, 10)})

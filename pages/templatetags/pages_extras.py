@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import template
+from django.utils.html import escape, format_html
 
 from pages.number_text import number_text, percent_text, signed_text
 
@@ -85,6 +86,54 @@ def get(mapping: Mapping[str, Any] | None, key: str) -> Any:
 @register.filter
 def signed(value: float | None, digits: int = 3) -> str:
     return signed_text(value, digits)
+
+
+@register.filter
+def offset(value: float | None, unit: str = "") -> str:
+    """A span offset: an integer bare ("12"), a fraction with its decimals ("1.250")."""
+    if value is None:
+        return number_text(None)
+    from pages.span_charts import offset_text
+
+    return offset_text(float(value), unit)
+
+
+#: Longest text excerpt shown in the document view's tables.
+EXCERPT_LENGTH = 80
+
+
+@register.filter
+def excerpt(text: str | None, span: Any) -> str:
+    """The characters ``[span.begin, span.end)`` of ``text``, shortened in the middle."""
+    if not text:
+        return ""
+    piece = text[max(int(span.begin), 0) : max(int(span.end), 0)]
+    if len(piece) <= EXCERPT_LENGTH:
+        return piece
+    half = EXCERPT_LENGTH // 2 - 1
+    return f"{piece[:half]} … {piece[-half:]}"
+
+
+@register.filter
+def term(name: str) -> str:
+    """ "D_o" as D<sub>o</sub> (the observed and expected terms of a coefficient)."""
+    letter, _, index = str(name).partition("_")
+    if not index:
+        return escape(letter)
+    return format_html("{}<sub>{}</sub>", letter, index)
+
+
+@register.filter
+def coder_count(coders: Any) -> str:
+    """How many coders a stored document entry names (a count or a list of coders)."""
+    if coders is None:
+        return number_text(None)
+    if isinstance(coders, int | float):
+        return str(int(coders))
+    try:
+        return str(len(coders))
+    except TypeError:
+        return str(coders)
 
 
 @register.inclusion_tag("admin/studies/study/history.html")

@@ -23,7 +23,7 @@ def _entries() -> set[str]:
 
 
 def _cited() -> dict[str, set[str]]:
-    files = [*sorted((ROOT / "tests" / "metrics").glob("*.py"))]
+    files = [*sorted((ROOT / "tests").rglob("*.py"))]
     files += sorted((ROOT / "metrics").rglob("*.py"))
     files += [ROOT / "docs" / "metrics.md", REFERENCES]
     cited: dict[str, set[str]] = {}

@@ -5,6 +5,7 @@ It answers each POST with the next scripted status (then 200) and records the re
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ class Received:
 @dataclass
 class Receiver:
     url: str = ""
+    port: int = 0
     script: list[int] = field(default_factory=list)
     requests: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -32,7 +34,10 @@ class Receiver:
 
 
 @contextmanager
-def running_receiver(script: list[int] | None = None) -> Iterator[Receiver]:
+def running_receiver(
+    script: list[int] | None = None, *, tls: ssl.SSLContext | None = None
+) -> Iterator[Receiver]:
+    """A receiver on 127.0.0.1; with ``tls`` (a server context), it speaks https."""
     receiver = Receiver(script=list(script or []))
 
     class Handler(BaseHTTPRequestHandler):
@@ -52,8 +57,11 @@ def running_receiver(script: list[int] | None = None) -> Iterator[Receiver]:
             return  # keep test output clean
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
     host, port = server.server_address[:2]
-    receiver.url = f"http://{host}:{port}/hooks/agreement"
+    receiver.port = int(port)
+    receiver.url = f"{'https' if tls else 'http'}://{host}:{port}/hooks/agreement"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -17,6 +17,7 @@ from computations.services import computation_request
 from tests.computations.helpers import label_round, nominal_question
 from tests.factories import RoundFactory
 from tests.webhooks.receiver import Receiver, running_receiver
+from webhooks import delivery
 from webhooks import services as webhooks
 from webhooks.models import DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEvent
 
@@ -127,7 +128,7 @@ def test_rotating_the_secret_replaces_it(study: Any) -> None:
 def test_backoff_doubles_after_each_failed_attempt_up_to_the_cap(settings: Any) -> None:
     settings.AGREEMENT_WEBHOOK_RETRY_BASE_SECONDS = 30
     settings.AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS = 3600
-    assert [webhooks.backoff_seconds(n) for n in range(1, 9)] == [
+    assert [delivery.backoff_seconds(n) for n in range(1, 9)] == [
         30, 60, 120, 240, 480, 960, 1920, 3600,
     ]  # fmt: skip
 
@@ -287,7 +288,7 @@ def test_a_finished_delivery_message_redelivered_sends_nothing(
     endpoint_for(study, receiver.url)
     computation = finished_computation(study, django_capture_on_commit_callbacks)
     (delivery_id,) = fire(computation, django_capture_on_commit_callbacks)
-    outcome = webhooks.webhook_delivery_attempt(delivery_id=delivery_id)
+    outcome = delivery.webhook_delivery_attempt(delivery_id=delivery_id)
     assert not outcome.attempted
     assert len(receiver.requests) == 1
 
@@ -423,31 +424,24 @@ def test_a_failed_delivery_can_be_sent_again(
     assert delivery.finished_at <= timezone.now()
 
 
-def test_the_task_asks_celery_to_retry_with_the_backoff_countdown(
+def test_the_task_hands_each_retry_to_the_broker_with_the_backoff_countdown(
     study: Any, allow_local: Any, monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Any,
 ) -> None:  # fmt: skip
-    from agreement_server.celery import app
-    from webhooks.tasks import webhook_deliver_task
+    from webhooks import dispatch
 
-    # Without propagation, eager Celery runs a retry as a real Celery retry (no wait).
-    propagates = app.conf.task_eager_propagates
-    app.conf.task_eager_propagates = False
-    countdowns: list[int] = []
-    real_retry = webhook_deliver_task.retry
+    countdowns: list[int | None] = []
+    real_send = dispatch.deliveries_send
 
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        countdowns.append(kwargs["countdown"])
-        return real_retry(*args, **kwargs)
+    def spy(ids: Any, *, countdown: int | None = None) -> list[int]:
+        countdowns.append(countdown)
+        return real_send(ids, countdown=countdown)  # eager: runs the retry at once
 
-    monkeypatch.setattr(webhook_deliver_task, "retry", spy)
-    try:
-        with running_receiver(script=[500, 502]) as receiver:
-            endpoint = endpoint_for(study, receiver.url)
-            with django_capture_on_commit_callbacks(execute=True):
-                webhooks.webhook_ping(endpoint=endpoint)
-    finally:
-        app.conf.task_eager_propagates = propagates
-    assert countdowns == [30, 60]
+    monkeypatch.setattr(dispatch, "deliveries_send", spy)
+    with running_receiver(script=[500, 502]) as receiver:
+        endpoint = endpoint_for(study, receiver.url)
+        with django_capture_on_commit_callbacks(execute=True):
+            webhooks.webhook_ping(endpoint=endpoint)
+    assert countdowns == [None, 30, 60]
     assert len(receiver.requests) == 3
     assert WebhookDelivery.objects.get().status == DeliveryStatus.SUCCEEDED

@@ -6,12 +6,15 @@ from rest_framework import serializers
 
 from computations import engine
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from webhooks.services import SUBSCRIBABLE_EVENTS
+from webhooks.services import SUBSCRIBABLE_EVENTS, WebhookErrorCode
+from webhooks.targets import webhook_url_problem
 
 
 class WebhookEndpointInputSerializer(serializers.Serializer):
     url = serializers.URLField(
-        max_length=2000, help_text="Where to POST the events (http or https)."
+        max_length=2000,
+        help_text="Where to POST the events: http or https, with no user name or password "
+        "and no backslash.",
     )
     events = serializers.ListField(
         child=serializers.ChoiceField(choices=list(SUBSCRIBABLE_EVENTS)),
@@ -39,6 +42,12 @@ class WebhookEndpointInputSerializer(serializers.Serializer):
         + ".",
     )
     is_active = serializers.BooleanField(required=False)
+
+    def validate_url(self, value: str) -> str:
+        problem = webhook_url_problem(value)
+        if problem is not None:
+            raise serializers.ValidationError(problem, code=WebhookErrorCode.INVALID_URL)
+        return value
 
 
 class WebhookEndpointOutputSerializer(serializers.ModelSerializer):

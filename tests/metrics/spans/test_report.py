@@ -1,0 +1,148 @@
+"""span_report: the JSON contract, undefined measures as null with a reason, one shared
+bootstrap resample, the most disputed documents, and the table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from metrics import bootstrap
+from metrics.spans.data import SpanData
+from metrics.spans.f1 import decompose_span_f1
+from metrics.spans.gamma import gamma_agreement
+from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
+from metrics.spans.segmentation import decompose_segmentation
+from metrics.spans.tokens import decompose_token_agreement
+from metrics.spans.unitizing import decompose_unitizing_alpha, unitizing_alpha
+
+# docs/references.md#span-f1-hand-case (the report's three documents).
+# d1: exact F1 1/2 (PER matches; LOC [10,14) vs [11,14) only by overlap, IoU 0.75).
+# d2: ann ORG [3, 8), bob found nothing: F1 0. d3: ann PER [2,6); bob PER [2,6), LOC [8,12):
+# F1 2/3. Pooled exact: TP 2, FP 2, FN 2 -> 1/2; overlap (IoU >= 0.5): TP 3, FP 1, FN 1 -> 3/4.
+UNITS = [
+    ("d1", "ann", 0, 5, "PER"),
+    ("d1", "ann", 10, 14, "LOC"),
+    ("d1", "bob", 0, 5, "PER"),
+    ("d1", "bob", 11, 14, "LOC"),
+    ("d2", "ann", 3, 8, "ORG"),
+    ("d3", "ann", 2, 6, "PER"),
+    ("d3", "bob", 2, 6, "PER"),
+    ("d3", "bob", 8, 12, "LOC"),
+]
+EXTENTS = {"d1": (0, 20), "d2": (0, 12), "d3": (0, 15)}
+
+
+@pytest.fixture
+def data() -> SpanData:
+    return SpanData.from_units(UNITS, extents=EXTENTS, annotated=[("d2", "bob")])
+
+
+def test_contract_keys_and_values(data: SpanData) -> None:
+    result = span_report(data)
+    assert list(result) == [
+        "level", "n_documents", "n_coders", "n_units", "coefficients", "documents"
+    ]  # fmt: skip
+    assert (result["level"], result["n_documents"], result["n_coders"]) == ("span", 3, 2)
+    assert result["n_units"] == 8
+    coefficients = result["coefficients"]
+    assert list(coefficients) == [key for key in SPAN_COEFFICIENT_KEYS if key != "gamma"]
+    assert set(coefficients["alpha_u"]) == {"value", "observed", "expected", "categories"}
+    assert coefficients["span_f1"] == {
+        "value": 0.5,
+        "categories": {"LOC": 0.0, "ORG": 0.0, "PER": 1.0},
+    }
+    overlap = coefficients["span_f1_overlap"]
+    assert overlap["value"] == pytest.approx(0.75)
+    assert overlap["categories"] == pytest.approx({"LOC": 2 / 3, "ORG": 0.0, "PER": 1.0})
+    assert overlap["min_overlap"] == 0.5
+    assert set(coefficients["token_alpha"]) >= {"value", "observed", "expected"}
+    assert set(coefficients["pk"]) == {"value", "pairs"}
+    assert coefficients["pk"]["pairs"][0]["coders"] == ["ann", "bob"]
+    json.dumps(result)  # JSON-ready
+
+
+def test_undefined_measures_are_null_with_a_reason() -> None:
+    # Offsets in seconds: no positions, so token and segmentation measures are undefined,
+    # while F1 is computed.
+    seconds = SpanData.from_units([("d", "a", 0.5, 2.0, "X"), ("d", "b", 0.5, 2.5, "X")])
+    coefficients = span_report(seconds)["coefficients"]
+    assert coefficients["span_f1"]["value"] == 0.0
+    assert coefficients["span_f1_overlap"]["value"] == 1.0
+    for key in ("token_alpha", "token_kappa", "pk", "window_diff"):
+        assert coefficients[key]["value"] is None
+        assert "integer" in coefficients[key]["reason"]
+
+
+def test_bootstrap_shares_one_resample_of_documents(data: SpanData) -> None:
+    result = span_report(data, bootstrap=300, seed=7, confidence=0.9)
+    for key in ("span_f1", "span_f1_overlap", "token_alpha", "pk", "window_diff"):
+        ci = result["coefficients"][key]["ci"]
+        assert set(ci) == {"low", "high", "confidence", "method", "replicates"}
+        assert (ci["confidence"], ci["replicates"]) == (0.9, 300)
+    # Every measure is bootstrapped with the same seed over the same documents, so each
+    # interval is the one its own decomposition gives with that seed.
+    for key, decomposition in (
+        ("span_f1", decompose_span_f1(data)),
+        ("token_alpha", decompose_token_agreement(data)),
+        ("window_diff", decompose_segmentation(data, "window_diff")),
+    ):
+        expected = bootstrap(decomposition, replicates=300, seed=7, confidence=0.9)
+        assert result["coefficients"][key]["ci"]["low"] == expected.low
+        assert result["coefficients"][key]["ci"]["high"] == expected.high
+
+
+def test_alpha_u_and_gamma_entries(data: SpanData) -> None:
+    result = span_report(data, gamma=True, bootstrap=100, seed=2)
+    alpha_u = result["coefficients"]["alpha_u"]
+    expected = unitizing_alpha(data)
+    assert (alpha_u["value"], alpha_u["observed"], alpha_u["expected"]) == (
+        expected.value, expected.observed, expected.expected
+    )  # fmt: skip
+    assert alpha_u["categories"]["PER"]["value"] == expected.categories["PER"].value
+    interval = bootstrap(decompose_unitizing_alpha(data), replicates=100, seed=2)
+    assert (alpha_u["ci"]["low"], alpha_u["ci"]["high"]) == (interval.low, interval.high)
+    gamma = result["coefficients"]["gamma"]
+    assert gamma["value"] == gamma_agreement(data, seed=2).value
+    assert set(gamma) == {"value", "observed", "expected", "samples", "seed", "ci"}
+
+
+def test_documents_most_disputed_first(data: SpanData) -> None:
+    documents = span_report(data)["documents"]
+    # d2 holds the largest part of alpha_U's D_o (ann's ORG unit against bob's "nothing").
+    assert [entry["document"] for entry in documents] == ["d2", "d3", "d1"]
+    parts = [entry["observed_disagreement"] for entry in documents]
+    assert parts == sorted(parts, reverse=True)
+    assert sum(parts) == pytest.approx(unitizing_alpha(data).observed)
+    first = documents[0]
+    assert first == first | {"n_units": 1, "coders": ["ann", "bob"], "f1_overlap": 0.0}
+
+
+def test_alpha_u_undefined_keeps_the_documents(data: SpanData) -> None:
+    # Overlapping units of one category: alpha_U refuses them, the rest is reported.
+    overlapping = SpanData.from_units(
+        [("d", "a", 0, 5, "X"), ("d", "a", 3, 8, "X"), ("d", "b", 0, 8, "X")],
+        extents={"d": (0, 10)},
+    )
+    result = span_report(overlapping)
+    assert result["coefficients"]["alpha_u"]["value"] is None
+    assert "overlap" in result["coefficients"]["alpha_u"]["reason"]
+    assert result["documents"][0]["observed_disagreement"] is None
+    assert result["coefficients"]["span_f1_overlap"]["value"] is not None
+
+
+def test_options_are_checked(data: SpanData) -> None:
+    with pytest.raises(ValueError, match="confidence"):
+        span_report(data, confidence=1.5)
+    with pytest.raises(ValueError, match="bootstrap"):
+        span_report(data, bootstrap=-1)
+    with pytest.raises(ValueError, match="min_overlap"):
+        span_report(data, min_overlap=2)
+
+
+def test_table(data: SpanData) -> None:
+    table = format_span_table(span_report(data, bootstrap=50))
+    assert "Span F1, overlap (IoU ≥ 0.5)" in table
+    assert "WindowDiff (error rate)" in table
+    assert "most disputed documents" in table
+    assert "ann / bob" in table
