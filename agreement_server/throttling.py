@@ -4,12 +4,14 @@ After ``limit`` failures from one address within ``window`` seconds, every furth
 from it is refused (429, ``Retry-After``) until ``window`` seconds after the failure that
 reached the limit, even with the right password or token: otherwise a guesser would still
 learn when a guess is right. The counts live in the default cache, so they are shared by
-the server processes when ``CACHE_URL`` points at Redis.
+the server processes when ``CACHE_URL`` points at Redis. When the cache cannot be reached,
+attempts are let through (and a warning logged) rather than answered with a 500.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -18,6 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework.settings import api_settings
+
+logger = logging.getLogger(__name__)
 
 
 def client_address(request: Any) -> str:
@@ -51,12 +55,22 @@ class FailureThrottle:
 
     def retry_after(self, address: str) -> int:
         """Seconds until ``address`` may try again; 0 when it may now."""
-        until = cache.get(self._key("until", address))
+        try:
+            until = cache.get(self._key("until", address))
+        except Exception:  # the cache server is down: do not turn every attempt into a 500
+            logger.warning("throttle %s: the cache is unreachable", self.scope, exc_info=True)
+            return 0
         if until is None:
             return 0
         return max(1, math.ceil(float(until) - time.time()))
 
     def record_failure(self, address: str) -> None:
+        try:
+            self._count(address)
+        except Exception:
+            logger.warning("throttle %s: the cache is unreachable", self.scope, exc_info=True)
+
+    def _count(self, address: str) -> None:
         window = self.window
         count_key = self._key("count", address)
         cache.add(count_key, 0, timeout=window)  # the first failure opens the window

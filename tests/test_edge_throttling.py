@@ -224,3 +224,19 @@ def test_forged_forwarded_addresses_do_not_escape_the_limit(alice: Any, settings
         sign_in("wrong", HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 192.0.2.44")
     response = sign_in("right-password", HTTP_X_FORWARDED_FOR="10.9.9.99, 192.0.2.44")
     assert response.status_code == 429
+
+
+def test_an_unreachable_cache_lets_attempts_through_instead_of_a_500(
+    alice: Any, settings: Any
+) -> None:
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens
+        }
+    }
+    _, secret = personal_token_create(user=alice, name="cli")
+    assert with_token("guess").status_code == 401
+    assert with_token(secret).status_code == 200
+    assert sign_in("wrong").status_code == 200
+    assert sign_in("right-password").status_code == 302
