@@ -14,7 +14,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -29,6 +28,7 @@ from studies.access import (
 )
 from studies.api import filters
 from studies.api import serializers as s
+from studies.api.parsers import JSONParser
 from studies.api.permissions import StudyScopedMixin
 from studies.api.query import QueryParametersMixin
 from studies.models import (
