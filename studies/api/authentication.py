@@ -21,6 +21,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from agreement_server.throttling import TOKEN_FAILURES, client_address
+from studies.access import ensure_token_usable
 from studies.models import ApiToken
 
 _LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -74,6 +75,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
         if token.user is not None and not token.user.is_active:
             raise exceptions.AuthenticationFailed("The token's user is inactive.")
+        ensure_token_usable(token)
         now = timezone.now()
         # Record use at most once a minute, so reads do not turn into a write each.
         if token.last_used_at is None or now - token.last_used_at > _LAST_USED_RESOLUTION:

@@ -246,11 +246,6 @@ def test_an_expired_token_is_listed_as_inactive(study: Study, manager_client: AP
     assert [(t["expires_at"], t["is_active"]) for t in listed] == [("2020-01-01T00:00:00Z", False)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs `ensure_token_usable(token)` in ApiTokenAuthentication.authenticate "
-    "(studies/api/authentication.py, owned by another helper); remove this mark once it is there",
-)
 def test_an_expired_token_is_refused_with_401_saying_so(
     study: Study, client_for: ClientFor
 ) -> None:
