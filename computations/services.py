@@ -87,8 +87,9 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
 
     Raises ``ValidationError`` naming each bad field: an unknown parameter, a coefficient
     of the other family (span coefficients are for span questions only, and the others for
-    the other kinds), a level or distance for a span question, a minimum overlap for the
-    others, a bad bootstrap size, seed, confidence level or minimum overlap.
+    the other kinds), a level or distance for a span question, a minimum overlap or an
+    overlapping rule for the others, a bad bootstrap size, seed, confidence level, minimum
+    overlap or overlapping rule (``error`` or ``merge``).
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
@@ -102,6 +103,11 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
         overlap = params["min_overlap"]
         if not (isinstance(overlap, int | float) and 0 <= overlap <= 1):
             errors["min_overlap"] = "The minimum overlap is a share from 0 to 1."
+        if params["overlapping"] not in engine.SPAN_OVERLAPPING:
+            errors["overlapping"] = (
+                "What alpha_u does with one coder's overlapping units of a category: "
+                f"one of {', '.join(engine.SPAN_OVERLAPPING)}."
+            )
     else:
         if params["level"] not in LEVELS:
             errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
@@ -126,6 +132,8 @@ def _unknown_parameter_errors(names: set[str], *, span: bool) -> dict[str, str]:
             errors[name] = f"A span question has no {name}: its coefficients fix their own."
         elif not span and name == "min_overlap":
             errors[name] = "Only span questions take a minimum overlap."
+        elif not span and name == "overlapping":
+            errors[name] = "Only span questions take an overlapping rule (it is alpha_u's)."
         else:
             unknown.append(name)
     if unknown:
