@@ -306,7 +306,7 @@ def _span_round(question: Question, round_: Round) -> tuple[Any, np.ndarray]:
     scope = scope_spans(question=question, round_ids=[round_.pk])
     if not scope.n_annotations:
         raise ValueError(f"{round_.name} has no annotations for this question.")
-    return scope.data, scope.item_ids
+    return scope.named, scope.item_ids
 
 
 def _span_difference(

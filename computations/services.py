@@ -534,17 +534,21 @@ def _run_span_step(computation: Computation) -> None:
         raise ValueError("There are no annotations in this scope.")
     lap("read")
     _beat(computation.pk, 0.1)
-    results = engine.span_report(scope.data, params)
+    # Documents by external id and coders by key: the reasons and coder pairs stored read
+    # as the user names them.
+    results = engine.span_report(scope.named, params)
     lap("report")
     _beat(computation.pk, 0.9)
-    _name_documents(results["documents"], scope, pooled=computation.scope != ComputationScope.ROUND)
-    coders = coder_keys(int(c) for c in scope.coder_ids)
+    _name_documents(results["documents"], scope)
     results.update(
         kind=LabelKind.SPAN,
         unit=computation.question.span_unit or "character",
         n_items=results.get("n_documents", scope.data.n_documents),
         n_annotations=scope.n_annotations,
-        coder_keys={str(pk): coders.get(int(pk), str(pk)) for pk in scope.coder_ids.tolist()},
+        coder_keys={
+            str(pk): name
+            for pk, name in zip(scope.coder_ids.tolist(), scope.coder_names, strict=True)
+        },
     )
     results["bootstrap"] = {
         "replicates": int(params["bootstrap"]),
@@ -568,25 +572,19 @@ def _run_span_step(computation: Computation) -> None:
     logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
 
 
-def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans, *, pooled: bool) -> None:
-    """Give each listed document its item id and external id (``round/external id`` when
-    rounds are pooled), looking up only the items listed."""
-    rows = [entry.pop("index", None) for entry in documents]
-    items = item_external_ids(int(scope.item_ids[i]) for i in rows if i is not None)
-    rounds = (
-        dict(Round.objects.filter(pk__in=set(scope.round_ids.tolist())).values_list("id", "name"))
-        if pooled
-        else {}
-    )
-    for entry, index in zip(documents, rows, strict=True):
+def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans) -> None:
+    """Give each listed document its item id, round id and external id (``round/external
+    id`` when rounds are pooled: the document's name in ``scope.named``)."""
+    for entry in documents:
+        index = entry.pop("index", None)
         if index is None:
             entry.update(item=None, external_id=str(entry.get("document")))
             continue
-        item = int(scope.item_ids[index])
-        name = items.get(item, str(item))
-        if pooled:
-            name = f"{rounds.get(int(scope.round_ids[index]), '?')}/{name}"
-        entry.update(item=item, external_id=name, round=int(scope.round_ids[index]))
+        entry.update(
+            item=int(scope.item_ids[index]),
+            external_id=scope.document_names[index],
+            round=int(scope.round_ids[index]),
+        )
 
 
 def _store_comparison(
