@@ -25,7 +25,7 @@ from typing import Any
 
 from metrics.data import ReliabilityData
 from metrics.errors import InputError
-from metrics.report import COEFFICIENT_KEYS, LEVELS, report
+from metrics.report import BENCHMARK_SCALE_TITLES, COEFFICIENT_KEYS, LEVELS, report
 from metrics.spans.reader import read_spans
 from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING, format_span_table, span_report
 
@@ -250,6 +250,7 @@ def format_table(result: dict[str, Any]) -> str:
             f"{TITLES[key]:<34} {entry['value']:>8.4f} {marks} {_number_text(entry['observed'])} "
             f"{marks} {_number_text(entry['expected'])}  {interval}".rstrip()
         )
+        lines += _benchmark_lines(entry.get("ci", {}).get("benchmarks"))
     lines.append("(A: agreements, D: disagreements)")
     if "true_agreement" in result:
         true = result["true_agreement"]
@@ -257,9 +258,49 @@ def format_table(result: dict[str, Any]) -> str:
             f"true agreement ({true['model']}, {true['confidence']:.0%}): "
             f"[{_format(true['low'])}, {_format(true['high'])}]"
         )
+    lines += _icc_lines(result.get("icc"))
     for key, reason in result.get("skipped", {}).items():
         lines.append(f"skipped {key}: {reason}")
     return "\n".join(lines)
+
+
+def _benchmark_lines(benchmarks: dict[str, Any] | None) -> list[str]:
+    """One line per benchmark scale under a coefficient: the band attained at the 95% rule
+    and the most probable band."""
+    if not benchmarks:
+        return []
+    lines = []
+    for scale, bands in benchmarks["scales"].items():
+        lines.append(
+            f"    {BENCHMARK_SCALE_TITLES.get(scale, scale)}: {bands['attained']} or better "
+            f"with probability {bands['attained_probability']:.3f}; most probable "
+            f"{bands['leading']} ({bands['leading_probability']:.3f})"
+        )
+    return lines
+
+
+def _icc_lines(table: dict[str, Any] | None) -> list[str]:
+    """The ICC forms: value, F-test interval, F, its degrees of freedom and p."""
+    if not table:
+        return []
+    lines = [
+        "",
+        f"ICC (McGraw & Wong 1996; {table['n_items']} items, {table['n_coders']} coders)",
+        f"{'form':<32} {'value':>8}  {'interval':<22} {'F':>9} {'df':>10} {'p':>10}",
+    ]
+    for form in table["forms"]:
+        title = f"{form['form']} {form['model']}"
+        if form["shrout_fleiss"]:
+            title += f" [{form['shrout_fleiss']}]"
+        f = "inf" if form["f"] is None else f"{form['f']:.4f}"
+        interval = f"[{form['low']:.4f}, {form['high']:.4f}]"
+        df = f"{form['df1']:g}, {form['df2']:g}"
+        lines.append(
+            f"{title:<32} {form['value']:>8.4f}  {interval:<22} {f:>9} {df:>10} "
+            f"{form['p_value']:>10.3g}"
+        )
+    lines.append(f"(intervals {table['confidence']:.0%}, F test of ICC = 0)")
+    return lines
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -308,13 +349,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="C",
         help="confidence level of the intervals (default 0.95)",
     )
+    run.add_argument(
+        "--benchmarks",
+        choices=("replicates", "normal"),
+        help="how each interval is read on the benchmark scales: the share of bootstrap "
+        "replicates per band (default) or Gwet's normal approximation from the standard error",
+    )
     return parser
 
 
 def _span_main(args: argparse.Namespace) -> int:
     """``--level span``: read span annotations and print the span report."""
     try:
-        for option in ("distance", "domain", "tree"):
+        for option in ("distance", "domain", "tree", "benchmarks"):
             if getattr(args, option) is not None:
                 raise InputError(f"--{option} does not apply to --level span.")
         data = read_spans(args.file, continuum=args.continuum)
@@ -361,6 +408,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bootstrap=args.bootstrap,
             seed=args.seed,
             confidence=args.confidence,
+            benchmark_method=args.benchmarks or "replicates",
         )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)

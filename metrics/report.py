@@ -30,17 +30,24 @@ from typing import Any, Literal
 import numpy as np
 
 from metrics.coefficients import agreement, alpha, gwet, weighted
+from metrics.coefficients.icc import icc_table
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.distances import DistanceLike, NominalDistance, resolve_distance
 from metrics.distances.base import Distance
 from metrics.uncertainty import analytic
-from metrics.uncertainty.bootstrap import bootstrap as bootstrap_interval
+from metrics.uncertainty.benchmarks import (
+    BenchmarkResult,
+    benchmark_probabilities,
+    benchmark_replicates,
+)
+from metrics.uncertainty.bootstrap import bootstrap_chunk, bootstrap_combine
 from metrics.uncertainty.true_agreement import true_agreement_interval
 
 Level = Literal["nominal", "ordinal", "interval", "ratio", "set", "hierarchy"]
 Method = Literal["bca", "percentile"]
 Model = Literal["conservative", "homogeneity"]
+BenchmarkMethod = Literal["replicates", "normal"]
 #: The levels of measurement a report knows (``level=``), in order.
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio", "set", "hierarchy")
 #: Distance used at each level when none is given (None: the nominal distance).
@@ -64,6 +71,20 @@ COEFFICIENT_KEYS: tuple[str, ...] = (
     "ac1",
     "brennan_prediger",
 )
+
+#: The benchmark scales a report reads each interval on (Gwet 2014, ch. 6), in order.
+REPORT_BENCHMARK_SCALES: tuple[str, ...] = ("landis_koch", "fleiss", "altman", "krippendorff")
+#: How each of those scales is named in text.
+BENCHMARK_SCALE_TITLES: dict[str, str] = {
+    "landis_koch": "Landis & Koch",
+    "fleiss": "Fleiss",
+    "altman": "Altman",
+    "krippendorff": "Krippendorff",
+}
+#: The ICC's levels of measurement: the report adds the ICC table only at these.
+ICC_LEVELS: tuple[str, ...] = ("interval", "ratio")
+#: The cumulative probability a band must reach to be attained (Gwet's 95% rule).
+BENCHMARK_THRESHOLD = 0.95
 
 Function = Callable[..., Any]
 
@@ -214,21 +235,178 @@ def _interval(
     options: Mapping[str, Any],
     data: ReliabilityData,
     *,
-    replicates: int,
-    seed: int,
-    confidence: float,
-    method: Method,
+    settings: _Settings,
+    analytic: float | None,
+    key: str,
+    skipped: dict[str, str],
 ) -> dict[str, Any]:
+    """The entry's ``ci``, with ``benchmarks`` read from the same bootstrap."""
     decomposition = decompose(data, **options)
-    result = bootstrap_interval(
-        decomposition, replicates=replicates, seed=seed, confidence=confidence, method=method
+    values = bootstrap_chunk(decomposition, seed=settings.seed, start=0, stop=settings.replicates)
+    result = bootstrap_combine(
+        decomposition,
+        [values],
+        seed=settings.seed,
+        replicates=settings.replicates,
+        confidence=settings.confidence,
+        method=settings.method,
     )
-    return {
+    ci: dict[str, Any] = {
         "low": float(result.low),
         "high": float(result.high),
         "confidence": float(result.confidence),
         "method": str(result.method),
         "replicates": int(result.replicates),
+    }
+    try:
+        if settings.benchmark_method == "replicates":
+            ci["benchmarks"] = benchmarks_json(replicates=values)
+        else:
+            se, source = (
+                (analytic, "analytic") if analytic is not None else (result.se, "bootstrap")
+            )
+            ci["benchmarks"] = benchmarks_json(estimate=float(result.estimate), se=float(se))
+            ci["benchmarks"]["se_source"] = source
+    except ValueError as error:  # e.g. a bootstrap SE of 0: the interval stands without
+        skipped[f"{key}.benchmarks"] = str(error)
+    return ci
+
+
+def benchmarks_json(
+    *,
+    replicates: Any = None,
+    estimate: float | None = None,
+    se: float | None = None,
+    threshold: float = BENCHMARK_THRESHOLD,
+) -> dict[str, Any]:
+    """Membership probabilities of one coefficient in the bands of every report scale.
+
+    Gwet's (2014, ch. 6) benchmarking, JSON-ready: from bootstrap ``replicates`` (the share
+    of replicates in each band; undefined replicates left out) or, when none are given,
+    from ``estimate`` and ``se`` (a normal distribution truncated to [-1, 1], as irrCAC's
+    ``landis.koch.bf``).
+
+    Parameters
+    ----------
+    replicates : array_like of float, optional
+        Bootstrap replicates of the coefficient (``nan`` or None where undefined).
+    estimate, se : float, optional
+        The coefficient and its standard error, used when ``replicates`` is None.
+    threshold : float, default 0.95
+        The cumulative probability a band must reach to be attained.
+
+    Returns
+    -------
+    dict
+        ``method`` (``"replicates"`` or ``"normal"``), ``threshold``, ``n_replicates``,
+        ``n_omitted``, ``se`` (normal method, else None) and ``scales``: for each of
+        :data:`REPORT_BENCHMARK_SCALES`, ``labels`` (highest band first), ``probabilities``,
+        ``cumulative``, ``attained`` (the highest band whose cumulative probability reaches
+        ``threshold``), ``attained_probability`` (that cumulative probability), ``leading``
+        (the most probable band) and ``leading_probability``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~metrics.uncertainty.benchmarks.benchmark_replicates` (every replicate
+        undefined, a replicate above 1) or
+        :func:`~metrics.uncertainty.benchmarks.benchmark_probabilities` (an SE not positive).
+
+    Examples
+    --------
+    irrCAC's example, a kappa of 0.67 with standard error 0.15:
+
+    >>> bands = benchmarks_json(estimate=0.67, se=0.15)["scales"]["landis_koch"]
+    >>> bands["attained"], round(bands["attained_probability"], 5), bands["leading"]
+    ('moderate', 0.96356, 'substantial')
+    """
+    results: dict[str, BenchmarkResult] = {}
+    for scale in REPORT_BENCHMARK_SCALES:  # a loop over four scales
+        if replicates is not None:
+            values = np.asarray(
+                [np.nan if v is None else v for v in replicates]
+                if isinstance(replicates, list)
+                else replicates,
+                dtype=np.float64,
+            )
+            results[scale] = benchmark_replicates(
+                values,
+                scale=scale,  # type: ignore[arg-type]
+                threshold=threshold,
+                nan_policy="omit",
+            )
+        else:
+            if estimate is None or se is None:
+                raise ValueError("benchmarks_json needs replicates, or an estimate and its se.")
+            results[scale] = benchmark_probabilities(
+                estimate,
+                se,
+                scale=scale,  # type: ignore[arg-type]
+                threshold=threshold,
+            )
+    first = next(iter(results.values()))
+    return {
+        "method": first.method,
+        "threshold": float(threshold),
+        "n_replicates": first.n_replicates,
+        "n_omitted": first.n_omitted,
+        "se": None if first.se is None else float(first.se),
+        "scales": {scale: _bands_json(result) for scale, result in results.items()},
+    }
+
+
+def _bands_json(result: BenchmarkResult) -> dict[str, Any]:
+    attained = result.labels.index(result.attained)
+    leading = int(np.argmax(result.probabilities))  # the first (higher) band on a tie
+    return {
+        "labels": list(result.labels),
+        "probabilities": [float(p) for p in result.probabilities],
+        "cumulative": [float(c) for c in result.cumulative],
+        "attained": result.attained,
+        "attained_probability": float(result.cumulative[attained]),
+        "leading": result.labels[leading],
+        "leading_probability": float(result.probabilities[leading]),
+    }
+
+
+def _icc_json(data: ReliabilityData, confidence: float) -> dict[str, Any]:
+    """The ten ICC forms of a complete design (McGraw & Wong 1996) with their F tests."""
+    table = icc_table(data, confidence=confidence, missing="raise")
+    anova = table.anova
+    return {
+        "confidence": float(confidence),
+        "n_items": anova.n_items,
+        "n_coders": anova.n_coders,
+        "anova": {
+            name: float(getattr(anova, name))
+            for name in (
+                "ss_items",
+                "ss_coders",
+                "ss_error",
+                "ms_items",
+                "ms_coders",
+                "ms_error",
+                "ms_within",
+            )
+        },
+        "forms": [
+            {
+                "form": r.form,
+                "shrout_fleiss": r.shrout_fleiss,
+                "model": r.model,
+                "type": r.type,
+                "unit": r.unit,
+                "value": float(r.value),
+                "low": float(r.low),
+                "high": float(r.high),
+                # An error mean square of 0 gives an infinite F, which JSON cannot hold.
+                "f": float(r.f) if np.isfinite(r.f) else None,
+                "df1": float(r.df1),
+                "df2": float(r.df2),
+                "p_value": float(r.p_value),
+            }
+            for r in table.results
+        ],
     }
 
 
@@ -260,6 +438,7 @@ class _Settings:
     seed: int
     confidence: float
     method: Method
+    benchmark_method: BenchmarkMethod = "replicates"
 
 
 def _compute(
@@ -281,15 +460,14 @@ def _compute(
     entry = _entry(result)
     if not settings.replicates:
         return entry
+    se = analytic_se(spec, data, distance, entry["value"], settings.confidence)
     try:
         entry["ci"] = _interval(
             spec.decompose, options, data,
-            replicates=settings.replicates, seed=settings.seed,
-            confidence=settings.confidence, method=settings.method,
+            settings=settings, analytic=se, key=spec.key, skipped=skipped,
         )  # fmt: skip
     except ValueError as error:
         skipped[f"{spec.key}.ci"] = str(error)
-    se = analytic_se(spec, data, distance, entry["value"], settings.confidence)
     if se is not None:
         entry["se"] = se
     return entry
@@ -307,6 +485,7 @@ def report(
     confidence: float = 0.95,
     method: Method = "bca",
     true_agreement_model: Model = "conservative",
+    benchmark_method: BenchmarkMethod = "replicates",
 ) -> dict[str, Any]:
     """Every applicable coefficient of ``data`` as a JSON-ready dictionary.
 
@@ -334,15 +513,22 @@ def report(
         Confidence level of the bootstrap and true-agreement intervals.
     method : {"bca", "percentile"}, default "bca"
     true_agreement_model : {"conservative", "homogeneity"}, default "conservative"
+    benchmark_method : {"replicates", "normal"}, default "replicates"
+        How each interval's ``benchmarks`` are read: the share of bootstrap replicates in
+        each band, or Gwet's (2014) truncated normal from the estimate and its standard
+        error (the analytic SE where the entry has one, as irrCAC does; else the bootstrap
+        SE). See :func:`benchmarks_json`.
 
     Returns
     -------
     dict
         ``n_items``, ``n_coders``, ``n_annotations``, ``n_pairable_items``, ``level``,
         ``distance``, ``coefficients`` (key → ``{"value", "observed", "expected", "kind"}``
-        plus ``ci`` ``{"low", "high", "confidence", "method", "replicates"}`` and ``se``),
-        ``true_agreement`` (two coders, two categories: ``{"low", "high", "confidence",
-        "model"}``) and ``skipped`` (key → reason). See ``docs/metrics.md``.
+        plus ``ci`` ``{"low", "high", "confidence", "method", "replicates", "benchmarks"}``
+        and ``se``), ``true_agreement`` (two coders, two categories: ``{"low", "high",
+        "confidence", "model"}``), ``icc`` (interval and ratio levels, complete designs: the
+        ten McGraw & Wong forms, see :func:`_icc_json`) and ``skipped`` (key → reason). See
+        ``docs/metrics.md``.
 
     Raises
     ------
@@ -366,13 +552,17 @@ def report(
         raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
     if bootstrap < 0 or int(bootstrap) != bootstrap:
         raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
+    if benchmark_method not in ("replicates", "normal"):
+        raise ValueError(
+            f"benchmark_method must be 'replicates' or 'normal'; got {benchmark_method!r}."
+        )
     rd = as_reliability_data(data, domain=domain)
     coefficients: dict[str, dict[str, Any]] = {}
     skipped: dict[str, str] = {}
     resolved = report_distance(level, distance, tree=tree)
     if resolved is not None:
         resolve_distance(resolved, rd)  # a distance the data cannot take is an error, not a skip
-    settings = _Settings(int(bootstrap), seed, confidence, method)
+    settings = _Settings(int(bootstrap), seed, confidence, method, benchmark_method)
     for spec in coefficient_specs(rd.n_coders, resolved is not None):
         entry = _compute(spec, rd, resolved, settings, skipped)
         if entry is not None:
@@ -391,6 +581,11 @@ def report(
         output["true_agreement"] = true_agreement
     if reason is not None:
         skipped["true_agreement"] = reason
+    if level in ICC_LEVELS:
+        try:
+            output["icc"] = _icc_json(rd, confidence)
+        except ValueError as error:  # an incomplete design, one coder, no item variance
+            skipped["icc"] = str(error)
     output["skipped"] = skipped
     return output
 
@@ -400,11 +595,16 @@ def _distance_name(distance: Distance | None) -> str:
 
 
 __all__ = [
+    "BENCHMARK_SCALE_TITLES",
+    "BENCHMARK_THRESHOLD",
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
+    "ICC_LEVELS",
     "LEVELS",
+    "REPORT_BENCHMARK_SCALES",
     "CoefficientSpec",
     "analytic_se",
+    "benchmarks_json",
     "coefficient_specs",
     "report",
     "report_distance",

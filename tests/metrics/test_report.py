@@ -98,7 +98,7 @@ def test_weighted_ac2_on_krippendorff_2011_interval() -> None:
 def test_bootstrap_adds_intervals_and_analytic_standard_errors() -> None:
     result = report(K2011, bootstrap=200, seed=7, confidence=0.9)
     alpha = result["coefficients"]["alpha"]
-    assert set(alpha["ci"]) == {"low", "high", "confidence", "method", "replicates"}
+    assert set(alpha["ci"]) == {"low", "high", "confidence", "method", "replicates", "benchmarks"}
     assert alpha["ci"]["low"] <= alpha["value"] <= alpha["ci"]["high"]
     assert alpha["ci"]["confidence"] == 0.9
     assert alpha["ci"]["replicates"] == 200
