@@ -85,6 +85,10 @@ BENCHMARK_SCALE_TITLES: dict[str, str] = {
 ICC_LEVELS: tuple[str, ...] = ("interval", "ratio")
 #: The cumulative probability a band must reach to be attained (Gwet's 95% rule).
 BENCHMARK_THRESHOLD = 0.95
+# The library's way out of an incomplete design, and the report's instead (it takes no
+# ``missing`` argument: leaving items out would silently change the ICC's sample).
+_ICC_DROP_HINT = "Pass missing='drop' to leave those items out."
+_ICC_REPORT_HINT = "The report gives the ICC for complete designs only."
 
 Function = Callable[..., Any]
 
@@ -585,7 +589,7 @@ def report(
         try:
             output["icc"] = _icc_json(rd, confidence)
         except ValueError as error:  # an incomplete design, one coder, no item variance
-            skipped["icc"] = str(error)
+            skipped["icc"] = str(error).replace(_ICC_DROP_HINT, _ICC_REPORT_HINT)
     output["skipped"] = skipped
     return output
 
