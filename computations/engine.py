@@ -40,9 +40,11 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
+from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
 from metrics.spans import span_report as metrics_span_report
 from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING
+from metrics.uncertainty.benchmarks import paired_difference_replicates, probability_later_higher
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -165,8 +167,12 @@ def point_report(
     coefficients = result.get("coefficients", {})
     result["coefficients"] = {name: coefficients[name] for name in wanted if name in coefficients}
     skipped = result.get("skipped") or {}
+    # The ICC table (interval and ratio questions) is not one of the asked coefficients:
+    # kept with its reason when the design is incomplete.
     result["skipped"] = {
-        key: reason for key, reason in skipped.items() if key.split(".")[0] in wanted
+        key: reason
+        for key, reason in skipped.items()
+        if key.split(".")[0] in wanted or key == "icc"
     }
     for name in wanted:
         if name not in coefficients and name not in result["skipped"]:
@@ -437,11 +443,18 @@ def bootstrap_combine(
     replicates: int,
     confidence: float,
 ) -> dict[str, Any]:
+    """The interval of one coefficient from its replicate chunks, with the share of the
+    replicates in each benchmark band (``ci["benchmarks"]``, as ``metrics.report`` gives)."""
     arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
     result = metrics_bootstrap_combine(
         decomposition, arrays, seed=seed, replicates=replicates, confidence=confidence
     )
-    return bootstrap_json(result)
+    out = bootstrap_json(result)
+    try:
+        out["ci"]["benchmarks"] = _jsonable(benchmarks_json(replicates=np.concatenate(arrays)))
+    except ValueError:
+        pass  # no finite replicate in [-1, 1]: the interval stands without bands
+    return out
 
 
 def bootstrap_json(result: Any) -> dict[str, Any]:
@@ -461,11 +474,29 @@ def bootstrap_json(result: Any) -> dict[str, Any]:
 def difference(
     first: Any, second: Any, *, paired: bool, replicates: int, seed: int, confidence: float
 ) -> dict[str, Any]:
+    """``first − second`` by the bootstrap; paired, with the probability that ``first`` is
+    the higher (``probability_later_higher``: ``first`` is the later round)."""
     function = bootstrap_difference if paired else bootstrap_difference_unpaired
     result = function(
         first, second, replicates=replicates, seed=seed, confidence=confidence, minimums=(0.0,)
     )
-    return bootstrap_json(result)
+    out = bootstrap_json(result)
+    if paired:
+        # The same draws as the interval's (value for value), kept for this one reading.
+        differences = paired_difference_replicates(first, second, replicates=replicates, seed=seed)
+        try:
+            later = probability_later_higher(differences, nan_policy="omit")
+        except ValueError:  # every replicate undefined
+            return out
+        out["probability_later_higher"] = {
+            "probability": later.probability,
+            "share_higher": later.share_higher,
+            "share_tied": later.share_tied,
+            "share_lower": later.share_lower,
+            "n_replicates": later.n_replicates,
+            "n_omitted": later.n_omitted,
+        }
+    return out
 
 
 # -- spans ---------------------------------------------------------------------------------------
