@@ -26,6 +26,7 @@ from computations.selectors import (
     study_history,
 )
 from metrics import interpret_interval, interpret_value
+from metrics.report import BENCHMARK_SCALE_TITLES
 from pages.label_text import LabelText
 from studies.access import Actor
 from studies.labels import label_of
@@ -93,6 +94,50 @@ def interval_label(ci: Mapping[str, Any] | None, coefficient: str | None) -> str
     return interpret_interval(low, high).summary
 
 
+@dataclass(frozen=True)
+class BenchmarkReading:
+    """An interval read on one benchmark scale (Gwet 2014): the band attained at the 95%
+    rule and the most probable band, from the stored ``ci["benchmarks"]``."""
+
+    scale: str
+    title: str
+    attained: str
+    attained_probability: float
+    leading: str
+    leading_probability: float
+
+    @property
+    def text(self) -> str:
+        """e.g. "moderate or better with probability 0.96; most probable: substantial
+        (Landis & Koch) with probability 0.49"."""
+        return (
+            f"{self.attained} or better with probability {self.attained_probability:.2f}; "
+            f"most probable: {self.leading} ({self.title}) with probability "
+            f"{self.leading_probability:.2f}"
+        )
+
+
+def benchmark_readings(
+    ci: Mapping[str, Any] | None, coefficient: str | None
+) -> list[BenchmarkReading]:
+    """The stored band probabilities of an interval, one reading per scale; none for a
+    coefficient the bands do not apply to or an interval stored without them."""
+    benchmarks = (ci or {}).get("benchmarks")
+    if not has_bands(coefficient) or not benchmarks:
+        return []
+    return [
+        BenchmarkReading(
+            scale=scale,
+            title=BENCHMARK_SCALE_TITLES.get(scale, scale),
+            attained=bands["attained"],
+            attained_probability=float(bands["attained_probability"]),
+            leading=bands["leading"],
+            leading_probability=float(bands["leading_probability"]),
+        )
+        for scale, bands in (benchmarks.get("scales") or {}).items()
+    ]
+
+
 def trend(current: float | None, previous: float | None) -> str | None:
     """ "up", "down" or "flat" from the previous round's value to this one's."""
     if current is None or previous is None:
@@ -123,6 +168,8 @@ class Headline:
     previous_round_name: str | None = None
     trend: str | None = None
     stale: bool | None = None
+    #: The interval on Landis & Koch's scale (Gwet's benchmarking), when stored.
+    benchmark: BenchmarkReading | None = None
 
 
 def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
@@ -159,6 +206,7 @@ def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
                 previous_round_name=previous["round_name"] if previous else None,
                 trend=trend(point["value"], previous_value),
                 stale=last["stale"],
+                benchmark=next(iter(benchmark_readings(point.get("ci"), name)), None),
             )
         )
     return out
@@ -323,6 +371,7 @@ class CoefficientRow:
     bootstrap_se: float | None
     label: str | None
     interval: str | None
+    benchmarks: list[BenchmarkReading] = field(default_factory=list)
 
 
 def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
@@ -341,6 +390,7 @@ def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
                 bootstrap_se=entry.get("bootstrap_se"),
                 label=reliability_label(entry.get("value"), key),
                 interval=interval_label(entry.get("ci"), key),
+                benchmarks=benchmark_readings(entry.get("ci"), key),
             )
         )
     return rows
@@ -394,6 +444,8 @@ class RoundReport:
     comparison_error: str | None = None
     #: The earlier round's annotations changed after the comparison was stored.
     comparison_stale: bool = False
+    #: The ICC forms of an interval or ratio question (``results["icc"]``), or None.
+    icc: list[dict[str, Any]] | None = None
 
 
 def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
@@ -508,8 +560,32 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
         ]
         report.disputed_coders = coders
     report.extras = _round_extras(diagnostics, label_text)
+    report.icc = _icc_rows(results.get("icc"))
     _stored_comparison(report, results)
     return report
+
+
+#: How the ICC table names each model.
+ICC_MODELS = {
+    "oneway": "one-way random",
+    "twoway_random": "two-way random",
+    "twoway_mixed": "two-way mixed",
+}
+
+
+def _icc_rows(table: Mapping[str, Any] | None) -> list[dict[str, Any]] | None:
+    """The stored ICC forms with their model, type and unit in words."""
+    if not table:
+        return None
+    return [
+        {
+            **form,
+            "model_name": ICC_MODELS.get(form["model"], form["model"]),
+            "measure": f"{form['type']}, {'single' if form['unit'] == 'single' else 'average'}",
+            "confidence": table.get("confidence"),
+        }
+        for form in table.get("forms") or []
+    ]
 
 
 # -- coder page --------------------------------------------------------------------------------
