@@ -19,11 +19,14 @@ from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, Rou
 class ComputationRequestInputSerializer(serializers.Serializer):
     """What to compute. Unset parameters take the question kind's defaults: nominal → every
     categorical coefficient; ordinal → ordinal alpha and weighted kappa; interval/ratio →
-    alpha with that distance; set → alpha with MASI; hierarchy → alpha with the tree distance;
-    span → unitizing alpha (alpha_u), span F1 (exact and overlapping), token alpha, P_k and
-    WindowDiff (add ``gamma`` to the coefficients for Mathet et al.'s gamma). Span
-    coefficients, ``min_overlap`` and ``overlapping`` are for span questions only; ``level``
-    and ``distance`` for the others (a 400 names the field). The scope is one ``round``,
+    alpha with that distance, and the results add the ten ICC forms (``icc``: McGraw &
+    Wong's names ICC(1), ICC(k), ICC(A,1), ICC(A,k), ICC(C,1), ICC(C,k) per model, with
+    Shrout & Fleiss's ICC1 … ICC3k) on a complete design, else ``skipped.icc``; set →
+    alpha with MASI; hierarchy → alpha with the tree distance; span → unitizing alpha
+    (alpha_u), span F1 (exact and overlapping), token alpha, P_k and WindowDiff (add
+    ``gamma`` to the coefficients for Mathet et al.'s gamma). Span coefficients,
+    ``min_overlap`` and ``overlapping`` are for span questions only; ``level`` and
+    ``distance`` for the others (a 400 names the field). The scope is one ``round``,
     several ``rounds`` pooled, or (neither given, or ``scope=study``) every round of the
     study."""
 
@@ -195,7 +198,12 @@ class CompareQuerySerializer(serializers.Serializer):
 
 class CoefficientPointSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True)
-    ci = serializers.DictField(allow_null=True, help_text="low, high, level, method, replicates")
+    ci = serializers.DictField(
+        allow_null=True,
+        help_text="low, high, confidence, method, replicates, and benchmarks: the share of "
+        "bootstrap replicates in each band of the Landis & Koch, Fleiss, Altman and "
+        "Krippendorff scales, the band attained at 95% and the most probable band",
+    )
     se = serializers.FloatField(allow_null=True)
 
 

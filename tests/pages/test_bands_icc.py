@@ -116,6 +116,7 @@ def test_each_interval_shows_the_band_attained_and_the_most_probable(
     plain = re.search(r'<tr data-coefficient="observed_agreement">.*?</tr>', html)
     assert plain is not None
     assert "benchmarks" not in plain.group(0)
+    assert '<td class="reliability">—</td>' in plain.group(0)
 
 
 def test_the_comparison_gives_the_probability_that_this_round_is_higher(
