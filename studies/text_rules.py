@@ -20,13 +20,14 @@ written once.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 # The number rule --------------------------------------------------------------------------
 
@@ -113,8 +114,10 @@ class CsvRow:
     cells: list[str]
 
 
-def read_csv(text: str) -> tuple[list[str], Iterator[CsvRow]]:
+def read_csv(text: str | Iterable[str]) -> tuple[list[str], Iterator[CsvRow]]:
     """The header's cells (``[]`` for an empty text) and an iterator over the data rows.
+
+    ``text`` is the whole text, or its lines with their line ends (see :func:`text_lines`).
 
     Reading is lazy: :class:`CsvReadError` comes out of the iterator at the first row that
     is not well-formed CSV, or whose field count differs from the header's. A leading
@@ -130,7 +133,9 @@ def read_csv(text: str) -> tuple[list[str], Iterator[CsvRow]]:
     ...
     studies.text_rules.CsvReadError: Line 4 has 4 fields; the header has 3.
     """
-    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
+    if isinstance(text, str):
+        text = io.StringIO(text.removeprefix("\ufeff"), newline="")
+    reader = csv.reader(text)
     try:
         header = next(reader, None)
     except csv.Error as error:
@@ -165,6 +170,27 @@ def read_csv(text: str) -> tuple[list[str], Iterator[CsvRow]]:
             yield CsvRow(start, cells)
 
     return header, rows()
+
+
+def text_lines(stream: IO[bytes], *, chunk_size: int = 1 << 16) -> Iterator[str]:
+    """The lines of a UTF-8 byte stream (an optional byte-order mark dropped), ends kept,
+    decoded as they are read; only LF ends a line (CR LF included), as the CSV reader
+    expects. Raises ``UnicodeDecodeError`` on bytes that are not UTF-8.
+
+    >>> list(text_lines(io.BytesIO("\\ufeffa,b\\r\\nc,\\u2028d\\n".encode())))
+    ['a,b\\r\\n', 'c,\\u2028d\\n']
+    """
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    pending = ""
+    while True:
+        chunk = stream.read(chunk_size)
+        pending += decoder.decode(chunk, final=not chunk)
+        *lines, pending = pending.split("\n")
+        yield from (line + "\n" for line in lines)
+        if not chunk:
+            break
+    if pending:
+        yield pending
 
 
 # Writing CSV that spreadsheets open safely ------------------------------------------------
