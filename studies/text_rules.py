@@ -25,7 +25,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -114,14 +114,18 @@ class CsvRow:
     cells: list[str]
 
 
-def read_csv(text: str | Iterable[str]) -> tuple[list[str], Iterator[CsvRow]]:
+def read_csv(
+    text: str | Iterable[str], *, reject: Callable[[CsvReadError], None] | None = None
+) -> tuple[list[str], Iterator[CsvRow]]:
     """The header's cells (``[]`` for an empty text) and an iterator over the data rows.
 
     ``text`` is the whole text, or its lines with their line ends (see :func:`text_lines`).
 
     Reading is lazy: :class:`CsvReadError` comes out of the iterator at the first row that
-    is not well-formed CSV, or whose field count differs from the header's. A leading
-    byte-order mark is dropped; rows whose cells are all blank are skipped.
+    is not well-formed CSV, or whose field count differs from the header's. A caller that
+    reports bad rows one by one passes ``reject``: rows with a wrong field count then go to
+    it (code ``field_count``) and are left out, and reading goes on. A leading byte-order
+    mark is dropped; rows whose cells are all blank are skipped.
 
     Examples
     --------
@@ -161,12 +165,16 @@ def read_csv(text: str | Iterable[str]) -> tuple[list[str], Iterator[CsvRow]]:
             if not any(cell.strip() for cell in cells):
                 continue
             if len(cells) != width:
-                raise CsvReadError(
+                error = CsvReadError(
                     f"Line {start} has {len(cells)} field{'s' * (len(cells) != 1)}; the header "
                     f"has {width}.",
                     line=start,
                     code=FIELD_COUNT,
                 )
+                if reject is None:
+                    raise error
+                reject(error)
+                continue
             yield CsvRow(start, cells)
 
     return header, rows()
