@@ -242,32 +242,46 @@ def _numeric_cell(value: Any) -> Any:
     return text if text == "" or is_number_text(text) else spreadsheet_text(text)
 
 
+_NEEDS_QUOTES = re.compile(r'[",\r\n]')
+
+
+def _field(value: Any) -> str:
+    text = str(value)
+    if _NEEDS_QUOTES.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def write_csv(
     header: Sequence[str], rows: Iterable[Sequence[Any]], *, numeric: Collection[int] = ()
 ) -> str:
-    """CSV text (``\\n`` line ends) whose cells spreadsheets never run as formulas.
+    """CSV text whose cells spreadsheets never run as formulas.
 
     Header cells and cells of text columns pass through :func:`spreadsheet_text`; cells of
     the ``numeric`` columns (0-based indices) are written as they are when they are
     numbers (a negative number stays ``-0.25``), as text otherwise. ``None`` is empty.
+    Lines end with ``\\n``; a cell holding a comma, a quote, a CR or an LF is quoted
+    (RFC 4180), a CR included: Python's ``csv`` module leaves a lone CR unquoted when
+    lines end with LF, and a spreadsheet starts a new row there.
 
     >>> print(write_csv(["coder", "value"], [["=HYPERLINK(1)", -0.25]], numeric={1}), end="")
     coder,value
     '=HYPERLINK(1),-0.25
+    >>> write_csv(["a", "b"], [["x\\r=1+2", 'say "hi", twice']])
+    'a,b\\n"x\\r=1+2","say ""hi"", twice"\\n'
     """
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([spreadsheet_text(str(name)) for name in header])
+    lines = [",".join(_field(spreadsheet_text(str(name))) for name in header)]
     for row in rows:
-        writer.writerow(
-            [
-                _numeric_cell(value)
-                if index in numeric
-                else ("" if value is None else spreadsheet_text(str(value)))
-                for index, value in enumerate(row)
-            ]
-        )
-    return out.getvalue()
+        cells = [
+            _numeric_cell(value)
+            if index in numeric
+            else ("" if value is None else spreadsheet_text(str(value)))
+            for index, value in enumerate(row)
+        ]
+        # A lone empty cell is written "" so that the row is not read as a blank line.
+        lines.append('""' if cells == [""] else ",".join(_field(cell) for cell in cells))
+    lines.append("")
+    return "\n".join(lines)
 
 
 # Unicode text ----------------------------------------------------------------------------
