@@ -139,7 +139,7 @@ def read_csv(
     """
     if isinstance(text, str):
         text = io.StringIO(text.removeprefix("\ufeff"), newline="")
-    reader = csv.reader(text)
+    reader = csv.reader(text, strict=True)
     try:
         header = next(reader, None)
     except csv.Error as error:
