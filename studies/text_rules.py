@@ -93,13 +93,15 @@ def parse_whole_number(text: str) -> int:
 
 class CsvReadError(ValueError):
     """A CSV text that cannot be read as a table: ``line`` is the 1-based file line of the
-    record at fault, ``code`` is ``field_count`` or ``malformed_csv``."""
+    record at fault, ``code`` is ``field_count`` or ``malformed_csv``; ``message`` names the
+    line, ``detail`` says the same for a report that names the line itself."""
 
-    def __init__(self, message: str, *, line: int, code: str) -> None:
+    def __init__(self, message: str, *, line: int, code: str, detail: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.code = code
+        self.detail = detail or message
 
 
 FIELD_COUNT = "field_count"
@@ -165,11 +167,12 @@ def read_csv(
             if not any(cell.strip() for cell in cells):
                 continue
             if len(cells) != width:
+                fields = f"{len(cells)} field{'s' * (len(cells) != 1)}; the header has {width}."
                 error = CsvReadError(
-                    f"Line {start} has {len(cells)} field{'s' * (len(cells) != 1)}; the header "
-                    f"has {width}.",
+                    f"Line {start} has {fields}",
                     line=start,
                     code=FIELD_COUNT,
+                    detail=f"The line has {fields}",
                 )
                 if reject is None:
                     raise error

@@ -52,12 +52,13 @@ MAX_COUNT = 10_000
 
 
 def _table(data: bytes, parsed: ParsedFile) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
-    """The header (stripped, neutralised names restored) and (line, cells) of each data
-    line; lines with a wrong field count are rejected into ``parsed``."""
+    """The header and (line, cells) of each data line, every cell stripped of surrounding
+    whitespace, then restored when the exports neutralised it (``'\tx`` is ``\tx``); lines
+    with a wrong field count are rejected into ``parsed``."""
 
     def reject(error: CsvReadError) -> None:
         parsed.records += 1
-        parsed.reject(f"line {error.line}", "row", error.code, error.message)
+        parsed.reject(f"line {error.line}", "row", error.code, error.detail)
 
     try:
         header, rows = read_csv(decode(data), reject=reject)
@@ -69,7 +70,7 @@ def _table(data: bytes, parsed: ParsedFile) -> tuple[list[str], Iterator[tuple[i
     def lines() -> Iterator[tuple[int, list[str]]]:
         try:
             for row in rows:
-                yield row.line, [restore_text(cell) for cell in row.cells]
+                yield row.line, [restore_text(cell.strip()) for cell in row.cells]
         except CsvReadError as error:
             raise MalformedFileError(error.message, source=f"line {error.line}") from None
 
@@ -103,12 +104,12 @@ def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
         parsed.records += 1
         source = f"line {number}"
         values = {
-            role: cells[index].strip() if index is not None and index < len(cells) else ""
+            role: cells[index] if index is not None else ""
             for role, index in at.items()
         }
         field = None
-        if question_at is not None and question_at < len(cells):
-            field = cells[question_at].strip() or None
+        if question_at is not None:
+            field = cells[question_at] or None
         empty = [role for role in ("item", "coder") if not values[role]]
         if empty:
             parsed.reject(
@@ -152,14 +153,13 @@ def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        item = cells[0].strip()
+        item = cells[0]
         if not item:
             parsed.reject(
                 source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
             )
             continue
-        for coder, cell in zip(coders, cells[1:], strict=True):
-            value = cell.strip()
+        for coder, value in zip(coders, cells[1:], strict=True):
             if value in MISSING_CELLS:
                 continue
             parsed.rows.append(
@@ -186,7 +186,7 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        item = cells[0].strip()
+        item = cells[0]
         if not item:
             parsed.reject(
                 source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
@@ -196,7 +196,7 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
         bad = False
         for category, cell in zip(categories, cells[1:], strict=True):
             try:
-                count = parse_whole_number(cell.strip() or "0")
+                count = parse_whole_number(cell or "0")
             except NumberFormatError:
                 count = -1
             if not 0 <= count <= MAX_COUNT:

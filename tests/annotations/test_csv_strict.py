@@ -192,13 +192,7 @@ def test_a_bulk_csv_row_with_a_wrong_field_count_is_a_400_naming_its_line(
 
 @pytest.mark.django_db
 def test_bulk_csv_numbers_follow_the_one_rule(annotator_client: APIClient, scheme: Scheme) -> None:
-    text = (
-        "item,coder,label\n"
-        "doc-1,alice,1_000\n"
-        "doc-1,bob,١٢\n"
-        "doc-2,alice,inf\n"
-        "doc-2,bob,1e999\n"
-    )
+    text = "item,coder,label\ndoc-1,alice,1_000\ndoc-1,bob,١٢\ndoc-2,alice,inf\ndoc-2,bob,1e999\n"
     response = post_bulk_csv(annotator_client, scheme, text, "age")
     assert response.status_code == 400
     assert response.json() == {
