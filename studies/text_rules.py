@@ -168,15 +168,15 @@ def read_csv(
                 continue
             if len(cells) != width:
                 fields = f"{len(cells)} field{'s' * (len(cells) != 1)}; the header has {width}."
-                error = CsvReadError(
+                refused = CsvReadError(
                     f"Line {start} has {fields}",
                     line=start,
                     code=FIELD_COUNT,
                     detail=f"The line has {fields}",
                 )
                 if reject is None:
-                    raise error
-                reject(error)
+                    raise refused
+                reject(refused)
                 continue
             yield CsvRow(start, cells)
 

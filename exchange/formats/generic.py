@@ -103,10 +103,7 @@ def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        values = {
-            role: cells[index] if index is not None else ""
-            for role, index in at.items()
-        }
+        values = {role: cells[index] if index is not None else "" for role, index in at.items()}
         field = None
         if question_at is not None:
             field = cells[question_at] or None

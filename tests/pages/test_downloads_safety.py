@@ -80,9 +80,7 @@ def test_page_downloads_name_their_file_with_a_valid_header(
     world = hostile_world(study, "doc-1", "pos", round_name=round_name)
     response = download(site_client(viewer), world, "annotations-download", world.tone, "long")
     assert response.status_code == 200
-    assert response["Content-Disposition"] == "attachment; " + filename.format(
-        f"study{study.pk}"
-    )
+    assert response["Content-Disposition"] == "attachment; " + filename.format(f"study{study.pk}")
 
 
 def test_every_page_download_carries_the_header(
