@@ -70,3 +70,47 @@ def env_secret(name: str, *, default: str | None = None) -> str:
                 f"{name}_FILE points to an unreadable file: {error}"
             ) from None
     return env_str(name, default)
+
+
+#: Django's deploy check (security.W009) asks for this many characters, 5 of them different.
+MIN_SECRET_KEY_LENGTH = 50
+
+
+def require_strong_secret_key(key: str) -> str:
+    """Refuse a SECRET_KEY that ``manage.py check --deploy`` would call weak.
+
+    Examples
+    --------
+    >>> require_strong_secret_key("short")
+    Traceback (most recent call last):
+    ...
+    django.core.exceptions.ImproperlyConfigured: SECRET_KEY must have at least 50 characters, ...
+    """
+    weak = (
+        len(key) < MIN_SECRET_KEY_LENGTH
+        or len(set(key)) < 5
+        or key.startswith("django-insecure-")  # what startproject writes
+    )
+    if weak:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY must have at least {MIN_SECRET_KEY_LENGTH} characters, at least 5 of "
+            f"them different, and not start with 'django-insecure-' (it has {len(key)} "
+            "characters). Generate one with: "
+            'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
+    return key
+
+
+def cache_from_url(url: str) -> dict[str, str]:
+    """Django's cache settings from ``locmem://`` (this process only) or ``redis://...``.
+
+    Examples
+    --------
+    >>> cache_from_url("redis://redis:6379/1")["BACKEND"]
+    'django.core.cache.backends.redis.RedisCache'
+    """
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if url == "locmem://":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    raise ImproperlyConfigured(f"CACHE_URL must be locmem:// or a redis:// URL; got {url!r}.")

@@ -13,13 +13,23 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from agreement_server.env import env_bool, env_int, env_list, env_secret, env_str
+from agreement_server.env import (
+    cache_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_secret,
+    env_str,
+    require_strong_secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("AGREEMENT_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_secret("SECRET_KEY", default="insecure-dev-key-only-for-debug" if DEBUG else None)
+if not DEBUG:
+    require_strong_secret_key(SECRET_KEY)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -54,6 +64,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "agreement_server.middleware.ContentSecurityPolicyMiddleware",
+    "agreement_server.middleware.LoginThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "agreement_server.urls"
@@ -127,13 +139,36 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON with a depth limit, strict UTF-8 and the size limit (studies/api/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "studies.api.parsers.JSONParser",
+        "studies.api.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "studies.api.pagination.StandardPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "studies.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"anon": "60/minute"},
+    # Proxies in front of the server that append to X-Forwarded-For: the client address for
+    # throttling is the one the outermost trusted proxy saw (0: the connection's address).
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0, minimum=0),
 }
+
+# Throttling of failed sign-ins (the pages and the admin) and of failed API token
+# authentication, per client address: after LIMIT failures within WINDOW seconds every
+# further attempt from that address answers 429 (Retry-After) until the window has passed.
+# The counts live in the cache: CACHE_URL=redis://... shares them between server processes.
+CACHES = {"default": cache_from_url(env_str("CACHE_URL", "locmem://"))}
+AGREEMENT_LOGIN_FAILURE_LIMIT = env_int("AGREEMENT_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AGREEMENT_LOGIN_FAILURE_WINDOW_SECONDS = env_int(
+    "AGREEMENT_LOGIN_FAILURE_WINDOW_SECONDS", 900, minimum=1
+)
+AGREEMENT_TOKEN_FAILURE_LIMIT = env_int("AGREEMENT_TOKEN_FAILURE_LIMIT", 20, minimum=1)
+AGREEMENT_TOKEN_FAILURE_WINDOW_SECONDS = env_int(
+    "AGREEMENT_TOKEN_FAILURE_WINDOW_SECONDS", 300, minimum=1
+)
 
 DRF_STANDARDIZED_ERRORS = {
     "EXCEPTION_HANDLER_CLASS": "studies.api.errors.ApiExceptionHandler",
@@ -236,10 +271,35 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
+# HTTPS. Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from
+# clients), trust it so that a request it forwarded over HTTPS counts as secure: without
+# that, SECURE_SSL_REDIRECT would redirect every forwarded request, forever.
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
-    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-
-if not DEBUG:
-    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
-    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+# Off unless set: a server reached over plain HTTP (no proxy yet) stays usable; compose sets it.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# HSTS is only sent over HTTPS; a year, subdomains included, as the deploy check asks.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# The Content-Security-Policy header of every response (agreement_server/middleware.py).
+# No inline script anywhere; the API docs page's one inline <style> is allowed by its hash.
+CONTENT_SECURITY_POLICY = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'"],
+    # The coder page draws its bars with style="width: ..." attributes.
+    "style-src-attr": ["'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "font-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'self'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}

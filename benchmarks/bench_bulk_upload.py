@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agreement_server.settings")
-os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key")
+os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-never-used-in-production-0123")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 

@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agreement_server.settings")
-os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key")
+os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-never-used-in-production-0123")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 import django  # noqa: E402

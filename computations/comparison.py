@@ -306,7 +306,7 @@ def _span_round(question: Question, round_: Round) -> tuple[Any, np.ndarray]:
     scope = scope_spans(question=question, round_ids=[round_.pk])
     if not scope.n_annotations:
         raise ValueError(f"{round_.name} has no annotations for this question.")
-    return scope.data, scope.item_ids
+    return scope.named, scope.item_ids
 
 
 def _span_difference(
@@ -315,14 +315,21 @@ def _span_difference(
     name: str,
     *,
     min_overlap: float,
+    overlapping: str,
     options: Mapping[str, Any],
 ) -> tuple[dict[str, Any], dict[str, Any] | None, bool, int]:
     """(difference, unpaired difference or None, paired, shared documents) of one span
     coefficient: paired on the documents (items) both rounds annotated, unpaired on all of
     each round's documents when those differ, as ``rounds_compare`` does for items."""
     (data_a, items_a), (data_b, items_b) = later, earlier
-    dec_a = engine.span_decompositions(data_a, [name], min_overlap=min_overlap)[name]
-    dec_b = engine.span_decompositions(data_b, [name], min_overlap=min_overlap)[name]
+
+    def decompose(data: Any) -> Any:
+        found = engine.span_decompositions(
+            data, [name], min_overlap=min_overlap, overlapping=overlapping
+        )
+        return found[name]
+
+    dec_a, dec_b = decompose(data_a), decompose(data_b)
     shared, rows_a, rows_b = np.intersect1d(items_a, items_b, return_indices=True)
     same = len(shared) == len(items_a) == len(items_b)
     if same and len(shared) < MIN_SHARED_ITEMS:
@@ -355,7 +362,9 @@ def _span_rounds_compare(
     parameters: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     """``rounds_compare`` for a span question: one decomposable span coefficient (alpha_u
-    unless told), later minus earlier, with a bootstrap interval over documents."""
+    unless told), later minus earlier, with a bootstrap interval over documents; the
+    minimum overlap and overlapping rule of ``parameters``, else of the later round's latest
+    computation, else the defaults."""
     name = coefficient or "alpha_u"
     if name not in engine.SPAN_DECOMPOSABLE:
         raise ValueError(
@@ -363,15 +372,17 @@ def _span_rounds_compare(
             f"not {name}."
         )
     later, earlier = (first, second) if first.position > second.position else (second, first)
+    if parameters is None:
+        latest = latest_round_computations(study=later.study, question_ids=[question.pk]).get(
+            (question.pk, later.pk)
+        )
+        parameters = latest.parameters if latest else None
     params = dict(parameters or engine.default_parameters(LabelKind.SPAN))
     read = {later.pk: _span_round(question, later), earlier.pk: _span_round(question, earlier)}
     options = {"replicates": replicates, "seed": seed, "confidence": confidence}
+    chosen = _span_options(params)
     difference, unpaired, paired, n_shared = _span_difference(
-        read[later.pk],
-        read[earlier.pk],
-        name,
-        min_overlap=float(params.get("min_overlap", 0.5)),
-        options=options,
+        read[later.pk], read[earlier.pk], name, **chosen, options=options
     )
     entries = {r.pk: _round_entry(r, len(read[r.pk][1])) for r in (later, earlier)}
     out: dict[str, Any] = {
@@ -385,11 +396,20 @@ def _span_rounds_compare(
         "n_shared_items": n_shared,
         "paired": paired,
         "difference": difference,
-        "parameters": {"min_overlap": float(params.get("min_overlap", 0.5))},
+        "parameters": chosen,
     }
     if unpaired is not None:
         out["unpaired"] = unpaired
     return out
+
+
+def _span_options(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The minimum overlap and overlapping rule of span computation parameters (defaults for
+    parameters stored before they existed)."""
+    return {
+        "min_overlap": float(params.get("min_overlap", 0.5)),
+        "overlapping": str(engine.span_overlapping(params)),
+    }
 
 
 def _stored_value(results: Mapping[str, Any] | None, name: str) -> float | None:
@@ -438,9 +458,8 @@ def _span_comparison_with_previous(
         if read is not None:
             try:
                 difference, _, paired, n_shared = _span_difference(
-                    read[0], read[1], name,
-                    min_overlap=float(params.get("min_overlap", 0.5)), options=options,
-                )  # fmt: skip
+                    read[0], read[1], name, **_span_options(params), options=options
+                )
             except ValueError as error:
                 entry["reason"] = f"no bootstrap interval: {error}"
             else:

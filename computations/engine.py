@@ -42,6 +42,7 @@ from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
 from metrics.spans import span_report as metrics_span_report
+from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING
 from studies.models import LabelKind
 
 #: Every coefficient name the report knows, in display order.
@@ -82,6 +83,11 @@ SPAN_DEFAULT_COEFFICIENTS: tuple[str, ...] = tuple(
 )
 #: Span coefficients with a per-document decomposition (a bootstrap difference of two rounds).
 SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
+#: What alpha_u does with one coder's overlapping units of a category (parameter
+#: ``overlapping``): refuse them (alpha_u undefined, with the reason) or merge them.
+SPAN_OVERLAPPING: tuple[str, ...] = tuple(OVERLAPPING)
+#: The way out that alpha_u's refusal of overlapping units names, in the API's words.
+SERVER_MERGE_HINT = 'request the computation again with the parameter "overlapping": "merge"'
 #: The most disputed documents a span result keeps.
 MOST_DISPUTED_DOCUMENTS = 50
 _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
@@ -103,6 +109,7 @@ def default_parameters(kind: str) -> dict[str, Any]:
             "seed": 0,
             "confidence": 0.95,
             "min_overlap": 0.5,
+            "overlapping": "error",
         }
     defaults = DEFAULTS[kind]
     return {
@@ -468,8 +475,10 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     """The span report of the requested coefficients, with their intervals when
     ``params["bootstrap"]`` asks for replicates.
 
-    A coefficient the data leaves undefined keeps ``value: null`` and its ``reason``, which
-    is also listed under ``skipped``. ``documents`` keeps the most disputed
+    ``params["overlapping"]`` ("error" or "merge") is what alpha_u does with one coder's
+    overlapping units of a category; when it refuses them, its reason names the parameter to
+    send. A coefficient the data leaves undefined keeps ``value: null`` and its ``reason``,
+    which is also listed under ``skipped``. ``documents`` keeps the most disputed
     ``MOST_DISPUTED_DOCUMENTS``, each with its index in ``data.documents`` (``index``) so that
     the caller can name its item.
     """
@@ -477,12 +486,16 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     options: dict[str, Any] = {
         "gamma": "gamma" in wanted,
         "min_overlap": float(params["min_overlap"]),
+        "overlapping": span_overlapping(params),
         "bootstrap": int(params["bootstrap"]),
         "seed": int(params["seed"]),  # gamma's sampling too, with or without a bootstrap
         "confidence": float(params["confidence"]),
     }
     report: dict[str, Any] = _jsonable(metrics_span_report(data, **options))
     coefficients = report.get("coefficients") or {}
+    alpha_u = coefficients.get("alpha_u") or {}
+    if alpha_u.get("reason"):
+        alpha_u["reason"] = str(alpha_u["reason"]).replace(LIBRARY_MERGE_HINT, SERVER_MERGE_HINT)
     skipped: dict[str, str] = {}
     kept: dict[str, Any] = {}
     for name in wanted:
@@ -511,16 +524,27 @@ def _document_key(name: Any, documents: Sequence[Hashable]) -> Hashable | None:
     return next((d for d in documents if str(d) == text), None)
 
 
+def span_overlapping(params: Mapping[str, Any]) -> Any:
+    """The ``overlapping`` parameter of span computation parameters; "error" for those
+    stored before it existed."""
+    return params.get("overlapping") or "error"
+
+
 def span_decompositions(
-    data: SpanData, names: Sequence[str], *, min_overlap: float
+    data: SpanData, names: Sequence[str], *, min_overlap: float, overlapping: str = "error"
 ) -> dict[str, Decomposition]:
     """Per-document decompositions of the ``SPAN_DECOMPOSABLE`` coefficients among ``names``
-    (one row per document of ``data``, in its order)."""
-
+    (one row per document of ``data``, in its order); ``overlapping`` as in ``span_report``."""
     out: dict[str, Decomposition] = {}
     for name in names:
         if name == "alpha_u":
-            out[name] = decompose_unitizing_alpha(data)
+            policy: Any = overlapping
+            try:
+                out[name] = decompose_unitizing_alpha(data, overlapping=policy)
+            except ValueError as error:
+                raise ValueError(
+                    str(error).replace(LIBRARY_MERGE_HINT, SERVER_MERGE_HINT)
+                ) from None
         elif name == "span_f1":
             out[name] = decompose_span_f1(data, match="exact")
         elif name == "span_f1_overlap":

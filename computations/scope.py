@@ -10,8 +10,9 @@ span questions, giving ``metrics.spans.SpanData``.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Any
 
@@ -30,6 +31,7 @@ from studies.models import (
     Item,
     LabelKind,
     Question,
+    Round,
 )
 
 _STREAM_CHUNK = 50_000
@@ -259,6 +261,11 @@ class ScopeSpans:
     and ``coder_ids`` are the coders' ids, ascending. ``data.categories`` are the question's
     category codes in declared order (unused ones included). A coder annotated a document
     when an annotation row exists, whether or not it holds units.
+
+    ``document_names[d]`` and ``coder_names[c]`` are the names a user knows: the item's
+    external id (``<round name>/<external id>`` when rounds are pooled) and the coder's key.
+    :attr:`named` is ``data`` with those names, which is what the engine computes on, so
+    that measures' reasons and coder pairs read ``document 'doc-7', coder 'alice'``.
     """
 
     data: SpanData
@@ -266,24 +273,71 @@ class ScopeSpans:
     round_ids: NDArray[np.int64]
     coder_ids: NDArray[np.int64]
     fingerprint: str
+    document_names: tuple[str, ...] = ()
+    coder_names: tuple[str, ...] = ()
 
     @property
     def n_annotations(self) -> int:
         return int(self.data.annotated.sum())
 
+    @property
+    def named(self) -> SpanData:
+        """``data`` with documents and coders by name (same order, same arrays)."""
+        return replace(self.data, documents=self.document_names, coders=self.coder_names)
 
-def _item_extents(item_ids: NDArray[np.int64]) -> dict[int, tuple[float | None, float | None, int]]:
-    """``{item id: (extent_begin, extent_end, text length)}``, the text never read."""
-    found: dict[int, tuple[float | None, float | None, int]] = {}
+
+@dataclass(frozen=True)
+class _ItemRow:
+    external_id: str
+    extent_begin: float | None
+    extent_end: float | None
+    text_length: int
+
+
+def _item_rows(item_ids: NDArray[np.int64]) -> dict[int, _ItemRow]:
+    """Each item's external id, extent and text length, the text never read."""
+    found: dict[int, _ItemRow] = {}
     ids = np.unique(item_ids).tolist()
     for start in range(0, len(ids), 900):
         rows = (
             Item.objects.filter(pk__in=ids[start : start + 900])
             .annotate(text_length=Length("text"))
-            .values_list("id", "extent_begin", "extent_end", "text_length")
+            .values_list("id", "external_id", "extent_begin", "extent_end", "text_length")
         )
-        found.update({pk: (begin, end, length or 0) for pk, begin, end, length in rows})
+        found.update(
+            {pk: _ItemRow(name, begin, end, length or 0) for pk, name, begin, end, length in rows}
+        )
     return found
+
+
+def _document_names(
+    item_of_document: NDArray[np.int64],
+    round_of_document: NDArray[np.int64],
+    items: dict[int, _ItemRow],
+    *,
+    pooled: bool,
+) -> tuple[str, ...]:
+    """External ids, ``<round name>/<external id>`` when pooled; a name two documents would
+    share (a ``/`` in a round name and an external id can make one) gets its ids appended."""
+    rounds = (
+        dict(Round.objects.filter(pk__in=set(round_of_document.tolist())).values_list("id", "name"))
+        if pooled
+        else {}
+    )
+    names = []
+    for item, round_ in zip(item_of_document.tolist(), round_of_document.tolist(), strict=True):
+        row = items.get(item)
+        name = row.external_id if row is not None else str(item)
+        names.append(f"{rounds.get(round_, round_)}/{name}" if pooled else name)
+    counts = Counter(names)
+    return tuple(
+        name
+        if counts[name] == 1
+        else f"{name} (item {item}" + (f", round {round_})" if pooled else ")")
+        for name, item, round_ in zip(
+            names, item_of_document.tolist(), round_of_document.tolist(), strict=True
+        )
+    )
 
 
 def scope_spans(*, question: Question, round_ids: Sequence[int]) -> ScopeSpans:
@@ -330,7 +384,9 @@ def scope_spans(*, question: Question, round_ids: Sequence[int]) -> ScopeSpans:
     round_of_document = np.zeros(n_docs, dtype=np.int64)
     item_of_document[document_of_row] = keys[:, 1]
     round_of_document[document_of_row] = keys[:, 0]
-    extents = _document_extents(item_of_document, unit_document, begin, end)
+    items = _item_rows(item_of_document)
+    extents = _document_extents(item_of_document, items, unit_document, begin, end)
+    keys_of = coder_keys(coders.tolist())
 
     digest = hashlib.sha256()
     digest.update(f"spans;question={question.pk};rounds={sorted(set(round_ids))}".encode())
@@ -356,11 +412,14 @@ def scope_spans(*, question: Question, round_ids: Sequence[int]) -> ScopeSpans:
         round_ids=round_of_document,
         coder_ids=coders.astype(np.int64),
         fingerprint=digest.hexdigest(),
+        document_names=_document_names(item_of_document, round_of_document, items, pooled=pooled),
+        coder_names=tuple(keys_of.get(c, str(c)) for c in coders.tolist()),
     )
 
 
 def _document_extents(
     item_of_document: NDArray[np.int64],
+    stored: dict[int, _ItemRow],
     unit_document: NDArray[np.intp],
     begin: NDArray[np.float64],
     end: NDArray[np.float64],
@@ -368,16 +427,17 @@ def _document_extents(
     """Each document's [begin, end): its item's extent, else its text's length, else its
     units' largest end; widened to hold its units."""
     n_docs = len(item_of_document)
-    stored = _item_extents(item_of_document)
     extents = np.zeros((n_docs, 2), dtype=np.float64)
     has_extent = np.zeros(n_docs, dtype=bool)
     for d, item_id in enumerate(item_of_document.tolist()):  # one per document, not per unit
-        extent_begin, extent_end, length = stored.get(item_id, (None, None, 0))
-        if extent_begin is not None and extent_end is not None:
-            extents[d] = (extent_begin, extent_end)
+        row = stored.get(item_id)
+        if row is None:
+            continue
+        if row.extent_begin is not None and row.extent_end is not None:
+            extents[d] = (row.extent_begin, row.extent_end)
             has_extent[d] = True
-        elif length:
-            extents[d] = (0.0, float(length))
+        elif row.text_length:
+            extents[d] = (0.0, float(row.text_length))
             has_extent[d] = True
     if len(begin):
         lowest = np.full(n_docs, np.inf)

@@ -87,8 +87,9 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
 
     Raises ``ValidationError`` naming each bad field: an unknown parameter, a coefficient
     of the other family (span coefficients are for span questions only, and the others for
-    the other kinds), a level or distance for a span question, a minimum overlap for the
-    others, a bad bootstrap size, seed, confidence level or minimum overlap.
+    the other kinds), a level or distance for a span question, a minimum overlap or an
+    overlapping rule for the others, a bad bootstrap size, seed, confidence level, minimum
+    overlap or overlapping rule (``error`` or ``merge``).
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
@@ -102,6 +103,11 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
         overlap = params["min_overlap"]
         if not (isinstance(overlap, int | float) and 0 <= overlap <= 1):
             errors["min_overlap"] = "The minimum overlap is a share from 0 to 1."
+        if params["overlapping"] not in engine.SPAN_OVERLAPPING:
+            errors["overlapping"] = (
+                "What alpha_u does with one coder's overlapping units of a category: "
+                f"one of {', '.join(engine.SPAN_OVERLAPPING)}."
+            )
     else:
         if params["level"] not in LEVELS:
             errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
@@ -126,6 +132,8 @@ def _unknown_parameter_errors(names: set[str], *, span: bool) -> dict[str, str]:
             errors[name] = f"A span question has no {name}: its coefficients fix their own."
         elif not span and name == "min_overlap":
             errors[name] = "Only span questions take a minimum overlap."
+        elif not span and name == "overlapping":
+            errors[name] = "Only span questions take an overlapping rule (it is alpha_u's)."
         else:
             unknown.append(name)
     if unknown:
@@ -526,17 +534,21 @@ def _run_span_step(computation: Computation) -> None:
         raise ValueError("There are no annotations in this scope.")
     lap("read")
     _beat(computation.pk, 0.1)
-    results = engine.span_report(scope.data, params)
+    # Documents by external id and coders by key: the reasons and coder pairs stored read
+    # as the user names them.
+    results = engine.span_report(scope.named, params)
     lap("report")
     _beat(computation.pk, 0.9)
-    _name_documents(results["documents"], scope, pooled=computation.scope != ComputationScope.ROUND)
-    coders = coder_keys(int(c) for c in scope.coder_ids)
+    _name_documents(results["documents"], scope)
     results.update(
         kind=LabelKind.SPAN,
         unit=computation.question.span_unit or "character",
         n_items=results.get("n_documents", scope.data.n_documents),
         n_annotations=scope.n_annotations,
-        coder_keys={str(pk): coders.get(int(pk), str(pk)) for pk in scope.coder_ids.tolist()},
+        coder_keys={
+            str(pk): name
+            for pk, name in zip(scope.coder_ids.tolist(), scope.coder_names, strict=True)
+        },
     )
     results["bootstrap"] = {
         "replicates": int(params["bootstrap"]),
@@ -560,25 +572,19 @@ def _run_span_step(computation: Computation) -> None:
     logger.info("span computation done id=%s seconds=%s", computation.pk, seconds)
 
 
-def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans, *, pooled: bool) -> None:
-    """Give each listed document its item id and external id (``round/external id`` when
-    rounds are pooled), looking up only the items listed."""
-    rows = [entry.pop("index", None) for entry in documents]
-    items = item_external_ids(int(scope.item_ids[i]) for i in rows if i is not None)
-    rounds = (
-        dict(Round.objects.filter(pk__in=set(scope.round_ids.tolist())).values_list("id", "name"))
-        if pooled
-        else {}
-    )
-    for entry, index in zip(documents, rows, strict=True):
+def _name_documents(documents: list[dict[str, Any]], scope: ScopeSpans) -> None:
+    """Give each listed document its item id, round id and external id (``round/external
+    id`` when rounds are pooled: the document's name in ``scope.named``)."""
+    for entry in documents:
+        index = entry.pop("index", None)
         if index is None:
             entry.update(item=None, external_id=str(entry.get("document")))
             continue
-        item = int(scope.item_ids[index])
-        name = items.get(item, str(item))
-        if pooled:
-            name = f"{rounds.get(int(scope.round_ids[index]), '?')}/{name}"
-        entry.update(item=item, external_id=name, round=int(scope.round_ids[index]))
+        entry.update(
+            item=int(scope.item_ids[index]),
+            external_id=scope.document_names[index],
+            round=int(scope.round_ids[index]),
+        )
 
 
 def _store_comparison(

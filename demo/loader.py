@@ -3,7 +3,8 @@
 Forty short posts, three coders, two rounds (the first closed, the second open), one
 nominal question (sentiment), one set-valued question (topics) and a small category tree
 (genre). Coders agree partially, better in the second round after a guideline update, and
-a few labels are missing (simply absent, as in real studies).
+a few labels are missing (simply absent, as in real studies). A span question (entities)
+over six short news texts shows the span report and document view (see ``demo.spans``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.utils import timezone
 
 from computations.models import ComputationScope, ComputationTrigger
 from computations.services import computation_request
+from demo.spans import demo_span_question_create
 from studies.models import (
     Annotation,
     AnnotationChange,
@@ -132,7 +134,8 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
     start = timezone.now() - timedelta(days=30)
     study = Study.objects.create(
         name=DEMO_STUDY_NAME,
-        description="Three coders label forty forum posts in two rounds. Generated demo data.",
+        description="Three coders label forty forum posts in two rounds, and mark the "
+        "named entities of six news texts. Generated demo data.",
     )
     sentiment = Question.objects.create(
         study=study,
@@ -196,6 +199,7 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
 
     annotations: list[Annotation] = []
     changes: list[AnnotationChange] = []
+    rounds: list[Round] = []
     for position, (name, accuracy, missing) in enumerate(ROUNDS, start=1):
         opened = start + timedelta(days=14 * (position - 1))
         closed = position < len(ROUNDS)
@@ -207,6 +211,7 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
             opened_at=opened,
             closed_at=opened + timedelta(days=10) if closed else None,
         )
+        rounds.append(round_)
         for item, (tone, topic_set, leaf) in zip(items, truths, strict=True):
             for coder in coders:
                 when = opened + timedelta(hours=rng.randint(1, 200))
@@ -235,4 +240,5 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
                     )
     Annotation.objects.bulk_create(annotations, batch_size=1000)
     AnnotationChange.objects.bulk_create(changes, batch_size=1000)
+    demo_span_question_create(study=study, rounds=rounds, coders=coders, position=3)
     return study

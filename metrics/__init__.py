@@ -6,11 +6,14 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
 - data: :class:`ReliabilityData` (coders × items codes, missing values, value domain);
 - coefficients: observed agreement, S, pi, multi-pi, kappa, multi-kappa, Light's kappa,
   weighted kappa, AC1/AC2, Brennan–Prediger, Krippendorff's alpha (any distance), the
-  kappa-like alpha, prevalence and bias indices; each with a ``decompose_*`` twin for the
-  bootstrap;
+  kappa-like alpha, prevalence and bias indices, the intraclass correlations (ICC) of
+  Shrout & Fleiss and McGraw & Wong; each with a ``decompose_*`` twin for the bootstrap;
 - distances: nominal, ordinal, interval, ratio, matrices, callables, set and hierarchy
   distances, looked up by name with :func:`get_distance`;
-- uncertainty: item bootstrap, analytic standard errors, true-agreement intervals;
+- uncertainty: item bootstrap, analytic standard errors, true-agreement intervals, the
+  probability of each benchmark band (Gwet 2014) and that a later round is higher;
+- quality models of coders: Dawid–Skene and MACE (:mod:`metrics.quality`);
+- :mod:`metrics.spans`: agreement on spans and segments (α_U, γ, span F1, P_k, WindowDiff);
 - :func:`report`: everything at once as the JSON contract of ``python -m metrics report``.
 """
 
@@ -46,6 +49,15 @@ from metrics.coefficients.gwet import (
     decompose_brennan_prediger,
     decompose_gwet_ac1,
     gwet_ac1,
+)
+from metrics.coefficients.icc import (
+    ICCAnova,
+    ICCResult,
+    ICCTable,
+    decompose_icc,
+    icc,
+    icc_anova,
+    icc_table,
 )
 from metrics.coefficients.prevalence import (
     AnnotatorBias,
@@ -107,6 +119,15 @@ from metrics.distances.sets import (
     masi_distance,
     passonneau_distance,
 )
+from metrics.quality import (
+    Annotations,
+    AnnotationsLike,
+    DawidSkeneResult,
+    MaceResult,
+    as_annotations,
+    dawid_skene,
+    mace,
+)
 from metrics.report import (
     COEFFICIENT_KEYS,
     DEFAULT_DISTANCE,
@@ -123,6 +144,16 @@ from metrics.uncertainty.analytic import (
     cohen_kappa_se,
     fleiss_kappa_se,
     linearized_se,
+)
+from metrics.uncertainty.benchmarks import (
+    BENCHMARK_SCALES,
+    BenchmarkBand,
+    BenchmarkResult,
+    LaterHigherResult,
+    benchmark_probabilities,
+    benchmark_replicates,
+    paired_difference_replicates,
+    probability_later_higher,
 )
 from metrics.uncertainty.bootstrap import (
     QUANTILES,
@@ -155,6 +186,7 @@ from metrics.uncertainty.true_agreement import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BENCHMARK_SCALES",
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
     "HIERARCHY_DISTANCES",
@@ -165,8 +197,12 @@ __all__ = [
     "SCALES",
     "SET_DISTANCES",
     "AnalyticResult",
+    "Annotations",
+    "AnnotationsLike",
     "AnnotatorBias",
     "Band",
+    "BenchmarkBand",
+    "BenchmarkResult",
     "BootstrapResult",
     "CallableDistance",
     "CategoryResult",
@@ -176,16 +212,22 @@ __all__ = [
     "CoefficientSpec",
     "ContingencyMatrix",
     "DataLike",
+    "DawidSkeneResult",
     "Decomposition",
     "DisputedItem",
     "Distance",
     "DistanceLike",
+    "ICCAnova",
+    "ICCResult",
+    "ICCTable",
     "Interpretation",
     "IntervalDistance",
     "IntervalInterpretation",
     "ItemDisagreement",
     "KappaComparison",
+    "LaterHigherResult",
     "LightKappaResult",
+    "MaceResult",
     "MatrixDistance",
     "MelamedResnik",
     "NominalDistance",
@@ -203,7 +245,10 @@ __all__ = [
     "alpha_individual",
     "analytic_se",
     "annotator_bias",
+    "as_annotations",
     "as_reliability_data",
+    "benchmark_probabilities",
+    "benchmark_replicates",
     "bennett_s",
     "bias_index",
     "binomial_p_values",
@@ -221,6 +266,7 @@ __all__ = [
     "conger_kappa",
     "contingency_matrix",
     "contingency_table",
+    "dawid_skene",
     "decompose_alpha_individual",
     "decompose_bennett_s",
     "decompose_brennan_prediger",
@@ -228,6 +274,7 @@ __all__ = [
     "decompose_conger_kappa",
     "decompose_fleiss_pi",
     "decompose_gwet_ac1",
+    "decompose_icc",
     "decompose_kappa_max",
     "decompose_krippendorff_alpha",
     "decompose_light_kappa",
@@ -243,6 +290,9 @@ __all__ = [
     "fleiss_pi",
     "get_distance",
     "gwet_ac1",
+    "icc",
+    "icc_anova",
+    "icc_table",
     "interpret_interval",
     "interpret_replicates",
     "interpret_value",
@@ -253,15 +303,18 @@ __all__ = [
     "krippendorff_alpha",
     "light_kappa",
     "linearized_se",
+    "mace",
     "masi_ap_distance",
     "masi_distance",
     "observed_agreement",
     "pabak",
+    "paired_difference_replicates",
     "pairwise_coder_matrix",
     "passonneau_distance",
     "per_category_agreement",
     "prevalence_closed_form",
     "prevalence_index",
+    "probability_later_higher",
     "report",
     "report_distance",
     "resolve_distance",

@@ -27,7 +27,7 @@ from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.report import COEFFICIENT_KEYS, LEVELS, report
 from metrics.spans.reader import read_spans
-from metrics.spans.report import format_span_table, span_report
+from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING, format_span_table, span_report
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 #: ``--level`` for span annotations (not a level of measurement: it selects the span report).
@@ -285,6 +285,12 @@ def _parser() -> argparse.ArgumentParser:
         help="level span: document extents, CSV document,begin,end",
     )
     run.add_argument("--gamma", action="store_true", help="level span: also compute gamma")
+    run.add_argument(
+        "--overlapping",
+        choices=OVERLAPPING,
+        help="level span: alpha_U with one coder's overlapping or nested units of a category: "
+        "error (default: alpha_U undefined, with the reason) or merge (their union)",
+    )
     run.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
     run.add_argument(
         "--domain",
@@ -318,10 +324,16 @@ def _span_main(args: argparse.Namespace) -> int:
             bootstrap=args.bootstrap,
             seed=args.seed,
             confidence=args.confidence,
+            overlapping=args.overlapping or "error",
         )
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    alpha_u = result["coefficients"]["alpha_u"]
+    if alpha_u.get("reason"):
+        alpha_u["reason"] = alpha_u["reason"].replace(
+            LIBRARY_MERGE_HINT, "pass --overlapping merge"
+        )
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
@@ -335,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     try:
-        for option in ("continuum", "gamma"):
+        for option in ("continuum", "gamma", "overlapping"):
             if getattr(args, option):
                 raise InputError(f"--{option} applies to --level span only.")
         domain = None if args.domain is None else [v.strip() for v in args.domain.split(",")]

@@ -14,6 +14,7 @@ from django.contrib import admin, messages
 from django.db.models import Count, ForeignKey, QuerySet
 from django.forms import ModelChoiceField
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.html import format_html
 
 # The study and round pages gather actions of the computations and exchange apps: the one
@@ -32,6 +33,7 @@ from studies.models import (
     LabelKind,
     Membership,
     Question,
+    Role,
     Round,
     RoundStatus,
     SpanUnit,
@@ -56,8 +58,56 @@ def category_path(category: Category) -> str:
     return "/".join(reversed(codes))
 
 
+_LAST_MANAGER = (
+    "The study's last manager cannot be removed or demoted; make someone else manager first."
+)
+
+
+def _has_other_managers(membership: Membership) -> bool:
+    return (
+        Membership.objects.filter(study_id=membership.study_id, role=Role.MANAGER)
+        .exclude(pk=membership.pk)
+        .exists()
+    )
+
+
+class MembershipInlineFormSet(forms.BaseInlineFormSet):
+    """A study that has a manager keeps one after the inline's changes and deletions."""
+
+    def clean(self) -> None:
+        super().clean()
+        study = self.instance
+        if study.pk is None or not study.memberships.filter(role=Role.MANAGER).exists():
+            return
+        kept = [
+            form.cleaned_data
+            for form in self.forms
+            if form.cleaned_data and not form.cleaned_data.get("DELETE")
+        ]
+        if not any(data.get("role") == Role.MANAGER for data in kept):
+            raise forms.ValidationError(_LAST_MANAGER)
+
+
+class MembershipAdminForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ("study", "user", "role")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        before = self.instance
+        if before.pk is None:
+            return cleaned
+        original = Membership.objects.get(pk=before.pk)
+        leaves = cleaned.get("role") != Role.MANAGER or cleaned.get("study") != original.study
+        if original.role == Role.MANAGER and leaves and not _has_other_managers(original):
+            raise forms.ValidationError(_LAST_MANAGER)
+        return cleaned
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
+    formset = MembershipInlineFormSet
     extra = 0
     autocomplete_fields = ("user",)
     fields = ("user", "role", "created_at")
@@ -392,6 +442,7 @@ class AnnotationChangeAdmin(ReadOnlyAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipAdminForm
     list_display = ("user", "study", "role", "created_at")
     list_select_related = ("user", "study")
     list_filter = ("role",)
@@ -399,11 +450,25 @@ class MembershipAdmin(admin.ModelAdmin):
     autocomplete_fields = ("user", "study")
     readonly_fields = ("created_at",)
 
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # A study's last manager is listed as protected: the admin then refuses the delete.
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        chosen = {m.pk for m in objs}
+        for membership in objs:
+            others = (
+                Membership.objects.filter(study_id=membership.study_id, role=Role.MANAGER)
+                .exclude(pk__in=chosen)
+                .exists()
+            )
+            if membership.role == Role.MANAGER and not others:
+                protected = [*protected, f"{membership}: {_LAST_MANAGER}"]
+        return deleted, counts, perms_needed, protected
+
 
 class ApiTokenAddForm(forms.ModelForm):
     class Meta:
         model = ApiToken
-        fields = ("name", "user", "study", "role")
+        fields = ("name", "user", "study", "role", "expires_at")
         help_texts = {
             "user": "A personal token acts as this user, with the user's rights in each study."
             " Leave empty for a study token.",
@@ -414,12 +479,24 @@ class ApiTokenAddForm(forms.ModelForm):
         cleaned = super().clean() or {}
         if (cleaned.get("user") is None) == (cleaned.get("study") is None):
             raise forms.ValidationError("Choose either a user (personal token) or a study.")
+        expires_at = cleaned.get("expires_at")
+        if expires_at is not None and expires_at <= timezone.now():
+            self.add_error("expires_at", "The expiry must be in the future.")
         return cleaned
 
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "prefix", "owner", "role", "created_at", "last_used_at", "active")
+    list_display = (
+        "name",
+        "prefix",
+        "owner",
+        "role",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "active",
+    )
     list_select_related = ("user", "study", "created_by")
     list_filter = ("role", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "prefix", "user__username", "study__name")
@@ -435,7 +512,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return ("name", "user", "study", "role")
+            return ("name", "user", "study", "role", "expires_at")
         # Never the hash, never the secret: only its first characters, to recognise it.
         return (
             "name",
@@ -446,13 +523,26 @@ class ApiTokenAdmin(admin.ModelAdmin):
             "created_by",
             "created_at",
             "last_used_at",
+            "expires_at",
             "revoked_at",
         )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ()
-        return ("prefix", "user", "study", "role", "created_by", "created_at", "last_used_at")
+        # Revocation is for good (the revoke action): it cannot be undone here, and the
+        # expiry is fixed when the token is made.
+        return (
+            "prefix",
+            "user",
+            "study",
+            "role",
+            "created_by",
+            "created_at",
+            "last_used_at",
+            "expires_at",
+            "revoked_at",
+        )
 
     def save_form(self, request: HttpRequest, form: Any, change: bool) -> Any:
         if change:
@@ -460,10 +550,16 @@ class ApiTokenAdmin(admin.ModelAdmin):
         data = form.cleaned_data
         if data.get("study") is not None:
             token, secret = study_token_create(
-                study=data["study"], name=data["name"], role=data["role"], created_by=request.user
+                study=data["study"],
+                name=data["name"],
+                role=data["role"],
+                created_by=request.user,
+                expires_at=data.get("expires_at"),
             )
         else:
-            token, secret = personal_token_create(user=data["user"], name=data["name"])
+            token, secret = personal_token_create(
+                user=data["user"], name=data["name"], expires_at=data.get("expires_at")
+            )
         self.message_user(
             request,
             format_html(

@@ -406,6 +406,11 @@ class ApiToken(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    expires_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the token stops working (empty: it works until revoked).",
+    )
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -423,7 +428,12 @@ class ApiToken(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.revoked_at is None
+        """Neither revoked nor expired."""
+        return self.revoked_at is None and not self.is_expired
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
 
     @staticmethod
     def generate_secret() -> str:

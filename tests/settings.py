@@ -3,7 +3,7 @@
 import os
 import tempfile
 
-os.environ.setdefault("SECRET_KEY", "tests-only-secret-key")
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-never-used-in-production-0123456789")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
 os.environ.setdefault("AGREEMENT_VAR_DIR", tempfile.mkdtemp(prefix="agreement-tests-"))
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")

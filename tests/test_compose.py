@@ -269,6 +269,7 @@ def local_env(test_database_url: str, broker_url: str, var_dir: Path) -> dict[st
         DJANGO_SETTINGS_MODULE="agreement_server.settings",
         DATABASE_URL=test_database_url,
         CELERY_BROKER_URL=broker_url,
+        CACHE_URL=broker_url,
         ALLOWED_HOSTS="127.0.0.1,localhost",
         AGREEMENT_VAR_DIR=str(var_dir),
     )
@@ -276,8 +277,11 @@ def local_env(test_database_url: str, broker_url: str, var_dir: Path) -> dict[st
 
 
 def get(url: str) -> int | None:
+    # As the proxy in front of gunicorn would: the request arrived over https (else the
+    # production settings redirect it there).
+    request = urllib.request.Request(url, headers={"X-Forwarded-Proto": "https"})
     try:
-        with urllib.request.urlopen(url, timeout=3) as response:
+        with urllib.request.urlopen(request, timeout=3) as response:
             return int(response.status)
     except urllib.error.HTTPError as error:
         return error.code

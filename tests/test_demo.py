@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.db import transaction
+from django.test import Client
+from django.urls import reverse
 
+from computations.comparison import COMPARISON_KEY
+from computations.models import Computation, ComputationStatus
 from demo.loader import DEMO_STUDY_NAME, N_ITEMS, demo_study_create, demo_study_ensure
 from studies.models import (
     Annotation,
@@ -17,6 +22,7 @@ from studies.models import (
     LabelKind,
     Role,
     RoundStatus,
+    SpanUnit,
     Study,
 )
 from tests.factories import UserFactory
@@ -30,17 +36,16 @@ def fingerprint(study: Study) -> list[tuple[str, str, str, str, str]]:
     rows = Annotation.objects.filter(round__study=study).select_related(
         "round", "question", "item", "coder"
     )
+
+    def value(a: Annotation) -> str:
+        if a.category_id:
+            return codes[a.category_id]
+        if a.units is not None:
+            return "; ".join(f"{b}-{e} {codes[pk]}" for b, e, pk in a.units)
+        return "|".join(codes[pk] for pk in a.category_set or [])
+
     return sorted(
-        (
-            a.round.name,
-            a.question.key,
-            a.item.external_id,
-            a.coder.key,
-            codes[a.category_id]
-            if a.category_id
-            else "|".join(codes[pk] for pk in a.category_set or []),
-        )
-        for a in rows
+        (a.round.name, a.question.key, a.item.external_id, a.coder.key, value(a)) for a in rows
     )
 
 
@@ -51,12 +56,14 @@ def test_demo_study_has_two_rounds_three_coders_and_forty_items() -> None:
         RoundStatus.OPEN,
     ]
     assert study.coders.count() == 3
-    assert study.items.count() == N_ITEMS == 40
+    assert N_ITEMS == 40
+    assert study.items.count() == 46  # forty posts and six news texts
     kinds = dict(study.questions.values_list("key", "kind"))
     assert kinds == {
         "sentiment": LabelKind.NOMINAL,
         "topics": LabelKind.SET,
         "genre": LabelKind.HIERARCHY,
+        "entities": LabelKind.SPAN,
     }
 
 
@@ -120,3 +127,91 @@ def test_demo_load_command_reports_whether_it_loaded() -> None:
     call_command("demo_load", stdout=out)
     assert "loaded." in out.getvalue()
     assert "already present." in out.getvalue()
+
+
+# -- the span question ------------------------------------------------------------------------
+
+#: Span F1 of the demo's entities by hand (docs/references.md#span-polish-demo): pairs of
+#: coders pooled, F1 = 2 TP / (2 TP + unmatched units).
+PILOT_F1 = 22 / 35  # exact: TP 22, unmatched 26
+PILOT_F1_OVERLAP = 24 / 35  # "Dr. Amina Diallo" ~ "Amina Diallo" (IoU 0.75): TP 24, unmatched 22
+MAIN_F1 = 39 / 44  # exact: TP 39, unmatched 10
+MAIN_F1_OVERLAP = 41 / 44  # TP 41, unmatched 6
+
+
+def test_demo_has_a_span_question_over_six_news_texts() -> None:
+    study = demo_study_create()
+    question = study.questions.get(key="entities")
+    assert question.span_unit == SpanUnit.CHARACTER
+    assert list(question.categories.order_by("position").values_list("code", flat=True)) == [
+        "PER", "ORG", "LOC",
+    ]  # fmt: skip
+    codes = dict(question.categories.values_list("pk", "code"))
+    rows = Annotation.objects.filter(question=question)
+    assert sorted(set(rows.values_list("item__external_id", flat=True))) == [
+        f"news-{n}" for n in range(1, 7)
+    ]
+    counts = dict(Counter(rows.values_list("round__name", flat=True)))
+    assert counts == {"Pilot": 17, "Main": 18}  # chen did not annotate news-6 in the pilot
+
+    def units(round_: str, item: str, coder: str) -> list[list[Any]] | None:
+        found = rows.filter(round__name=round_, item__external_id=item, coder__key=coder).first()
+        return None if found is None else [[b, e, codes[pk]] for b, e, pk in found.units]
+
+    assert units("Main", "news-1", "alice") == [[0, 11, "PER"], [26, 30, "LOC"], [62, 68, "ORG"]]
+    assert units("Pilot", "news-4", "alice") == [[0, 16, "PER"], [24, 44, "ORG"]]
+    assert units("Main", "news-4", "alice") == [[4, 16, "PER"], [24, 44, "ORG"]]
+    assert units("Pilot", "news-5", "chen") == []  # annotated, found nothing
+    assert units("Pilot", "news-6", "chen") is None  # not annotated
+    change = AnnotationChange.objects.get(
+        question=question, round__name="Main", item__external_id="news-1", coder__key="alice"
+    )
+    assert change.new_value == "0-11 PER; 26-30 LOC; 62-68 ORG"
+
+
+def test_demo_span_rounds_compute_alpha_u_and_agree_better_in_the_main_round(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    user = UserFactory(username="admin")
+    with django_capture_on_commit_callbacks(execute=True):
+        study = demo_study_ensure(manager=user).study
+    computations = Computation.objects.filter(question__key="entities").order_by("pk")
+    assert [c.status for c in computations] == [ComputationStatus.DONE] * 2
+    pilot, main = (c.results for c in computations)
+    assert (pilot["n_documents"], pilot["n_coders"], pilot["n_units"]) == (6, 3, 38)
+    assert pilot["coefficients"]["span_f1"]["value"] == pytest.approx(PILOT_F1)
+    assert pilot["coefficients"]["span_f1_overlap"]["value"] == pytest.approx(PILOT_F1_OVERLAP)
+    assert main["coefficients"]["span_f1"]["value"] == pytest.approx(MAIN_F1)
+    assert main["coefficients"]["span_f1_overlap"]["value"] == pytest.approx(MAIN_F1_OVERLAP)
+    before, after = (r["coefficients"]["alpha_u"] for r in (pilot, main))
+    assert before["value"] is not None
+    assert before["ci"]["replicates"] == 1000
+    assert before["value"] < after["value"] <= 1
+    assert main["skipped"] == {}
+    pairs = main["coefficients"]["pk"]["pairs"]
+    assert [pair["coders"] for pair in pairs] == [
+        ["alice", "bob"],
+        ["alice", "chen"],
+        ["bob", "chen"],
+    ]
+    comparison = main[COMPARISON_KEY]
+    assert comparison["status"] == "done"
+    assert comparison["coefficients"]["alpha_u"]["difference"]["estimate"] > 0
+
+    client = Client()
+    client.force_login(user)
+    question = study.questions.get(key="entities")
+    main_round = study.rounds.get(name="Main")
+    report = client.get(
+        reverse("pages:round-report", args=[study.pk, main_round.pk]), {"question": question.pk}
+    )
+    assert report.status_code == 200
+    html = report.content.decode()
+    assert 'data-coefficient="alpha_u"' in html
+    assert 'data-item="news-4"' in html  # the most disputed document of the main round
+    item = study.items.get(external_id="news-4")
+    document = client.get(
+        reverse("pages:span-document", args=[study.pk, main_round.pk, question.pk, item.pk])
+    )
+    assert document.status_code == 200
+    assert "University of Geneva" in document.content.decode()

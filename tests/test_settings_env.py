@@ -15,8 +15,13 @@ from agreement_server.env import env_bool, env_int, env_list, env_secret, env_st
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_VARS = {
+    "AGREEMENT_LOGIN_FAILURE_LIMIT",
+    "AGREEMENT_LOGIN_FAILURE_WINDOW_SECONDS",
+    "AGREEMENT_TOKEN_FAILURE_LIMIT",
+    "AGREEMENT_TOKEN_FAILURE_WINDOW_SECONDS",
     "AGREEMENT_VAR_DIR",
     "ALLOWED_HOSTS",
+    "CACHE_URL",
     "CELERY_BROKER_URL",
     "CELERY_TASK_ALWAYS_EAGER",
     "CELERY_TASK_SOFT_TIME_LIMIT",
@@ -28,11 +33,19 @@ SETTINGS_VARS = {
     "DEBUG",
     "DJANGO_SETTINGS_MODULE",
     "LOG_LEVEL",
+    "NUM_PROXIES",
     "SECRET_KEY",
     "SECRET_KEY_FILE",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_SSL_REDIRECT",
     "SESSION_COOKIE_SECURE",
     "STATIC_ROOT",
+    "TRUST_X_FORWARDED_PROTO",
 }
+# 50 characters: the shortest SECRET_KEY production accepts.
+KEY_50 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
 START = (
     "import json, django; django.setup(); from django.conf import settings as s; "
     "print(json.dumps({'debug': s.DEBUG, 'engine': s.DATABASES['default']['ENGINE'], "
@@ -89,6 +102,29 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
             {"DEBUG": "1", "ALLOWED_HOSTS": "example.org,,localhost"},
             "ALLOWED_HOSTS must be a comma-separated list without empty entries.",
         ),
+        (
+            {"DEBUG": "0", "SECRET_KEY": "short"},
+            "SECRET_KEY must have at least 50 characters, at least 5 of them different, and "
+            "not start with 'django-insecure-' (it has 5 characters). Generate one with: "
+            'python -c "import secrets; print(secrets.token_urlsafe(50))"',
+        ),
+        (
+            {"DEBUG": "0", "SECRET_KEY": KEY_50[:49]},
+            "(it has 49 characters)",
+        ),
+        ({"DEBUG": "0", "SECRET_KEY": "abcd" * 20}, "at least 5 of them different"),
+        (
+            {"DEBUG": "0", "SECRET_KEY": "django-insecure-" + KEY_50},
+            "not start with 'django-insecure-' (it has 66 characters)",
+        ),
+        (
+            {"DEBUG": "1", "CACHE_URL": "memcached://127.0.0.1:11211"},
+            "CACHE_URL must be locmem:// or a redis:// URL; got 'memcached://127.0.0.1:11211'.",
+        ),
+        (
+            {"DEBUG": "1", "SECURE_HSTS_SECONDS": "-1"},
+            "SECURE_HSTS_SECONDS must be at least 0; got -1.",
+        ),
     ],
     ids=[
         "bad-debug",
@@ -100,6 +136,12 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
         "bad-integer",
         "integer-below-minimum",
         "empty-list-entry",
+        "short-secret",
+        "secret-of-49-characters",
+        "secret-of-4-different-characters",
+        "django-insecure-secret",
+        "unknown-cache",
+        "negative-hsts",
     ],
 )
 def test_a_bad_environment_stops_the_start_with_a_message(
@@ -122,9 +164,15 @@ def test_debug_runs_with_no_environment_on_sqlite_and_the_disk_broker(tmp_path: 
     assert loaded["hosts"] == ["127.0.0.1", "localhost"]
 
 
+def test_debug_accepts_a_short_secret_key(tmp_path: Path) -> None:
+    result = start(tmp_path, DEBUG="1", SECRET_KEY="short")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["secret"] == "short"
+
+
 def test_production_reads_postgres_redis_and_a_secret_file(tmp_path: Path) -> None:
     secret_file = tmp_path / "secret_key"
-    secret_file.write_text("a-secret-from-a-file\n")
+    secret_file.write_text(f"{KEY_50}\n")
     result = start(
         tmp_path,
         DEBUG="0",
@@ -139,7 +187,7 @@ def test_production_reads_postgres_redis_and_a_secret_file(tmp_path: Path) -> No
         "debug": False,
         "engine": "django.db.backends.postgresql",
         "name": "agreement",
-        "secret": "a-secret-from-a-file",
+        "secret": KEY_50,
         "hosts": ["agreement.example.org"],
         "broker": "redis://redis:6379/0",
     }

@@ -17,7 +17,7 @@ from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializ
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import Serializer
@@ -58,6 +58,7 @@ from annotations.spans import (
     span_units_from_csv,
     span_units_replace,
 )
+from studies.api.parsers import JSONParser
 from studies.api.permissions import StudyScopedMixin
 from studies.models import Annotation, AnnotationChange, Question, Role, Round
 

@@ -22,9 +22,10 @@ class ComputationRequestInputSerializer(serializers.Serializer):
     alpha with that distance; set → alpha with MASI; hierarchy → alpha with the tree distance;
     span → unitizing alpha (alpha_u), span F1 (exact and overlapping), token alpha, P_k and
     WindowDiff (add ``gamma`` to the coefficients for Mathet et al.'s gamma). Span
-    coefficients and ``min_overlap`` are for span questions only; ``level`` and ``distance``
-    for the others (a 400 names the field). The scope is one ``round``, several ``rounds``
-    pooled, or (neither given, or ``scope=study``) every round of the study."""
+    coefficients, ``min_overlap`` and ``overlapping`` are for span questions only; ``level``
+    and ``distance`` for the others (a 400 names the field). The scope is one ``round``,
+    several ``rounds`` pooled, or (neither given, or ``scope=study``) every round of the
+    study."""
 
     question = QuestionField(help_text=QUESTION_HELP)
     scope = serializers.ChoiceField(choices=ComputationScope.choices, required=False)
@@ -55,6 +56,14 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         help_text="Span questions: the intersection over union two units need to match in "
         "the overlapping span F1 (default 0.5).",
     )
+    overlapping = serializers.ChoiceField(
+        choices=engine.SPAN_OVERLAPPING,
+        required=False,
+        help_text="Span questions: what unitizing alpha (alpha_u) does with one coder's "
+        "overlapping or nested units of a category. `error` (default): alpha_u is left "
+        "undefined, with the reason; `merge`: each run of them counts as their union. The "
+        "other span coefficients read the units as given.",
+    )
 
     PARAMETERS = (
         "coefficients",
@@ -64,6 +73,7 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "seed",
         "confidence",
         "min_overlap",
+        "overlapping",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

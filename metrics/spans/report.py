@@ -60,7 +60,20 @@ SPAN_TITLES = {
     "gamma": "Gamma (Mathet et al.)",
 }
 
-__all__ = ["SPAN_COEFFICIENT_KEYS", "SPAN_TITLES", "format_span_table", "span_report"]
+#: What α_U does with one coder's overlapping units of a category (``span_report``'s option).
+OVERLAPPING: tuple[str, ...] = ("error", "merge")
+#: How α_U's refusal of overlapping units tells a library user the way out; the command line
+#: and the server replace it by their own option's name.
+LIBRARY_MERGE_HINT = "pass overlapping='merge'"
+
+__all__ = [
+    "LIBRARY_MERGE_HINT",
+    "OVERLAPPING",
+    "SPAN_COEFFICIENT_KEYS",
+    "SPAN_TITLES",
+    "format_span_table",
+    "span_report",
+]
 
 Entry = dict[str, Any]
 
@@ -82,8 +95,8 @@ def _number(value: Any) -> float | None:
 # -- one entry per measure -------------------------------------------------------------------
 
 
-def _alpha_u(data: SpanData) -> tuple[Entry, Decomposition]:
-    result = unitizing_alpha(data)
+def _alpha_u(data: SpanData, overlapping: Any) -> tuple[Entry, Decomposition]:
+    result = unitizing_alpha(data, overlapping=overlapping)
     entry: Entry = {
         "value": _number(result.value),
         "observed": _number(result.observed),
@@ -98,7 +111,9 @@ def _alpha_u(data: SpanData) -> tuple[Entry, Decomposition]:
             for label, part in result.categories.items()
         },
     }
-    return entry, decompose_unitizing_alpha(data)
+    if overlapping == "merge":
+        entry["overlapping"] = "merge"
+    return entry, decompose_unitizing_alpha(data, overlapping=overlapping)
 
 
 def _f1(data: SpanData, match: str, min_overlap: float) -> tuple[Entry, Decomposition]:
@@ -183,20 +198,20 @@ def _undefined(error: ValueError) -> Entry:
 # -- documents -------------------------------------------------------------------------------
 
 
-def _observed_shares(data: SpanData) -> list[float | None]:
+def _observed_shares(data: SpanData, overlapping: Any) -> list[float | None]:
     """Each document's part of α_U's D_o (they sum to D_o); None where α_U is undefined."""
     try:
-        shares = unitizing_document_disagreement(data)
+        shares = unitizing_document_disagreement(data, overlapping=overlapping)
     except ValueError:
         return [None] * data.n_documents
     return [_number(share) for share in shares]
 
 
 def _documents(
-    data: SpanData, alpha_u_defined: bool, f1_overlap: Decomposition | None
+    data: SpanData, alpha_u_defined: bool, f1_overlap: Decomposition | None, overlapping: Any
 ) -> list[dict[str, Any]]:
     n_units = np.bincount(data.document, minlength=data.n_documents)
-    shares = _observed_shares(data) if alpha_u_defined else [None] * data.n_documents
+    shares = _observed_shares(data, overlapping) if alpha_u_defined else [None] * data.n_documents
     f1_rows = None if f1_overlap is None else np.asarray(f1_overlap.item_stats)
     documents = []
     for d in range(data.n_documents):
@@ -225,13 +240,15 @@ def _documents(
 # -- the report ------------------------------------------------------------------------------
 
 
-def _check_options(bootstrap: int, confidence: float, min_overlap: float) -> None:
+def _check_options(bootstrap: int, confidence: float, min_overlap: float, overlapping: str) -> None:
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be strictly between 0 and 1; got {confidence}.")
     if isinstance(bootstrap, bool) or int(bootstrap) != bootstrap or bootstrap < 0:
         raise ValueError(f"bootstrap must be a whole number of replicates ≥ 0; got {bootstrap}.")
     if not 0 <= min_overlap <= 1:
         raise ValueError(f"min_overlap must be between 0 and 1; got {min_overlap}.")
+    if overlapping not in OVERLAPPING:
+        raise ValueError(f"overlapping must be 'error' or 'merge'; got {overlapping!r}.")
 
 
 def _add_intervals(
@@ -265,6 +282,7 @@ def span_report(
     confidence: float = 0.95,
     seed: int = 0,
     min_overlap: float = 0.5,
+    overlapping: str = "error",
 ) -> dict[str, Any]:
     """Every span measure of ``data`` as a JSON-ready dictionary.
 
@@ -282,6 +300,11 @@ def span_report(
         Seed of the bootstrap (and of γ's sampling).
     min_overlap : float, default 0.5
         Intersection over union two units need to match for ``span_f1_overlap``.
+    overlapping : {"error", "merge"}, default "error"
+        α_U with overlapping (or nested) units of one coder and category: ``"error"`` leaves
+        ``alpha_u`` null with the reason, ``"merge"`` replaces each run of them by their
+        union first (``alpha_u`` then says ``"overlapping": "merge"``). The other measures
+        read the units as given.
 
     Returns
     -------
@@ -294,7 +317,7 @@ def span_report(
     Raises
     ------
     ValueError
-        For a bad ``confidence``, ``bootstrap`` or ``min_overlap``.
+        For a bad ``confidence``, ``bootstrap``, ``min_overlap`` or ``overlapping``.
 
     Examples
     --------
@@ -304,7 +327,7 @@ def span_report(
     >>> result["coefficients"]["span_f1"]["value"], result["coefficients"]["span_f1_overlap"]
     (0.0, {'value': 1.0, 'categories': {'PER': 1.0}, 'min_overlap': 0.5})
     """
-    _check_options(bootstrap, confidence, min_overlap)
+    _check_options(bootstrap, confidence, min_overlap, overlapping)
     coefficients: dict[str, Entry] = {}
     decompositions: dict[str, Decomposition | None] = {}
 
@@ -314,7 +337,7 @@ def span_report(
         except ValueError as error:
             coefficients[key], decompositions[key] = _undefined(error), None
 
-    run("alpha_u", lambda: _alpha_u(data))
+    run("alpha_u", lambda: _alpha_u(data, overlapping))
     run("span_f1", lambda: _f1(data, "exact", 0.0))
     run("span_f1_overlap", lambda: _f1(data, "overlap", min_overlap))
     run("token_alpha", lambda: _token(data, "alpha"))
@@ -342,6 +365,7 @@ def span_report(
             data,
             coefficients["alpha_u"]["value"] is not None,
             decompositions.get("span_f1_overlap"),
+            overlapping,
         ),
     }
 

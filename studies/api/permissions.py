@@ -10,7 +10,7 @@ from django.utils.functional import cached_property
 from rest_framework import exceptions
 from rest_framework.request import Request
 
-from studies.access import Actor, actor_from_request, role_allows, study_role
+from studies.access import Actor, actor_from_request, person_refusal, role_allows, study_role
 from studies.api.query import QueryParametersMixin
 from studies.models import Role, Study
 
@@ -21,12 +21,14 @@ class StudyScopedMixin(QueryParametersMixin):
     """For views under ``/studies/{study_pk}/``.
 
     ``write_role`` is the role needed for any action that is not a read; override
-    ``action_roles`` to ask more (or less) for particular actions. Query parameters are
-    those each action declares (``QueryParametersMixin``).
+    ``action_roles`` to ask more (or less) for particular actions. ``person_actions`` are
+    those a study token may never do, whatever its role (managing members and tokens).
+    Query parameters are those each action declares (``QueryParametersMixin``).
     """
 
     write_role: ClassVar[Role] = Role.MANAGER
     action_roles: ClassVar[dict[str, Role]] = {}
+    person_actions: ClassVar[frozenset[str]] = frozenset()
 
     request: Request
     kwargs: dict[str, Any]
@@ -68,6 +70,10 @@ class StudyScopedMixin(QueryParametersMixin):
                 f"Your role in this study ({role}) cannot do this; it needs "
                 f"{self.required_role().value} or above."
             )
+        if self.action in self.person_actions:
+            refusal = person_refusal(self.actor)
+            if refusal is not None:
+                raise exceptions.PermissionDenied(refusal)
 
     def query_serializer_context(self) -> dict[str, Any]:
         return {**super().query_serializer_context(), "study": self.study}

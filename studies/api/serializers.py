@@ -94,6 +94,7 @@ class StudyTokenOutputSerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
             "last_used_at",
+            "expires_at",
             "revoked_at",
             "is_active",
         )
@@ -113,6 +114,14 @@ class StudyTokenCreatedSerializer(StudyTokenOutputSerializer):
 class StudyTokenInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     role = serializers.ChoiceField(choices=Role.choices, default=Role.ANNOTATOR)
+    expires_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="When the token stops working (ISO 8601, in the future); omit it for a "
+        "token that works until revoked. A request made with an expiring token cannot "
+        "create a token that expires later.",
+    )
 
 
 class PersonalTokenOutputSerializer(serializers.ModelSerializer):
@@ -124,6 +133,7 @@ class PersonalTokenOutputSerializer(serializers.ModelSerializer):
             "prefix",
             "created_at",
             "last_used_at",
+            "expires_at",
             "revoked_at",
             "is_active",
         )
@@ -142,6 +152,14 @@ class PersonalTokenCreatedSerializer(PersonalTokenOutputSerializer):
 
 class PersonalTokenInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
+    expires_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="When the token stops working (ISO 8601, in the future); omit it for a "
+        "token that works until revoked. A request made with an expiring token cannot "
+        "create a token that expires later.",
+    )
 
 
 # --- Label scheme --------------------------------------------------------------------------
@@ -308,7 +326,7 @@ class CoderInputSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="A user account of this server to link, by username.",
+        help_text="A member of the study to link, by username (managers only).",
     )
     is_active = serializers.BooleanField(required=False, default=True)
 
@@ -316,7 +334,12 @@ class CoderInputSerializer(serializers.Serializer):
 class CoderUpdateInputSerializer(serializers.Serializer):
     key = serializers.CharField(max_length=200, required=False)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    username = serializers.CharField(max_length=150, required=False, allow_null=True)
+    username = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_null=True,
+        help_text="A member of the study to link, by username; null unlinks (managers only).",
+    )
     is_active = serializers.BooleanField(required=False)
 
 

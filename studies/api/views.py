@@ -14,14 +14,21 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from studies import selectors
-from studies.access import actor_from_request, role_allows, study_role
+from studies.access import (
+    actor_from_request,
+    grant_refusal,
+    person_refusal,
+    role_allows,
+    study_role,
+    token_expiry_ceiling,
+)
 from studies.api import filters
 from studies.api import serializers as s
+from studies.api.parsers import JSONParser
 from studies.api.permissions import StudyScopedMixin
 from studies.api.query import QueryParametersMixin
 from studies.models import (
@@ -76,6 +83,12 @@ class StudyScopedViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ig
 
     def output(self, instance: Any, *, status_code: int = status.HTTP_200_OK) -> Response:
         return Response(self.get_serializer(instance).data, status=status_code)
+
+    def ensure_may_grant(self, role: str) -> None:
+        """403 unless the actor's own role is at least ``role`` (``grant_refusal``)."""
+        refusal = grant_refusal(self.study_role_of_actor(self.study), role)
+        if refusal is not None:
+            raise exceptions.PermissionDenied(refusal)
 
     def validated(self, serializer_class: type[serializers.Serializer]) -> dict[str, Any]:
         serializer = serializer_class(data=self.request.data, context=self.get_serializer_context())
@@ -163,8 +176,9 @@ class StudyViewSet(  # type: ignore[misc]  # QueryParametersMixin narrows reques
     ),
 )
 class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
-    """The study's members and their roles; managers add, change and remove them. The last
-    manager cannot be removed or demoted."""
+    """The study's members and their roles; managers (people, not study tokens) add,
+    change and remove them, granting at most their own role. The last manager cannot be
+    removed or demoted."""
 
     model = Membership
     serializer_class = s.MemberOutputSerializer
@@ -172,6 +186,7 @@ class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScope
     lookup_field = "user__username"
     lookup_url_kwarg = "username"
     lookup_value_regex = r"[\w.@+-]{1,150}"
+    person_actions = frozenset({"create", "partial_update", "destroy"})
 
     def scoped_queryset(self) -> QuerySet[Membership]:
         return selectors.membership_list(study=self.study)
@@ -183,6 +198,7 @@ class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScope
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self.validated(s.MemberCreateInputSerializer)
+        self.ensure_may_grant(data["role"])
         membership = membership_services.membership_add(study=self.study, **data)
         return self.output(membership, status_code=status.HTTP_201_CREATED)
 
@@ -194,6 +210,7 @@ class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScope
     )
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self.validated(s.MemberUpdateInputSerializer)
+        self.ensure_may_grant(data["role"])
         membership = membership_services.membership_update(membership=self.get_object(), **data)
         return self.output(membership)
 
@@ -217,13 +234,15 @@ class MemberViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScope
 )
 class StudyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Study tokens for labeling tools: each acts in this study with its role. Managers
-    only; the secret is returned once, by the create call, and stored hashed."""
+    only, and people only for creating and revoking (a study token cannot mint tokens);
+    the secret is returned once, by the create call, and stored hashed."""
 
     model = ApiToken
     serializer_class = s.StudyTokenOutputSerializer
     filterset_class = filters.TokenFilter
     http_method_names = ["get", "post", "head", "options"]
     action_roles: ClassVar[dict[str, Role]] = {"list": Role.MANAGER, "retrieve": Role.MANAGER}
+    person_actions = frozenset({"create", "revoke"})
 
     def scoped_queryset(self) -> QuerySet[ApiToken]:
         return selectors.study_token_list(study=self.study).select_related("created_by")
@@ -235,8 +254,12 @@ class StudyTokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyS
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self.validated(s.StudyTokenInputSerializer)
+        self.ensure_may_grant(data["role"])
         token, secret = tokens.study_token_create(
-            study=self.study, created_by=self.actor.audit_user, **data
+            study=self.study,
+            created_by=self.actor.audit_user,
+            not_after=token_expiry_ceiling(self.actor),
+            **data,
         )
         token.secret = secret  # type: ignore[attr-defined]
         return Response(s.StudyTokenCreatedSerializer(token).data, status=status.HTTP_201_CREATED)
@@ -267,7 +290,7 @@ class PersonalTokenViewSet(  # type: ignore[misc]  # QueryParametersMixin narrow
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
-        if actor_from_request(request).user is None:
+        if person_refusal(actor_from_request(request)) is not None:
             raise exceptions.PermissionDenied("A study token has no personal tokens.")
 
     def get_queryset(self) -> QuerySet[ApiToken]:
@@ -283,7 +306,11 @@ class PersonalTokenViewSet(  # type: ignore[misc]  # QueryParametersMixin narrow
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = s.PersonalTokenInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        token, secret = tokens.personal_token_create(user=request.user, **serializer.validated_data)
+        token, secret = tokens.personal_token_create(
+            user=request.user,
+            not_after=token_expiry_ceiling(actor_from_request(request)),
+            **serializer.validated_data,
+        )
         token.secret = secret  # type: ignore[attr-defined]
         return Response(
             s.PersonalTokenCreatedSerializer(token).data, status=status.HTTP_201_CREATED
@@ -423,12 +450,28 @@ class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
 )
 class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """Coders (people or models who label), by the labeling tool's key; annotators and
-    managers register them, one by one or in bulk."""
+    managers register them, one by one or in bulk. Linking a coder to a user account
+    (``username``: a member of the study) is for managers only."""
 
     model = Coder
     write_role = Role.ANNOTATOR
     serializer_class = s.CoderOutputSerializer
     filterset_class = filters.CoderFilter
+
+    def ensure_may_link(self, entries: Any, *, unlinking_counts: bool) -> None:
+        """403 for a non-manager whose request names a user account to link (or, for a
+        change, mentions ``username`` at all), before any name is looked up, so the answer
+        says nothing about which names exist."""
+        if role_allows(self.study_role_of_actor(self.study), Role.MANAGER):
+            return
+        entries = entries if isinstance(entries, list) else [entries]
+        for entry in entries:
+            if not isinstance(entry, dict) or "username" not in entry:
+                continue
+            if entry["username"] or unlinking_counts:
+                raise exceptions.PermissionDenied(
+                    "Only the study's managers can link a coder to a user account."
+                )
 
     def scoped_queryset(self) -> QuerySet[Coder]:
         return selectors.coder_list(study=self.study)
@@ -439,6 +482,7 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
         responses={201: s.CoderOutputSerializer},
     )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.ensure_may_link(request.data, unlinking_counts=False)
         data = self.validated(s.CoderInputSerializer)
         return self.output(
             roster.coder_create(study=self.study, **data), status_code=status.HTTP_201_CREATED
@@ -451,6 +495,7 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
     )
     @action(detail=False, methods=["post"], pagination_class=None, filterset_class=None)
     def bulk(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.ensure_may_link(request.data, unlinking_counts=False)
         serializer = s.CoderInputSerializer(data=request.data, many=True, max_length=s.MAX_BULK)  # type: ignore[call-arg]
         serializer.is_valid(raise_exception=True)
         coders = roster.coders_create_bulk(study=self.study, coders=serializer.validated_data)
@@ -464,6 +509,7 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
         responses={200: s.CoderOutputSerializer},
     )
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.ensure_may_link(request.data, unlinking_counts=True)
         data = self.validated(s.CoderUpdateInputSerializer)
         return self.output(roster.coder_update(coder=self.get_object(), **data))
 

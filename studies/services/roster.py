@@ -14,16 +14,15 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from studies.exceptions import ConflictError
-from studies.models import Annotation, Coder, Item, Study
+from studies.models import Annotation, Coder, Item, Membership, Study
 
 
 class RosterErrorCode:
-    UNKNOWN_USER = "unknown_user"
+    NOT_A_MEMBER = "not_a_member"
     DUPLICATE_KEY = "duplicate_key"
     DUPLICATE_EXTERNAL_ID = "duplicate_external_id"
     CODER_IN_USE = "coder_in_use"
@@ -85,14 +84,29 @@ def units_outside(units: Iterable[Sequence[float]], extent: tuple[float, float])
     return sum(1 for begin, end, *_ in units if begin < low or end > high)
 
 
-def _user_by_username(username: str | None, *, attr: str) -> Any | None:
+def _not_a_member() -> ValidationError:
+    # One answer for a name nobody has and for a user outside the study: linking reveals
+    # nothing about accounts beyond the study's member list, which its managers see anyway.
+    return ValidationError(
+        "No member of this study has this username; a coder can be linked to members only.",
+        code=RosterErrorCode.NOT_A_MEMBER,
+    )
+
+
+def _members_by_username(study: Study | int, usernames: Iterable[str]) -> dict[str, Any]:
+    """The study's members among ``usernames``, by username."""
+    memberships = Membership.objects.filter(
+        study=study, user__username__in=set(usernames)
+    ).select_related("user")
+    return {m.user.username: m.user for m in memberships}
+
+
+def _member_by_username(study: Study | int, username: str | None, *, attr: str) -> Any | None:
     if not username:
         return None
-    user = get_user_model().objects.filter(username=username).first()
+    user = _members_by_username(study, [username]).get(username)
     if user is None:
-        raise ValidationError(
-            {attr: ValidationError("No user has this username.", code=RosterErrorCode.UNKNOWN_USER)}
-        )
+        raise ValidationError({attr: _not_a_member()})
     return user
 
 
@@ -132,17 +146,19 @@ def coder_create(
 def coders_create_bulk(
     *, study: Study, coders: Sequence[Mapping[str, Any]], prefix_errors: bool = True
 ) -> list[Coder]:
-    """Create coders from ``{"key", "name"?, "username"?, "is_active"?}`` mappings."""
+    """Create coders from ``{"key", "name"?, "username"?, "is_active"?}`` mappings.
+
+    ``username`` links a member of the study (who may do so is the caller's business: the
+    API lets managers only).
+    """
     errors: dict[str, ValidationError] = {}
 
     def attr(index: int, field: str) -> str:
         return f"{index}.{field}" if prefix_errors else field
 
     clashes = _duplicates(study=study, model=Coder, field="key", values=[c["key"] for c in coders])
-    users = {}
     usernames = {c["username"] for c in coders if c.get("username")}
-    if usernames:
-        users = {u.username: u for u in get_user_model().objects.filter(username__in=usernames)}
+    users = _members_by_username(study, usernames) if usernames else {}
     reported: set[str] = set()
     objects = []
     for index, spec in enumerate(coders):
@@ -154,9 +170,7 @@ def coders_create_bulk(
         reported.add(key)
         username = spec.get("username")
         if username and username not in users:
-            errors[attr(index, "username")] = ValidationError(
-                "No user has this username.", code=RosterErrorCode.UNKNOWN_USER
-            )
+            errors[attr(index, "username")] = _not_a_member()
         coder = Coder(
             study=study,
             key=key,
@@ -181,12 +195,13 @@ def _exists(model: type[Coder] | type[Item], study: Study, field: str, value: st
 
 @transaction.atomic
 def coder_update(*, coder: Coder, **fields: Any) -> Coder:
-    """Change ``key``, ``name``, ``username`` (None unlinks the user) or ``is_active``."""
+    """Change ``key``, ``name``, ``username`` (a member of the study; None unlinks) or
+    ``is_active``."""
     unexpected = set(fields) - {"key", "name", "username", "is_active"}
     if unexpected:
         raise TypeError(f"coder_update() got unexpected fields {sorted(unexpected)}")
     if "username" in fields:
-        coder.user = _user_by_username(fields.pop("username"), attr="username")
+        coder.user = _member_by_username(coder.study_id, fields.pop("username"), attr="username")
     if "key" in fields and (
         Coder.objects.filter(study_id=coder.study_id, key=fields["key"])
         .exclude(pk=coder.pk)

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from studies.api.query import QueryParametersMixin
 from tests.api.annotation_setup import annotations_url, build_scheme
-from tests.api.test_permissions_walk import OPERATIONS, _url
+from tests.api.operations import OPERATIONS, _url
 from tests.api.world import World
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,14 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from studies.models import Coder, Item, Study
-from tests.factories import AnnotationFactory, CoderFactory, ItemFactory, UserFactory
+from studies.models import Coder, Item, Role, Study
+from tests.factories import (
+    AnnotationFactory,
+    CoderFactory,
+    ItemFactory,
+    MembershipFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -22,11 +28,11 @@ def errors(response: Any) -> list[tuple[str, str | None]]:
     return [(e["code"], e["attr"]) for e in response.json()["errors"]]
 
 
-def test_an_annotator_registers_a_coder_linked_to_a_user(
-    annotator_client: APIClient, study: Study
+def test_a_manager_registers_a_coder_linked_to_a_member(
+    manager_client: APIClient, study: Study
 ) -> None:
-    UserFactory(username="carol")
-    response = annotator_client.post(
+    MembershipFactory(study=study, user=UserFactory(username="carol"), role=Role.VIEWER)
+    response = manager_client.post(
         url(study, "coders"), {"key": "c1", "name": "Carol", "username": "carol"}, format="json"
     )
     assert response.status_code == 201, response.json()
@@ -38,13 +44,13 @@ def test_an_annotator_registers_a_coder_linked_to_a_user(
 
 
 def test_a_coder_with_an_unknown_username_is_rejected(
-    annotator_client: APIClient, study: Study
+    manager_client: APIClient, study: Study
 ) -> None:
-    response = annotator_client.post(
+    response = manager_client.post(
         url(study, "coders"), {"key": "c1", "username": "ghost"}, format="json"
     )
     assert response.status_code == 400
-    assert errors(response) == [("unknown_user", "username")]
+    assert errors(response) == [("not_a_member", "username")]
     assert not Coder.objects.exists()
 
 

@@ -45,6 +45,7 @@ def test_a_manager_creates_a_study_token_and_sees_its_secret_once(
         "created_by",
         "created_at",
         "last_used_at",
+        "expires_at",
         "revoked_at",
         "is_active",
     }

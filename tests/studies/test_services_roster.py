@@ -8,14 +8,21 @@ from django.core.exceptions import ValidationError
 from studies.exceptions import ConflictError
 from studies.models import Coder, Item
 from studies.services import roster
-from tests.factories import AnnotationFactory, CoderFactory, StudyFactory, UserFactory
+from tests.factories import (
+    AnnotationFactory,
+    CoderFactory,
+    MembershipFactory,
+    StudyFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
 
-def test_coders_create_bulk_links_users_by_username() -> None:
+def test_coders_create_bulk_links_members_by_username() -> None:
     study = StudyFactory()
     user = UserFactory(username="ann")
+    MembershipFactory(study=study, user=user)
     coders = roster.coders_create_bulk(
         study=study, coders=[{"key": "a", "username": "ann"}, {"key": "b"}]
     )

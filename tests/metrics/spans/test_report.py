@@ -4,10 +4,12 @@ bootstrap resample, the most disputed documents, and the table."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from metrics import bootstrap
+from metrics.cli import main
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1
 from metrics.spans.gamma import gamma_agreement
@@ -146,3 +148,50 @@ def test_table(data: SpanData) -> None:
     assert "WindowDiff (error rate)" in table
     assert "most disputed documents" in table
     assert "ann / bob" in table
+
+
+# -- overlapping units and alpha_U -----------------------------------------------------------
+
+#: One coder's nested units of one category (a: X [0, 8) holds X [2, 5)) and the same units
+#: merged by hand into their union (docs/references.md#span-polish-nested).
+NESTED = [("d", "a", 0, 8, "X"), ("d", "a", 2, 5, "X"), ("d", "b", 0, 6, "X")]
+MERGED = [("d", "a", 0, 8, "X"), ("d", "b", 0, 6, "X")]
+
+
+def test_overlapping_merge_gives_alpha_u_of_the_union() -> None:
+    nested = SpanData.from_units(NESTED, extents={"d": (0, 10)})
+    merged = SpanData.from_units(MERGED, extents={"d": (0, 10)})
+    refused = span_report(nested)["coefficients"]["alpha_u"]
+    assert refused["value"] is None
+    assert refused["reason"].endswith("(pass overlapping='merge' to merge them into their union)")
+    result = span_report(nested, overlapping="merge", bootstrap=20)
+    by_hand = span_report(merged, bootstrap=20)
+    alpha_u = result["coefficients"]["alpha_u"]
+    assert alpha_u["overlapping"] == "merge"
+    assert alpha_u["value"] == by_hand["coefficients"]["alpha_u"]["value"]
+    assert alpha_u["ci"] == by_hand["coefficients"]["alpha_u"]["ci"]
+    assert result["documents"][0]["observed_disagreement"] == pytest.approx(alpha_u["observed"])
+    assert "overlapping" not in by_hand["coefficients"]["alpha_u"]
+    # F1 reads the units as given: a's nested unit is an unmatched one (exact: 0 of 3).
+    assert result["coefficients"]["span_f1"]["value"] == 0.0
+    with pytest.raises(ValueError, match="overlapping must be 'error' or 'merge'; got 'union'"):
+        span_report(nested, overlapping="union")
+
+
+def test_cli_overlapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nested.csv"
+    path.write_text(
+        "document,coder,begin,end,label\n"
+        + "".join(f"{d},{c},{b},{e},{label}\n" for d, c, b, e, label in NESTED),
+        encoding="utf-8",
+    )
+    assert main(["report", str(path), "--level", "span", "--json"]) == 0
+    refused = json.loads(capsys.readouterr().out)["coefficients"]["alpha_u"]
+    assert refused["value"] is None
+    assert refused["reason"].endswith("(pass --overlapping merge to merge them into their union)")
+    assert main(["report", str(path), "--level", "span", "--json", "--overlapping", "merge"]) == 0
+    merged = json.loads(capsys.readouterr().out)["coefficients"]["alpha_u"]
+    assert merged["overlapping"] == "merge"
+    assert merged["value"] is not None
+    assert main(["report", str(path), "--level", "nominal", "--overlapping", "merge"]) == 2
+    assert "--overlapping applies to --level span only." in capsys.readouterr().err
