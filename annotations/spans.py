@@ -23,8 +23,6 @@ SpanRecord(document='d1', coder='bob', begin=None, end=None, label=None, where='
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -66,6 +64,14 @@ from studies.models import (
     Round,
 )
 from studies.services.roster import RosterErrorCode, extent_errors, units_outside
+from studies.text_rules import (
+    FIELD_COUNT,
+    CsvReadError,
+    NumberFormatError,
+    parse_number,
+    read_csv,
+    restore_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -205,8 +211,8 @@ def _offset(raw: Any) -> float:
         return float(raw)
     if isinstance(raw, str):
         try:
-            return float(raw.strip())
-        except ValueError:
+            return parse_number(raw)
+        except NumberFormatError:
             return math.nan
     return math.nan
 
@@ -219,15 +225,16 @@ def span_units_from_csv(text: str) -> list[SpanRecord]:
     required, other columns ignored, an optional byte-order mark). A row with empty
     ``begin``, ``end`` and ``label`` says the coder annotated the document and found nothing.
     ``where`` is ``"line <n>"``, counting the header as line 1. Offsets stay text here:
-    :func:`span_units_replace` reports those that are no numbers.
+    :func:`span_units_replace` reports those that are no numbers. Text cells the exports
+    neutralised for spreadsheets (``'=x``) read back as written (``=x``).
 
-    Raises ``ValidationError`` on ``header`` (``missing_columns``) or ``file``
+    Raises ``ValidationError`` on ``header`` (``missing_columns``), on ``line <n>``
+    (``field_count``: more or fewer fields than the header) or on ``file``
     (``malformed_file``) when the text cannot be read as that CSV.
     """
-    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
     try:
-        header = next(reader, None)
-        if header is None:
+        header, rows = read_csv(text)
+        if not header:
             raise _file_error(
                 "header", SpanErrorCode.MISSING_COLUMNS, "The CSV is empty: a header is expected."
             )
@@ -241,30 +248,25 @@ def span_units_from_csv(text: str) -> list[SpanRecord]:
                 f"{','.join(CSV_COLUMNS)}.",
             )
         at = [columns.index(name) for name in CSV_COLUMNS]
-        width = max(at) + 1
         records: list[SpanRecord] = []
-        for cells in reader:
-            if not cells or (len(cells) == 1 and not cells[0].strip()):
-                continue  # a blank line
-            if len(cells) < width:
-                cells = cells + [""] * (width - len(cells))
-            document, coder, begin, end, label = (cells[i].strip() for i in at)
+        for row in rows:
+            document, coder, begin, end, label = (row.cells[i].strip() for i in at)
             records.append(
                 SpanRecord(
-                    document=document,
-                    coder=coder,
+                    document=restore_text(document),
+                    coder=restore_text(coder),
                     begin=begin or None,
                     end=end or None,
-                    label=label or None,
-                    where=f"line {reader.line_num}",
+                    label=restore_text(label) or None,
+                    where=f"line {row.line}",
                 )
             )
             if len(records) > MAX_SPAN_RECORDS:
                 break
-    except csv.Error as error:
-        raise _file_error(
-            "file", SpanErrorCode.MALFORMED_FILE, f"The CSV is malformed: {error}."
-        ) from None
+    except CsvReadError as error:
+        if error.code == FIELD_COUNT:
+            raise _file_error(f"line {error.line}", error.code, error.message) from None
+        raise _file_error("file", SpanErrorCode.MALFORMED_FILE, error.message) from None
     return records
 
 

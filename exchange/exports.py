@@ -12,15 +12,16 @@ database writes.
 - spans (span questions): the CLI's ``document,coder,begin,end,label``, one row per unit and
   one row with empty begin, end and label per coder who annotated a document and found
   nothing; as JSON, the span upload's own body (``documents``, ``units``, ``empty``).
+
+Every CSV goes through ``studies.text_rules.write_csv``: text cells (names, codes, headers)
+starting with ``=``, ``+``, ``-``, ``@``, TAB or CR get a leading ``'`` so that spreadsheets
+do not run them as formulas; the columns listed as numeric keep their numbers as they are.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 from annotations.selectors import SpanTable
@@ -28,6 +29,7 @@ from computations.models import Computation
 from exchange.selectors import AnnotationTable
 from studies.labels import Label, LabelScheme, format_number
 from studies.models import LabelKind
+from studies.text_rules import write_csv
 
 LONG_COLUMNS = ("item", "coder", "label")
 SPAN_COLUMNS = ("document", "coder", "begin", "end", "label")
@@ -43,12 +45,8 @@ NUMERIC_DIAGNOSTIC_COLUMNS = ("mean", "spread")
 RESULT_COLUMNS = ("coefficient", "value", "se", "ci_low", "ci_high", "ci_level")
 
 
-def _csv(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
+def _is_numeric(scheme: LabelScheme) -> bool:
+    return scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO)
 
 
 def _cell(value: Any) -> Any:
@@ -64,8 +62,10 @@ def _cell(value: Any) -> Any:
 
 def annotations_long_csv(table: AnnotationTable) -> str:
     text = table.scheme.text
-    return _csv(
-        LONG_COLUMNS, ((item, coder, text(label)) for (item, coder), label in table.labels.items())
+    return write_csv(
+        LONG_COLUMNS,
+        ((item, coder, text(label)) for (item, coder), label in table.labels.items()),
+        numeric={2} if _is_numeric(table.scheme) else (),
     )
 
 
@@ -79,12 +79,13 @@ def annotations_long_json(table: AnnotationTable) -> list[dict[str, Any]]:
 
 def annotations_wide_csv(table: AnnotationTable) -> str:
     text, labels = table.scheme.text, table.labels
-    return _csv(
+    return write_csv(
         ["item", *table.coders],
         (
             [item, *(text(labels[(item, c)]) if (item, c) in labels else "" for c in table.coders)]
             for item in table.items
         ),
+        numeric=range(1, len(table.coders) + 1) if _is_numeric(table.scheme) else (),
     )
 
 
@@ -119,7 +120,7 @@ def spans_csv(table: SpanTable) -> str:
             for begin, end, pk in units:
                 yield (document, coder, format_number(begin), format_number(end), code[int(pk)])
 
-    return _csv(SPAN_COLUMNS, rows())
+    return write_csv(SPAN_COLUMNS, rows(), numeric={2, 3})
 
 
 def spans_json(table: SpanTable) -> dict[str, Any]:
@@ -189,8 +190,13 @@ def item_diagnostics(table: AnnotationTable) -> list[dict[str, Any]]:
 
 
 def item_diagnostics_csv(table: AnnotationTable, diagnostics: list[dict[str, Any]]) -> str:
-    numeric = table.scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO)
+    numeric = _is_numeric(table.scheme)
     columns = [*DIAGNOSTIC_COLUMNS, *(NUMERIC_DIAGNOSTIC_COLUMNS if numeric else ())]
+    # Counts and shares are numbers; so are the labels (majority, coders) of numbers.
+    text_columns = {"item"} if numeric else {"item", "majority"}
+    number_at = {i for i, name in enumerate(columns) if name not in text_columns}
+    if numeric:
+        number_at.update(range(len(columns), len(columns) + len(table.coders)))
     text = table.scheme.text
 
     def row(entry: dict[str, Any]) -> list[Any]:
@@ -201,7 +207,9 @@ def item_diagnostics_csv(table: AnnotationTable, diagnostics: list[dict[str, Any
             cells.append("" if label is None else text(label))
         return cells
 
-    return _csv([*columns, *table.coders], (row(entry) for entry in diagnostics))
+    return write_csv(
+        [*columns, *table.coders], (row(entry) for entry in diagnostics), numeric=number_at
+    )
 
 
 # Results of a computation ---------------------------------------------------------------
@@ -240,12 +248,13 @@ def computation_result_rows(computation: Computation) -> list[dict[str, Any]]:
 
 
 def computation_results_csv(computation: Computation) -> str:
-    return _csv(
+    return write_csv(
         RESULT_COLUMNS,
         (
             [_cell(row[name]) for name in RESULT_COLUMNS]
             for row in computation_result_rows(computation)
         ),
+        numeric=range(1, len(RESULT_COLUMNS)),
     )
 
 

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from computations.models import Computation, ComputationScope, ComputationTrigger
@@ -388,7 +389,11 @@ def computation_status_view(
 
 def _attachment(body: str, filename: str, content_type: str) -> HttpResponse:
     response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # Django's header quotes '"', and writes names with CR/LF or beyond ASCII as
+    # RFC 6266 ``filename*`` (a raw round name here once answered 500).
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=filename
+    )
     return response
 
 

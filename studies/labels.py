@@ -7,8 +7,9 @@ A question's kind fixes what a label is:
   (``"root/child/leaf"``);
 - set: several codes, ``"a|b|c"`` or a JSON list ``["a", "b", "c"]`` (order and repeats
   do not matter; never empty);
-- interval, ratio: a number (JSON number or decimal text), within the question's range
-  (ratio numbers are never negative);
+- interval, ratio: a number (JSON number, or text by ``studies.text_rules.parse_number``:
+  ASCII digits, sign, decimal point, exponent), within the question's range (ratio numbers
+  are never negative);
 - span: not a single label at all but a list of units ``[begin, end, category_id]`` (see
   ``annotations.spans``). :meth:`LabelScheme.parse` refuses every value of a span question
   (code ``span_question``) so that the single-label paths answer 400, never 500; the units'
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studies.models import Category, LabelKind, Question, SpanUnit
+from studies.text_rules import NumberFormatError, parse_number
 
 Label = tuple[int | None, float | None, tuple[int, ...] | None]
 StoredUnit = Sequence[float]
@@ -271,10 +273,19 @@ class LabelScheme:
             raise LabelError(LabelErrorCode.REQUIRED, "A label is required.")
         if isinstance(raw, bool) or not isinstance(raw, int | float | str):
             raise LabelError(LabelErrorCode.NOT_A_NUMBER, "This question takes a number.")
-        try:
-            number = float(raw)
-        except (ValueError, OverflowError):
-            raise LabelError(LabelErrorCode.NOT_A_NUMBER, f"{raw!r} is not a number.") from None
+        if isinstance(raw, str):
+            # Text goes by the one number rule: no "1_000", no "١٢", no "inf".
+            try:
+                number = parse_number(raw)
+            except NumberFormatError as error:
+                raise LabelError(LabelErrorCode.NOT_A_NUMBER, error.message) from None
+        else:
+            try:
+                number = float(raw)
+            except OverflowError:
+                raise LabelError(
+                    LabelErrorCode.NOT_A_NUMBER, f"{raw!r} is too large a number."
+                ) from None
         if not math.isfinite(number):
             raise LabelError(LabelErrorCode.NOT_A_NUMBER, f"{raw!r} is not a finite number.")
         if (self.min_value is not None and number < self.min_value) or (

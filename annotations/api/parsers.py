@@ -1,18 +1,21 @@
 """CSV bodies. Bulk uploads: a header naming ``item``, ``coder`` and ``label``, one
 annotation per line (UTF-8, an optional byte-order mark; other columns are ignored). Span
-uploads: ``document,coder,begin,end,label``, read by ``annotations.spans``."""
+uploads: ``document,coder,begin,end,label``, read by ``annotations.spans``.
+
+Both read rows with ``studies.text_rules.read_csv``: a row with more or fewer fields than
+the header is a 400 on ``line <n>`` (code ``field_count``, the header being line 1), and a
+cell the exports neutralised for spreadsheets (``'=x``) reads back as written (``=x``)."""
 
 from __future__ import annotations
 
-import codecs
-import csv
 from collections.abc import Mapping
 from typing import IO, Any
 
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
 from rest_framework.parsers import BaseParser
 
 from annotations.services import MAX_BULK_ROWS, PayloadTooLargeError
+from studies.text_rules import CsvReadError, read_csv, restore_text, text_lines
 
 CSV_COLUMNS = ("item", "coder", "label")
 
@@ -32,13 +35,11 @@ class CsvParser(BaseParser):
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
     ) -> dict[str, list[dict[str, str]]]:
-        text = codecs.getreader("utf-8-sig")(stream)
         try:
-            reader = csv.reader(text)
-            header = next(reader, None)
-            if header is None:
-                raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
+            header, lines = read_csv(text_lines(stream))
             columns = [name.strip().lower() for name in header]
+            if not any(columns):
+                raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
             missing = [name for name in CSV_COLUMNS if name not in columns]
             if missing:
                 raise ParseError(
@@ -46,22 +47,24 @@ class CsvParser(BaseParser):
                     "expected item,coder,label."
                 )
             item_at, coder_at, label_at = (columns.index(name) for name in CSV_COLUMNS)
-            width = max(item_at, coder_at, label_at) + 1
             rows: list[dict[str, str]] = []
-            for line in reader:
-                if not line:
-                    continue  # blank line
-                if len(line) < width:
-                    line = line + [""] * (width - len(line))
+            for line in lines:
+                cells = line.cells
                 rows.append(
-                    {"item": line[item_at], "coder": line[coder_at], "label": line[label_at]}
+                    {
+                        "item": restore_text(cells[item_at]),
+                        "coder": restore_text(cells[coder_at]),
+                        "label": restore_text(cells[label_at]),
+                    }
                 )
                 if len(rows) > MAX_BULK_ROWS:
                     break
         except UnicodeDecodeError:
             raise ParseError("The CSV body must be UTF-8 text.") from None
-        except csv.Error as error:
-            raise ParseError(f"The CSV body is malformed: {error}.") from None
+        except CsvReadError as error:
+            raise ValidationError(
+                {f"line {error.line}": [ErrorDetail(error.message, code=error.code)]}
+            ) from None
         return {"annotations": rows}
 
 

@@ -19,6 +19,7 @@ from exchange.mapping import (
 )
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.api.schema import _ErrorItemSerializer
+from studies.text_rules import lone_surrogate_path
 
 FORMAT_CHOICES = sorted(FORMATS)
 _Option = TypeVar("_Option")
@@ -110,9 +111,17 @@ class ImportOptionsSerializer(serializers.Serializer):
 
 def _option(read: Callable[[str], _Option], text: str) -> _Option:
     try:
-        return read(text)
+        value = read(text)
     except MappingOptionError as error:
         raise serializers.ValidationError(str(error)) from None
+    path = lone_surrogate_path(value)
+    if path is not None:
+        raise serializers.ValidationError(
+            f"The name at {path or 'the top'} holds a lone UTF-16 surrogate (an escape "
+            "\\ud800 to \\udfff without its pair), which is no character.",
+            code="lone_surrogate",
+        )
+    return value
 
 
 class ImportUploadSerializer(ImportOptionsSerializer):

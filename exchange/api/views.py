@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import IO, Any
 
 from django.http import Http404
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
@@ -219,7 +220,9 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
 
 def _csv_response(text: str, filename: str) -> Response:
     response = Response(text)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(
+        as_attachment=True, filename=filename
+    )
     return response
 
 

@@ -15,11 +15,14 @@ import csv
 import hashlib
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
+
+from studies.text_rules import lone_surrogate_line, lone_surrogate_path
 
 
 class ImportErrorCode:
@@ -228,9 +231,34 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _refuse_lone_surrogates(value: Any, text: str, *, source: str | None = None) -> None:
+    """A :class:`MalformedFileError` naming the line and the place in the record of the
+    first string holding a lone UTF-16 surrogate (``"\\ud800"``): such text is no Unicode,
+    cannot be stored, and would fail every later step that writes it out."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return
+    path = lone_surrogate_path(value)
+    if path is None:
+        return
+    if source is None:
+        line = lone_surrogate_line(text)
+        source = "file" if line is None else f"line {line}"
+    where = f" at {path}" if path else ""
+    raise MalformedFileError(
+        f"{source} holds a lone UTF-16 surrogate{where} (an escape \\ud800 to \\udfff "
+        "without its pair), which is no character.",
+        source=source,
+    )
+
+
 def load_json(text: str) -> Any:
+    """The JSON value of a file; :class:`MalformedFileError` when it is no JSON or holds a
+    lone surrogate."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as error:
         raise MalformedFileError(
             f"The file is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno}).",
@@ -238,6 +266,8 @@ def load_json(text: str) -> Any:
         ) from None
     except RecursionError:
         raise MalformedFileError("The file's JSON is nested too deeply.") from None
+    _refuse_lone_surrogates(value, text)
+    return value
 
 
 def json_lines(text: str, *, prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -255,6 +285,7 @@ def json_lines(text: str, *, prefix: str = "") -> Iterator[tuple[str, Any]]:
                 f"{source} is not valid JSON: {error.msg} (column {error.colno}).",
                 source=source,
             ) from None
+        _refuse_lone_surrogates(record, line, source=source)
         yield source, record
 
 

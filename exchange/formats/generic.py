@@ -13,9 +13,16 @@ item, every other column a category with the number of coders who chose it. Code
 no identity here, so each item's labels go to synthetic coders ``slot-1`` ... ``slot-n``
 in column order; only coefficients that ignore coder identity (Fleiss' kappa,
 Krippendorff's alpha, Randolph, AC1) are meaningful on such data.
+
+All three are read by ``studies.text_rules.read_csv``: a line with more or fewer fields
+than the header is a rejected ``row`` (code ``field_count``) of that 1-based line, never
+padded or cut; text cells the exports neutralised for spreadsheets (``'=x``) read back as
+written (``=x``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from exchange.formats.base import (
     ImportErrorCode,
@@ -23,9 +30,15 @@ from exchange.formats.base import (
     ParsedFile,
     ParsedRow,
     ParseOptions,
-    csv_rows,
     decode,
     register,
+)
+from studies.text_rules import (
+    CsvReadError,
+    NumberFormatError,
+    parse_whole_number,
+    read_csv,
+    restore_text,
 )
 
 ALIASES = {
@@ -36,6 +49,32 @@ ALIASES = {
 MISSING_CELLS = frozenset({"", "NA", "N/A", "NaN", "nan", "."})
 SLOT_PREFIX = "slot-"
 MAX_COUNT = 10_000
+
+
+def _table(data: bytes, parsed: ParsedFile) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The header and (line, cells) of each data line, every cell stripped of surrounding
+    whitespace, then restored when the exports neutralised it (``'\tx`` is ``\tx``); lines
+    with a wrong field count are rejected into ``parsed``."""
+
+    def reject(error: CsvReadError) -> None:
+        parsed.records += 1
+        parsed.reject(f"line {error.line}", "row", error.code, error.detail)
+
+    try:
+        header, rows = read_csv(decode(data), reject=reject)
+    except CsvReadError as error:
+        raise MalformedFileError(error.message, source=f"line {error.line}") from None
+    if not any(cell.strip() for cell in header):
+        raise MalformedFileError("The CSV file is empty: a header line is expected.")
+
+    def lines() -> Iterator[tuple[int, list[str]]]:
+        try:
+            for row in rows:
+                yield row.line, [restore_text(cell.strip()) for cell in row.cells]
+        except CsvReadError as error:
+            raise MalformedFileError(error.message, source=f"line {error.line}") from None
+
+    return [restore_text(cell.strip()) for cell in header], lines()
 
 
 def _column(columns: list[str], role: str) -> int | None:
@@ -51,7 +90,8 @@ def _column(columns: list[str], role: str) -> int | None:
     description="One annotation per line; an optional question column.",
 )
 def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
-    header, lines = csv_rows(decode(data))
+    parsed = ParsedFile()
+    header, lines = _table(data, parsed)
     columns = [name.lower() for name in header]
     at = {role: _column(columns, role) for role in ALIASES}
     missing = [role for role, index in at.items() if index is None]
@@ -60,17 +100,13 @@ def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
             f"The CSV header lacks the column(s) {', '.join(missing)}; expected item,coder,label."
         )
     question_at = columns.index("question") if "question" in columns else None
-    parsed = ParsedFile()
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        values = {
-            role: cells[index].strip() if index is not None and index < len(cells) else ""
-            for role, index in at.items()
-        }
+        values = {role: cells[index] if index is not None else "" for role, index in at.items()}
         field = None
-        if question_at is not None and question_at < len(cells):
-            field = cells[question_at].strip() or None
+        if question_at is not None:
+            field = cells[question_at] or None
         empty = [role for role in ("item", "coder") if not values[role]]
         if empty:
             parsed.reject(
@@ -102,7 +138,8 @@ def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
     description="A reliability matrix with items in rows; empty, NA and . are missing.",
 )
 def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
-    header, lines = csv_rows(decode(data))
+    parsed = ParsedFile()
+    header, lines = _table(data, parsed)
     coders = header[1:]
     if not coders:
         raise MalformedFileError("A wide CSV has an item column and at least one coder column.")
@@ -110,26 +147,16 @@ def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
         raise MalformedFileError("Every coder column needs a name in the header.")
     if len(set(coders)) != len(coders):
         raise MalformedFileError("A coder appears twice in the header.")
-    parsed = ParsedFile()
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        item = cells[0].strip()
+        item = cells[0]
         if not item:
             parsed.reject(
                 source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
             )
             continue
-        if len(cells) > len(header):
-            parsed.reject(
-                source,
-                "row",
-                ImportErrorCode.INVALID_TYPE,
-                f"The line has {len(cells)} cells; the header has {len(header)}.",
-            )
-            continue
-        for coder, cell in zip(coders, cells[1:], strict=False):
-            value = cell.strip()
+        for coder, value in zip(coders, cells[1:], strict=True):
             if value in MISSING_CELLS:
                 continue
             parsed.rows.append(
@@ -145,18 +172,18 @@ def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
     "slot-1..slot-n are created.",
 )
 def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
-    header, lines = csv_rows(decode(data))
+    parsed = ParsedFile()
+    header, lines = _table(data, parsed)
     categories = header[1:]
     if not categories or not all(categories):
         raise MalformedFileError(
             "An agreement table has an item column, then one named column per category."
         )
-    parsed = ParsedFile()
     slots = 0
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
-        item = cells[0].strip()
+        item = cells[0]
         if not item:
             parsed.reject(
                 source, header[0] or "item", ImportErrorCode.REQUIRED, "The item is empty."
@@ -164,9 +191,12 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
             continue
         counts: list[tuple[str, int]] = []
         bad = False
-        for category, cell in zip(categories, cells[1:], strict=False):
-            text = cell.strip() or "0"
-            if not text.isdigit() or int(text) > MAX_COUNT:
+        for category, cell in zip(categories, cells[1:], strict=True):
+            try:
+                count = parse_whole_number(cell or "0")
+            except NumberFormatError:
+                count = -1
+            if not 0 <= count <= MAX_COUNT:
                 parsed.reject(
                     f"{source}, column {category}",
                     category,
@@ -175,7 +205,7 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
                 )
                 bad = True
                 continue
-            counts.append((category, int(text)))
+            counts.append((category, count))
         if bad:
             continue
         slot = 0

@@ -30,6 +30,7 @@ from exchange.formats.base import (
     load_json,
     register,
 )
+from studies.text_rules import NumberFormatError, parse_whole_number
 
 SPAN_COLUMNS = ("doc", "user", "begin", "end", "text", "label")
 DIAGNOSIS_COLUMNS = ("Type", "Collection", "Document", "Layer", "Feature", "Position", "Flags")
@@ -41,8 +42,11 @@ STACK_SEPARATOR = ", "
 def _offset(raw: Any) -> int | None:
     if isinstance(raw, int) and not isinstance(raw, bool):
         return raw
-    if isinstance(raw, str) and raw.strip().isdigit():
-        return int(raw.strip())
+    if isinstance(raw, str):
+        try:
+            return parse_whole_number(raw)
+        except NumberFormatError:
+            return None
     return None
 
 

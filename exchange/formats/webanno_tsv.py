@@ -50,9 +50,10 @@ NOT_ANNOTATORS = frozenset({"CURATION_USER", "INITIAL_CAS"})
 NO_VALUE = "*"
 NO_ANNOTATION = "_"
 NOTHING_FOUND = "document without a span of the layer"
-_TOKEN_ID = re.compile(r"^(\d+)-(\d+)(?:\.(\d+))?$")
-_OFFSETS = re.compile(r"^(\d+)-(\d+)$")
-_WITH_ID = re.compile(r"^(.*?)\[(\d+)\]$", re.DOTALL)
+# ASCII digits only (``\d`` alone also matches other scripts' digits, such as "١٢").
+_TOKEN_ID = re.compile(r"^(\d+)-(\d+)(?:\.(\d+))?$", re.ASCII)
+_OFFSETS = re.compile(r"^(\d+)-(\d+)$", re.ASCII)
+_WITH_ID = re.compile(r"^(.*?)\[(\d+)\]$", re.DOTALL | re.ASCII)
 _LAYER_HEADERS = ("#T_SP=", "#T_CH=", "#T_RL=")
 
 

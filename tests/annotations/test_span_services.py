@@ -299,7 +299,7 @@ def test_the_single_label_upload_refuses_a_span_question(scheme: SpanScheme, act
 
 def test_the_csv_reader_gives_records_named_by_line() -> None:
     records = span_units_from_csv(
-        '\ufeffDocument,coder,begin,end,label,note\nd1,ann,0,5,PER,x\n\nd1,"bob",,,\nd2,ann,3\n'
+        '\ufeffDocument,coder,begin,end,label,note\nd1,ann,0,5,PER,x\n\nd1,"bob",,,,\nd2,ann,3,,,\n'
     )
     assert records == [
         SpanRecord("d1", "ann", "0", "5", "PER", "line 2"),

@@ -430,7 +430,7 @@ def test_wide_csv_malformed_lines_are_reported(target: ImportStudy, actor: Actor
     report = run(target, actor, "wide_csv", sample("wide_malformed.csv"), question_key="sentiment")
     assert rejected(report) == [
         ("line 4", "item", "required"),
-        ("line 5", "row", "invalid_type"),
+        ("line 5", "row", "field_count"),
         ("line 3, column bob", "label", "unknown_category"),
     ]
     assert db_state(target.study) == before
