@@ -220,6 +220,24 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://", "unix://")):
+    # A request never waits long on a broker that is down or hung: the send fails within
+    # ~2 s (1 s to connect or read, one retry) and the sweep sends the work later. The
+    # visibility timeout (redelivery of a dead worker's unacknowledged message) stays above
+    # the task time limit, so a live long task is never delivered twice; recovery from a
+    # dead worker does not wait for it (the sweeps re-send). See docs/operations.md.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "socket_connect_timeout": 1,
+        "socket_timeout": 1,
+        "visibility_timeout": env_int("CELERY_BROKER_VISIBILITY_TIMEOUT", 900, minimum=60),
+    }
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -230,20 +248,40 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)
+# Computations: a working task refreshes its heartbeat every INTERVAL seconds (from a side
+# thread, whatever the step); the sweep, every SWEEP seconds, requeues a running computation
+# whose heartbeat is older than HEARTBEAT_SECONDS (its worker died) and re-sends queued work
+# the broker refused, or that went unclaimed for RESEND_AFTER seconds. A dead worker's
+# computation runs again within HEARTBEAT_SECONDS + SWEEP (+ a beat tick): 30 + 10 < 60 s.
+AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS = env_int(
+    "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 30, minimum=5
+)
+AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS = env_int(
+    "AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS", 5, minimum=1
+)
+if AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS * 3 > AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        "AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS must be at most a third of "
+        "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS, or a live computation is taken for dead."
+    )
+AGREEMENT_COMPUTATION_SWEEP_SECONDS = env_int("AGREEMENT_COMPUTATION_SWEEP_SECONDS", 10, minimum=1)
+AGREEMENT_COMPUTATION_RESEND_AFTER_SECONDS = env_int(
+    "AGREEMENT_COMPUTATION_RESEND_AFTER_SECONDS", 120, minimum=10
+)
 CELERY_BEAT_SCHEDULE = {
-    # Requeues computations whose worker died mid-run (their heartbeat stopped).
-    "computations-sweep": {"task": "studies.computations_sweep", "schedule": 60.0},
+    # Requeues computations whose worker died mid-run (their heartbeat stopped) and re-sends
+    # work the broker refused or lost.
+    "computations-sweep": {
+        "task": "studies.computations_sweep",
+        "schedule": float(AGREEMENT_COMPUTATION_SWEEP_SECONDS),
+    },
     # Re-sends webhook deliveries the broker refused or lost (see docs/webhooks.md).
     "webhooks-sweep": {"task": "webhooks.deliveries_sweep", "schedule": 10.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 
-# Computations: a running step refreshes its heartbeat; the sweep requeues a computation
-# whose heartbeat is older than this. Bootstraps larger than a chunk fan out over workers.
-AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS = env_int(
-    "AGREEMENT_COMPUTATION_HEARTBEAT_SECONDS", 300, minimum=5
-)
+# Bootstraps larger than a chunk fan out over workers.
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
 # Rounds larger than this are not compared with the previous round when a computation ends.
 AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS", 500_000, minimum=0)

@@ -1,15 +1,27 @@
 """Sending computation work to the workers, after the surrounding transaction commits.
 
+This is the computations' side of the transactional outbox: the computation (or chunk) row
+is committed with the request, marked as handed over (``Computation.dispatched_at``), and
+the message is sent once the transaction commits. When the broker refuses (it is down),
+the failure is logged, the mark cleared, and the work left to the sweep
+(``computations_sweep``), which sends it again once the broker is back: the request that
+queued it still succeeds. Nothing here raises because of the broker.
+
 Tasks are addressed by name (the names in ``computations/tasks.py``), so the services that
 enqueue work need not import the task module that imports them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from celery import signature
 from django.db import transaction
+
+from computations.models import Computation, ComputationStatus
+
+logger = logging.getLogger(__name__)
 
 RUN_TASK = "studies.computation_run"
 CHUNK_TASK = "studies.computation_chunk"
@@ -18,18 +30,58 @@ SWEEP_TASK = "studies.computations_sweep"
 
 
 def computation_run_enqueue(computation_id: int) -> None:
-    transaction.on_commit(lambda: signature(RUN_TASK, args=(computation_id,)).delay())
+    """Send the run task once the current transaction commits."""
+    transaction.on_commit(lambda: computation_run_send(computation_id))
 
 
-def computation_chunks_enqueue(chunk_ids: Sequence[int]) -> None:
+def computation_chunks_enqueue(computation_id: int, chunk_ids: Sequence[int]) -> None:
+    """Send one task per chunk of ``computation_id`` once the current transaction commits."""
     ids = list(chunk_ids)
-
-    def send() -> None:
-        for chunk_id in ids:
-            signature(CHUNK_TASK, args=(chunk_id,)).delay()
-
-    transaction.on_commit(send)
+    transaction.on_commit(lambda: computation_chunks_send(computation_id, ids))
 
 
 def computation_combine_enqueue(computation_id: int) -> None:
-    transaction.on_commit(lambda: signature(COMBINE_TASK, args=(computation_id,)).delay())
+    """Send the combine task once the current transaction commits."""
+    transaction.on_commit(lambda: computation_combine_send(computation_id))
+
+
+def computation_run_send(computation_id: int) -> bool:
+    """Send the run task now; False (logged, left to the sweep) if the broker refused it."""
+    return _send(computation_id, [(RUN_TASK, computation_id)])
+
+
+def computation_chunks_send(computation_id: int, chunk_ids: Sequence[int]) -> bool:
+    """Send the chunk tasks now; False if the broker refused one (the rest are not tried)."""
+    return _send(computation_id, [(CHUNK_TASK, chunk_id) for chunk_id in chunk_ids])
+
+
+def computation_combine_send(computation_id: int) -> bool:
+    """Send the combine task now; False (logged, left to the sweep) if the broker refused it."""
+    return _send(computation_id, [(COMBINE_TASK, computation_id)])
+
+
+def _send(computation_id: int, messages: list[tuple[str, int]]) -> bool:
+    for task, argument in messages:
+        try:
+            signature(task, args=(argument,)).apply_async()
+        except Exception as error:  # kombu's OperationalError when the broker is down
+            logger.warning(
+                "computation work not sent id=%s task=%s (%s: %s); the sweep sends it later",
+                computation_id,
+                task,
+                type(error).__name__,
+                error,
+            )
+            _mark_unsent(computation_id)
+            return False
+    return True
+
+
+def _mark_unsent(computation_id: int) -> None:
+    try:
+        Computation.objects.filter(
+            pk=computation_id,
+            status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING),
+        ).update(dispatched_at=None)
+    except Exception:  # the database too: the sweep still finds it, later (heartbeat or age)
+        logger.exception("computation not marked unsent id=%s", computation_id)

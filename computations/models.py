@@ -64,6 +64,10 @@ class Computation(models.Model):
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When this computation's next message (its run, or its pending chunks or combine step)
+    # was handed to the broker; null when the broker refused it (it was down): the sweep
+    # sends it again. See ``computations/dispatch.py``.
+    dispatched_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64, blank=True)
     n_annotations = models.PositiveIntegerField(null=True, blank=True)

@@ -33,7 +33,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from computations import dispatch, engine
@@ -76,7 +76,13 @@ def heartbeat_timeout() -> timedelta:
 
 def heartbeat_interval() -> float:
     """How often a working task refreshes its heartbeat (well under the timeout)."""
-    return heartbeat_timeout().total_seconds() / 5
+    return float(settings.AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS)
+
+
+def resend_after() -> timedelta:
+    """How long a queued computation's run message may go unclaimed before the sweep sends
+    it again (the message was lost); duplicates are harmless (the claim), only wasteful."""
+    return timedelta(seconds=settings.AGREEMENT_COMPUTATION_RESEND_AFTER_SECONDS)
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -277,6 +283,8 @@ def computation_request(
             data_revision=revision,
             trigger=trigger,
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
+            # Handed over now; cleared if the broker refuses it after the commit.
+            dispatched_at=timezone.now(),
         )
         computation.full_clean(exclude=["rounds"], validate_constraints=False)
         try:
@@ -668,7 +676,13 @@ def _fan_out(
             )
         updated = Computation.objects.filter(
             pk=computation.pk, status=ComputationStatus.RUNNING
-        ).update(phase="chunks", chunks_total=total, progress=0.3, **common)
+        ).update(
+            phase="chunks",
+            chunks_total=total,
+            progress=0.3,
+            dispatched_at=timezone.now(),
+            **common,
+        )
         if not updated:
             return
         pending = list(
@@ -677,7 +691,7 @@ def _fan_out(
             )
         )
         if pending:
-            dispatch.computation_chunks_enqueue(pending)
+            dispatch.computation_chunks_enqueue(computation.pk, pending)
         else:
             dispatch.computation_combine_enqueue(computation.pk)
     logger.info(
@@ -735,6 +749,7 @@ def computation_chunk_run(*, chunk_id: int) -> None:
             total = computation.chunks_total or 1
             _beat(computation.pk, 0.3 + 0.65 * done / total)
             if done >= total:
+                Computation.objects.filter(pk=computation.pk).update(dispatched_at=timezone.now())
                 dispatch.computation_combine_enqueue(computation.pk)
 
     _run_guarded(chunk.computation_id, step)
@@ -778,15 +793,23 @@ def _combine_step(computation: Computation) -> None:
 
 
 def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
-    """Requeue computations whose worker went silent, and re-send lost queued ones.
+    """Send again every computation's work that nothing else will send; their ids.
 
-    A running computation whose heartbeat is older than ``timeout`` goes back to queued
-    (a conditional UPDATE, so two sweeps never requeue it twice) and its run task is sent
-    again; the run step keeps the chunks already done. A computation queued for longer
-    than ``timeout`` has its run task sent again (the claim makes duplicates harmless).
+    - running, but its heartbeat older than ``timeout`` (default: the heartbeat timeout;
+      its worker died): back to queued, and its run task sent again (the run step keeps
+      the chunks already done);
+    - queued, and its run message refused by the broker (``dispatched_at`` null) or sent
+      longer than ``resend_after()`` ago and still not claimed (lost): sent again;
+    - running in the chunk phase, and its chunk or combine messages refused: the pending
+      chunks (or, when all are done, the combine step) sent again.
+
+    Each is taken with a conditional UPDATE (status, heartbeat, ``dispatched_at`` as read),
+    so overlapping sweeps send it once; a duplicate message is harmless anyway (the claim,
+    chunks written once, the combine step claimed).
     """
-    cutoff = timezone.now() - (timeout or heartbeat_timeout())
-    requeued: list[int] = []
+    now = timezone.now()
+    cutoff = now - (timeout or heartbeat_timeout())
+    acted: list[int] = []
     stuck = Computation.objects.filter(
         status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
     ).values_list("id", flat=True)
@@ -794,17 +817,54 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
         with transaction.atomic():
             moved = Computation.objects.filter(
                 pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
-            ).update(status=ComputationStatus.QUEUED, phase="", heartbeat_at=None)
+            ).update(
+                status=ComputationStatus.QUEUED, phase="", heartbeat_at=None, dispatched_at=now
+            )
             if moved:
-                requeued.append(computation_id)
+                acted.append(computation_id)
                 dispatch.computation_run_enqueue(computation_id)
-    lost = Computation.objects.filter(
-        status=ComputationStatus.QUEUED, created_at__lt=cutoff
-    ).exclude(pk__in=requeued)
-    for computation_id in list(lost.values_list("id", flat=True)):
+    unsent = (
+        Computation.objects.filter(status=ComputationStatus.QUEUED)
+        .filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=now - resend_after()))
+        .exclude(pk__in=acted)
+        .values_list("id", "dispatched_at")
+    )
+    for computation_id, dispatched in list(unsent):
         with transaction.atomic():
-            dispatch.computation_run_enqueue(computation_id)
-        requeued.append(computation_id)
-    if requeued:
-        logger.warning("computations requeued by the sweep ids=%s", requeued)
-    return requeued
+            if _take_for_sending(computation_id, ComputationStatus.QUEUED, dispatched, now):
+                acted.append(computation_id)
+                dispatch.computation_run_enqueue(computation_id)
+    refused = Computation.objects.filter(
+        status=ComputationStatus.RUNNING, phase="chunks", dispatched_at__isnull=True
+    ).values_list("id", flat=True)
+    for computation_id in list(refused):
+        with transaction.atomic():
+            if _take_for_sending(computation_id, ComputationStatus.RUNNING, None, now):
+                acted.append(computation_id)
+                _enqueue_chunk_phase(computation_id)
+    if acted:
+        logger.warning("computations sent again by the sweep ids=%s", acted)
+    return acted
+
+
+def _take_for_sending(computation_id: int, status: str, dispatched: Any, now: Any) -> bool:
+    """Mark a computation handed over, if it is unchanged since the sweep read it."""
+    unchanged = Computation.objects.filter(pk=computation_id, status=status)
+    if dispatched is None:
+        unchanged = unchanged.filter(dispatched_at__isnull=True)
+    else:
+        unchanged = unchanged.filter(dispatched_at=dispatched)
+    return unchanged.update(dispatched_at=now) == 1
+
+
+def _enqueue_chunk_phase(computation_id: int) -> None:
+    """Send the chunks not yet done, or the combine step when every chunk is."""
+    pending = list(
+        ComputationChunk.objects.filter(computation_id=computation_id, done=False).values_list(
+            "id", flat=True
+        )
+    )
+    if pending:
+        dispatch.computation_chunks_enqueue(computation_id, pending)
+    else:
+        dispatch.computation_combine_enqueue(computation_id)
