@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -796,8 +796,8 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
     """Send again every computation's work that nothing else will send; their ids.
 
     - running, but its heartbeat older than ``timeout`` (default: the heartbeat timeout;
-      its worker died): back to queued, and its run task sent again (the run step keeps
-      the chunks already done);
+      its worker died): back to queued, and its run task sent again; in the chunk phase,
+      its pending chunks sent again instead (the chunks done are kept);
     - queued, and its run message refused by the broker (``dispatched_at`` null) or sent
       longer than ``resend_after()`` ago and still not claimed (lost): sent again;
     - running in the chunk phase, and its chunk or combine messages refused: the pending
@@ -812,15 +812,22 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
     acted: list[int] = []
     stuck = Computation.objects.filter(
         status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
-    ).values_list("id", flat=True)
-    for computation_id in list(stuck):
+    ).values_list("id", "phase", "heartbeat_at")
+    for computation_id, phase, heartbeat in list(stuck):
         with transaction.atomic():
-            moved = Computation.objects.filter(
-                pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
-            ).update(
-                status=ComputationStatus.QUEUED, phase="", heartbeat_at=None, dispatched_at=now
+            unchanged = Computation.objects.filter(
+                pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at=heartbeat
             )
-            if moved:
+            if phase == "chunks":
+                # The chunks keep the work done: send the pending ones again (the dead
+                # worker's among them) rather than start over; a chunk is written once.
+                if unchanged.update(heartbeat_at=now, dispatched_at=now):
+                    acted.append(computation_id)
+                    _enqueue_chunk_phase(computation_id)
+                continue
+            if unchanged.update(
+                status=ComputationStatus.QUEUED, phase="", heartbeat_at=None, dispatched_at=now
+            ):
                 acted.append(computation_id)
                 dispatch.computation_run_enqueue(computation_id)
     unsent = (
@@ -847,7 +854,9 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
     return acted
 
 
-def _take_for_sending(computation_id: int, status: str, dispatched: Any, now: Any) -> bool:
+def _take_for_sending(
+    computation_id: int, status: str, dispatched: datetime | None, now: datetime
+) -> bool:
     """Mark a computation handed over, if it is unchanged since the sweep read it."""
     unchanged = Computation.objects.filter(pk=computation_id, status=status)
     if dispatched is None:
