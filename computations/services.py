@@ -357,11 +357,22 @@ def _beat(computation_id: int, progress: float | None = None) -> None:
     Computation.objects.filter(pk=computation_id, status=ComputationStatus.RUNNING).update(**fields)
 
 
-def computation_fail(*, computation_id: int, error: str) -> None:
-    Computation.objects.filter(pk=computation_id).exclude(status=ComputationStatus.DONE).update(
+def computation_fail(*, computation_id: int, error: str, attempt: int | None = None) -> bool:
+    """Mark the computation failed (not once done); with ``attempt``, only if it is still
+    that attempt: a requeued computation's old worker cannot fail the new one's run."""
+    unfinished = Computation.objects.filter(pk=computation_id).exclude(
+        status=ComputationStatus.DONE
+    )
+    if attempt is not None:
+        unfinished = unfinished.filter(status=ComputationStatus.RUNNING, attempts=attempt)
+    failed = unfinished.update(
         status=ComputationStatus.FAILED, error=error[:5000], finished_at=timezone.now()
     )
-    logger.warning("computation failed id=%s error=%s", computation_id, error)
+    if failed:
+        logger.warning("computation failed id=%s error=%s", computation_id, error)
+    else:
+        logger.info("computation not failed id=%s (finished or requeued)", computation_id)
+    return bool(failed)
 
 
 @dataclass(frozen=True)
@@ -444,10 +455,16 @@ def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> No
         with _heartbeat(computation_id):
             step(computation)
     except ValueError as error:
-        computation_fail(computation_id=computation_id, error=str(error))
+        computation_fail(
+            computation_id=computation_id, error=str(error), attempt=computation.attempts
+        )
     except Exception as error:
         logger.exception("computation crashed id=%s", computation_id)
-        computation_fail(computation_id=computation_id, error=f"{type(error).__name__}: {error}")
+        computation_fail(
+            computation_id=computation_id,
+            error=f"{type(error).__name__}: {error}",
+            attempt=computation.attempts,
+        )
     if not Computation.objects.filter(
         pk=computation_id, status__in=(ComputationStatus.DONE, ComputationStatus.FAILED)
     ).exists():
