@@ -174,3 +174,71 @@ def test_a_large_bootstrap_fans_out_over_two_workers(
     finally:
         first.stop()
         second.stop()
+
+
+def test_a_computation_requested_while_the_broker_is_down_runs_once_it_is_back(
+    celery_worker_process: WorkerProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The send fails as a real unreachable Redis fails (kombu's OperationalError): 202,
+    queued; the broker returns; the sweep sends it and the worker computes it."""
+    from celery.canvas import Signature
+    from kombu.exceptions import OperationalError
+
+    study, user, question, round_ = scope(3, 100)
+    client = APIClient()
+    client.force_authenticate(user=user)
+
+    def refused(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    with monkeypatch.context() as down:
+        down.setattr(Signature, "apply_async", refused)
+        response = client.post(
+            f"/api/v1/studies/{study.pk}/computations/",
+            {"question": question.pk, "round": round_.pk, "bootstrap": 0},
+            format="json",
+        )
+    assert response.status_code == 202, response.content
+    assert response.json()["status"] == "queued"
+    pk = response.json()["id"]
+    time.sleep(1)
+    assert status_of(pk) == ComputationStatus.QUEUED  # nothing reached the worker
+
+    back = time.monotonic()
+    assert computations_sweep() == [pk]
+    wait_until(finished(pk), celery_worker_process, timeout=30)
+    assert time.monotonic() - back < 30
+    assert status_of(pk) == ComputationStatus.DONE
+
+
+def test_a_killed_workers_computation_is_running_again_within_60_s_with_the_default_timings(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    """No timeout passed to the sweep: the production heartbeat (every 5 s, dead after
+    30 s) and the sweep's period (10 s, called here as beat would)."""
+    study, _, question, round_ = scope(4, 10_000, seed=6)
+    computation = computation_request(
+        study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+        parameters={"coefficients": ["alpha", "kappa", "pi"], "bootstrap": 40_000,
+                    "chunk_size": 40_000, "seed": 2},
+    ).computation  # fmt: skip
+    wait_until(lambda: status_of(computation.pk) == "running", celery_worker_process)
+    time.sleep(0.3)
+    assert status_of(computation.pk) == ComputationStatus.RUNNING
+    celery_worker_process.kill()
+    killed = time.monotonic()
+    celery_worker_process.start()
+
+    def attempts() -> int:
+        return Computation.objects.values_list("attempts", flat=True).get(pk=computation.pk)
+
+    while attempts() < 2 and time.monotonic() - killed < 60:
+        computations_sweep()
+        time.sleep(10)
+    recovered = time.monotonic() - killed
+    assert attempts() >= 2, f"not claimed again {recovered:.0f} s after the kill"
+    assert recovered < 60
+    wait_until(finished(computation.pk), celery_worker_process, timeout=300)
+    computation.refresh_from_db()
+    assert computation.status == ComputationStatus.DONE, computation.error
+    assert Computation.objects.filter(question=question).count() == 1
