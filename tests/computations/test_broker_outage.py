@@ -64,9 +64,9 @@ def broker(monkeypatch: pytest.MonkeyPatch) -> Broker:
 
 
 @pytest.fixture
-def labelled(study: Any) -> tuple[Any, Round]:
+def labelled(study: Any) -> tuple[Any, Any]:
     question = nominal_question(study)
-    round_ = RoundFactory(study=study, name="Round 1", position=1)
+    round_: Any = RoundFactory(study=study, name="Round 1", position=1)
     label_round(round_, question, AGREEING)
     return question, round_
 
@@ -111,6 +111,7 @@ def test_a_computation_requested_over_the_api_while_the_broker_is_down_is_202_qu
     assert broker.names() == [dispatch.RUN_TASK]
     computation.refresh_from_db()
     assert computation.status == ComputationStatus.DONE, computation.error
+    assert computation.results is not None
     assert computation.results["coefficients"]["alpha"]["value"] == 1.0
     assert computation.attempts == 1
     # Done: the next sweeps leave it alone.
