@@ -209,9 +209,9 @@ def _gradient(decomposition: Decomposition, totals: NDArray[np.float64]) -> NDAr
         down = totals.copy()
         up[:, column] += step
         down[:, column] -= step
-        gradient[:, column] = (
-            _finalize(decomposition, up) - _finalize(decomposition, down)
-        ) / (2.0 * step)
+        gradient[:, column] = (_finalize(decomposition, up) - _finalize(decomposition, down)) / (
+            2.0 * step
+        )
     return gradient
 
 
@@ -356,7 +356,9 @@ def plan_items(
     >>> 350 < plan.n_items < 450  # normal theory: ((1.96 + 0.84)·0.357 / 0.05)² ≈ 400
     True
     """
-    _check_common(target=target, power=power, confidence=confidence, replicates=replicates, seed=seed)
+    _check_common(
+        target=target, power=power, confidence=confidence, replicates=replicates, seed=seed
+    )
     if not isinstance(decomposition, Decomposition) or decomposition.n_items < 1:
         raise ValueError("Expected a Decomposition with at least one item (the pilot).")
     if not (_is_int(min_items) and _is_int(max_items) and 2 <= min_items <= max_items):
@@ -366,17 +368,20 @@ def plan_items(
     if not (isinstance(resolution, float | int) and 0.0 <= resolution < 1.0):
         raise ValueError(f"resolution must be in [0, 1); got {resolution!r}.")
     probabilities = _item_probabilities(decomposition, item_probabilities)
+    source = "pilot" if item_probabilities is None else "model"
+    # The pilot's own value; for a model, its population value (a very large round).
+    scale = decomposition.n_items if item_probabilities is None else 1e9
     with np.errstate(divide="ignore", invalid="ignore"):
-        totals = decomposition.totals(probabilities[None, :] * decomposition.n_items)
+        totals = decomposition.totals(probabilities[None, :] * scale)
         estimate = float(_finalize(decomposition, totals)[0])
     if not np.isfinite(estimate):
         raise ValueError(
-            f"The coefficient {decomposition.name!r} is undefined on the pilot (for example "
+            f"The coefficient {decomposition.name!r} is undefined on the {source} (for example "
             "every label is the same), so there is nothing to plan from."
         )
     if estimate <= target:
         raise ValueError(
-            f"The target cannot be reached: the {decomposition.name} of the pilot is "
+            f"The target cannot be reached: the {decomposition.name} of the {source} is "
             f"{estimate:.4f}, not above the target {target}; more items only make the lower "
             "bound approach that value. Lower the target or improve agreement first."
         )
@@ -407,7 +412,7 @@ def plan_items(
         seed=int(seed),
         estimate=estimate,
         replicates=int(replicates),
-        source="pilot" if item_probabilities is None else "model",
+        source=source,
     )
 
 
@@ -641,4 +646,3 @@ def _check_categories(categories: object) -> tuple[list[Hashable], NDArray[np.fl
     if abs(prior.sum() - 1.0) > 1e-6:
         raise ValueError(f"Category probabilities must sum to 1; they sum to {prior.sum():.6g}.")
     return labels, prior / prior.sum()
-
