@@ -69,7 +69,7 @@ def test_delta_se_of_observed_agreement_by_hand() -> None:
         (decompose_krippendorff_alpha, 3, 200, 0.94, 0.96),
         (decompose_cohen_kappa, 2, 200, 0.94, 0.96),
         (decompose_fleiss_pi, 4, 200, 0.94, 0.96),
-        # Small rounds: the normal interval undercovers a little (0.93 in docs/planning.md).
+        # Small rounds: the normal interval undercovers a little (0.932, docs/planning.md).
         (decompose_krippendorff_alpha, 3, 50, 0.91, 0.95),
     ],
 )
