@@ -12,6 +12,7 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
   distances, looked up by name with :func:`get_distance`;
 - uncertainty: item bootstrap, analytic standard errors, true-agreement intervals, the
   probability of each benchmark band (Gwet 2014) and that a later round is higher;
+- planning: how many items the next round needs for a target (:func:`plan_items`);
 - quality models of coders: Dawid–Skene and MACE (:mod:`metrics.quality`);
 - :mod:`metrics.spans`: agreement on spans and segments (α_U, γ, span F1, P_k, WindowDiff);
 - :func:`report`: everything at once as the JSON contract of ``python -m metrics report``.
@@ -118,6 +119,13 @@ from metrics.distances.sets import (
     masi_ap_distance,
     masi_distance,
     passonneau_distance,
+)
+from metrics.planning import (
+    PlanResult,
+    model_pilot,
+    plan_items,
+    plan_without_pilot,
+    round_probability,
 )
 from metrics.quality import (
     Annotations,
@@ -235,6 +243,7 @@ __all__ = [
     "PairTrueAgreement",
     "PairwiseCoderMatrix",
     "PerCategoryAgreement",
+    "PlanResult",
     "RatioDistance",
     "ReliabilityData",
     "ReplicateInterpretation",
@@ -306,18 +315,22 @@ __all__ = [
     "mace",
     "masi_ap_distance",
     "masi_distance",
+    "model_pilot",
     "observed_agreement",
     "pabak",
     "paired_difference_replicates",
     "pairwise_coder_matrix",
     "passonneau_distance",
     "per_category_agreement",
+    "plan_items",
+    "plan_without_pilot",
     "prevalence_closed_form",
     "prevalence_index",
     "probability_later_higher",
     "report",
     "report_distance",
     "resolve_distance",
+    "round_probability",
     "scott_pi",
     "true_agreement_by_pair",
     "true_agreement_interval",

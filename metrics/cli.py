@@ -355,6 +355,7 @@ def _parser() -> argparse.ArgumentParser:
         help="how each interval is read on the benchmark scales: the share of bootstrap "
         "replicates per band (default) or Gwet's normal approximation from the standard error",
     )
+    _add_plan_parser(commands)
     return parser
 
 
@@ -391,6 +392,8 @@ def _span_main(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
+    if args.command == "plan":
+        return _plan_main(args)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     try:
@@ -417,4 +420,120 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(format_table(result))
+    return 0
+
+
+# -- python -m metrics plan ------------------------------------------------------------------
+
+
+def _add_plan_parser(commands: Any) -> None:
+    """``plan``: how many items the next round needs (see :mod:`metrics.planning`)."""
+    plan = commands.add_parser(
+        "plan",
+        help="how many items the next round needs for a lower bound to reach a target",
+        description="From a pilot FILE (the CSV or JSON lines of report), or without one from "
+        "--categories and --alpha or --agreement: the smallest number of items whose "
+        "interval's lower end reaches --target with probability --power.",
+    )
+    plan.add_argument("file", type=Path, nargs="?", help="the pilot round (as for report)")
+    plan.add_argument("--level", choices=LEVELS, default="nominal")
+    plan.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
+    plan.add_argument("--domain", metavar="A,B,C", help="the value domain in order")
+    plan.add_argument("--coefficient", default="alpha", help="report key (default alpha)")
+    plan.add_argument("--target", type=float, required=True, help="the lower bound to reach")
+    plan.add_argument("--power", type=float, default=0.8, help="probability required")
+    plan.add_argument("--confidence", type=float, default=0.95, metavar="C")
+    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument("--replicates", type=int, default=1000, help="simulated rounds per size")
+    plan.add_argument("--max-items", type=int, default=100_000)
+    plan.add_argument("--categories", metavar="A:P,B:Q", help="no pilot: the category distribution")
+    plan.add_argument("--alpha", type=float, help="no pilot: the assumed population alpha")
+    plan.add_argument("--agreement", type=float, help="no pilot: the assumed agreement rate")
+    plan.add_argument("--coders", type=int, default=2, help="no pilot: coders per item")
+    plan.add_argument("--json", action="store_true", help="print the JSON contract")
+
+
+def _parse_categories(text: str) -> dict[Hashable, float]:
+    categories: dict[Hashable, float] = {}
+    for part in text.split(","):
+        label, colon, share = part.strip().rpartition(":")
+        if not colon or not label:
+            raise InputError(f"--categories: expected label:probability, got {part.strip()!r}.")
+        if label in categories:
+            raise InputError(f"--categories: {label!r} appears twice.")
+        try:
+            categories[label] = float(share)
+        except ValueError:
+            raise InputError(f"--categories: {share!r} is not a number (for {label!r}).") from None
+    return categories
+
+
+def _plan_decompose(key: str, n_coders: int, distance: Any) -> Any:
+    from metrics.report import coefficient_specs
+
+    for spec in coefficient_specs(n_coders, distance is not None):
+        if spec.key == key:
+            options = {"distance": distance} if spec.weighted and distance is not None else {}
+            return lambda data: spec.decompose(data, **options)
+    keys = ", ".join(s.key for s in coefficient_specs(n_coders, distance is not None))
+    raise InputError(f"--coefficient {key!r} is not one of {keys}.")
+
+
+def _plan_run(args: argparse.Namespace) -> Any:
+    from metrics.planning import plan_items, plan_without_pilot
+    from metrics.report import report_distance
+
+    common = {
+        "target": args.target,
+        "power": args.power,
+        "confidence": args.confidence,
+        "replicates": args.replicates,
+        "seed": args.seed,
+        "max_items": args.max_items,
+    }
+    model = (args.categories, args.alpha, args.agreement)
+    if args.file is None:
+        if args.categories is None:
+            raise InputError("plan needs a pilot FILE or --categories with --alpha or --agreement.")
+        if args.level != "nominal" or args.distance or args.domain:
+            raise InputError(
+                "Without a pilot the model is nominal: drop --level/--distance/--domain."
+            )
+        decompose = _plan_decompose(args.coefficient, args.coders, None)
+        return plan_without_pilot(
+            _parse_categories(args.categories),
+            decompose=decompose,
+            alpha=args.alpha,
+            agreement=args.agreement,
+            coders=args.coders,
+            **common,
+        )
+    if any(value is not None for value in model):
+        raise InputError("--categories, --alpha and --agreement are for planning without a pilot.")
+    domain = None if args.domain is None else [v.strip() for v in args.domain.split(",")]
+    data = read_annotations(args.file, level=args.level, domain=domain)
+    distance = report_distance(args.level, args.distance)
+    decompose = _plan_decompose(args.coefficient, data.codes.shape[0], distance)
+    return plan_items(decompose(data), **common)
+
+
+def _plan_main(args: argparse.Namespace) -> int:
+    """``plan``: print the plan, or exit 2 with the reason."""
+    try:
+        result = _plan_run(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    print(
+        f"{result.n_items} items: the {result.confidence:.0%} lower bound of {args.coefficient} "
+        f"reaches {result.target} with probability {result.probability:.3f} "
+        f"(required {result.power}; {args.coefficient} of the {result.source} "
+        f"{result.estimate:.4f}; {result.replicates} simulated rounds per size, seed {result.seed})"
+    )
+    print(f"{'items':>8}  probability")
+    for n, probability in result.curve:
+        print(f"{n:>8}  {probability:.3f}")
     return 0

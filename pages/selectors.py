@@ -125,6 +125,9 @@ def benchmark_readings(
     benchmarks = (ci or {}).get("benchmarks")
     if not has_bands(coefficient) or not benchmarks:
         return []
+    scales = benchmarks.get("scales") or {}
+    # In the report's order: PostgreSQL's jsonb does not keep the stored key order.
+    order = {scale: position for position, scale in enumerate(BENCHMARK_SCALE_TITLES)}
     return [
         BenchmarkReading(
             scale=scale,
@@ -134,7 +137,7 @@ def benchmark_readings(
             leading=bands["leading"],
             leading_probability=float(bands["leading_probability"]),
         )
-        for scale, bands in (benchmarks.get("scales") or {}).items()
+        for scale, bands in sorted(scales.items(), key=lambda pair: order.get(pair[0], len(order)))
     ]
 
 
