@@ -19,9 +19,16 @@ from rest_framework.test import APIClient
 from computations.models import Computation, ComputationChunk, ComputationScope, ComputationStatus
 from computations.services import computation_request, computations_sweep
 from computations.tasks import computation_run_task
-from studies.models import Annotation, Role
+from studies.models import Annotation, LabelKind, Role
 from tests.computations.helpers import label_round, nominal_question, random_table
-from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
+from tests.factories import (
+    CategoryFactory,
+    MembershipFactory,
+    QuestionFactory,
+    RoundFactory,
+    StudyFactory,
+    UserFactory,
+)
 from tests.plugins.services import WorkerProcess
 
 pytestmark = pytest.mark.services
@@ -242,3 +249,53 @@ def test_a_killed_workers_computation_is_running_again_within_60_s_with_the_defa
     computation.refresh_from_db()
     assert computation.status == ComputationStatus.DONE, computation.error
     assert Computation.objects.filter(question=question).count() == 1
+
+
+# Krippendorff (2004) p. 254, as DKPro Statistics' unitizing test states it
+# (docs/references.md#server-span-tv60): a continuum [150, 450), two coders, units
+# (begin, end, category); alpha_U 0.8591 (tolerance 0.0005), category k 1.0.
+TV60_UNITS = [
+    ("r0", 225, 295, "c"), ("r0", 370, 400, "c"), ("r1", 220, 300, "c"), ("r1", 355, 375, "c"),
+    ("r1", 400, 420, "c"), ("r0", 180, 240, "k"), ("r0", 300, 350, "k"), ("r1", 180, 240, "k"),
+    ("r1", 300, 350, "k"),
+]  # fmt: skip
+
+
+def test_a_span_round_uploaded_over_the_api_is_computed_by_the_worker(
+    celery_worker_process: WorkerProcess,
+) -> None:
+    study = StudyFactory()
+    user = UserFactory()
+    MembershipFactory(study=study, user=user, role=Role.MANAGER)
+    question = QuestionFactory(study=study, key="units", kind=LabelKind.SPAN)
+    for position, code in enumerate("ck"):
+        CategoryFactory(question=question, code=code, position=position)
+    RoundFactory(study=study, name="Round 1", position=1)
+    client = APIClient()
+    client.force_authenticate(user=user)
+    upload = client.post(
+        f"/api/v1/studies/{study.pk}/annotations/spans/",
+        {
+            "question": "units",
+            "round": "Round 1",
+            "documents": [{"document": "k2004", "begin": 150, "end": 450}],
+            "units": [
+                {"document": "k2004", "coder": coder, "begin": begin, "end": end, "label": label}
+                for coder, begin, end, label in TV60_UNITS
+            ],
+        },
+        format="json",
+    )
+    assert upload.status_code in (200, 201), upload.json()
+    body = {"question": "units", "round": "Round 1", "bootstrap": 200, "seed": 3}
+    response = client.post(f"/api/v1/studies/{study.pk}/computations/", body, format="json")
+    assert response.status_code == 202, response.json()
+    wait_until(finished(response.json()["id"]), celery_worker_process)
+    polled = client.get(response["Location"]).json()
+    assert polled["status"] == "done", polled["error"]
+    alpha_u = polled["results"]["coefficients"]["alpha_u"]
+    assert alpha_u["value"] == pytest.approx(0.8591, abs=5e-4)
+    assert alpha_u["categories"]["k"]["value"] == pytest.approx(1.0, abs=1e-4)
+    # One document: nothing to resample, so no interval, and the result says why.
+    assert alpha_u["ci"] is None
+    assert alpha_u["ci_reason"] == "Bootstrapping items needs at least two items; got 1."
