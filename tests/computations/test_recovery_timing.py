@@ -139,9 +139,14 @@ def test_a_send_to_an_unreachable_redis_fails_with_operational_error_within_3_se
     broker: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     port = request.getfixturevalue("hung_redis") if broker == "hung" else _closed_port()
-    app = Celery("probe", set_as_current=False)
-    app.conf.update(_redis_options(monkeypatch, f"redis://127.0.0.1:{port}/0"))
+    url = f"redis://127.0.0.1:{port}/0"
+    options = _redis_options(monkeypatch, url)
+    # Celery prefers CELERY_BROKER_URL from the environment (set by the services run) to
+    # the app's own setting.
+    monkeypatch.setenv("CELERY_BROKER_URL", url)
+    app = Celery("probe", broker=url, set_as_current=False)
+    app.conf.update(options)
     started = time.monotonic()
     with pytest.raises(OperationalError):
-        app.signature("studies.computation_run", args=(1,)).apply_async()
+        app.send_task("studies.computation_run", args=(1,))
     assert time.monotonic() - started < 3.0
