@@ -705,7 +705,9 @@ def _coder_quality_rows(rounds: Sequence[Mapping[str, Any]], coder: Coder) -> li
         if coder.key not in competence:
             continue
         own = competence[coder.key].get("competence")
-        known = [e.get("competence") for e in competence.values() if e.get("competence") is not None]
+        known = [
+            e.get("competence") for e in competence.values() if e.get("competence") is not None
+        ]
         rows.append(
             {
                 "round": entry["round_name"],
