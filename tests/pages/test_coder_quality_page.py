@@ -85,7 +85,7 @@ def stored_round(study: Any, django_capture_on_commit_callbacks: Any) -> Any:
     label_round(round_, question, table, coders=coders)
     computation = compute(study, question, round_, django_capture_on_commit_callbacks)
     Computation.objects.filter(pk=computation.pk).update(
-        results={**computation.results, "coder_quality": STORED}
+        results={**(computation.results or {}), "coder_quality": STORED}
     )
     return question, round_, coders
 
