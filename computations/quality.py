@@ -28,8 +28,8 @@ logger = logging.getLogger(__name__)
 #: Question kinds the models apply to: one category per annotation. Ordinal categories are
 #: modelled as nominal ones (the models have no order).
 QUALITY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL)
-#: Above this many annotations the step is skipped (MACE's restarts cost most: about
-#: 0.2 s per iteration per million annotations on one core, up to 50 iterations each).
+#: Above this many annotations the step is skipped. MACE's starts cost most: about 0.03 s
+#: per iteration per million annotations (docs/quality.md), up to 50 iterations each.
 DEFAULT_MAX_ANNOTATIONS = 1_000_000
 
 
