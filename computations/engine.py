@@ -40,6 +40,7 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
+from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
 from metrics.spans import span_report as metrics_span_report
@@ -497,6 +498,98 @@ def difference(
             "n_omitted": later.n_omitted,
         }
     return out
+
+
+# -- coder quality ---------------------------------------------------------------------------
+
+#: MACE's random starts on the server: fewer than the library's 10 (MACE's default), since
+#: each start is a full EM run and the result is a reading beside the report, not the report.
+QUALITY_MACE_RESTARTS = 3
+#: Items whose posterior label a coder-quality result keeps, in item order.
+QUALITY_SAMPLE_ITEMS = 50
+
+
+def coder_quality(
+    data: tuple[Any, Any, Any],
+    *,
+    domain: Sequence[Hashable],
+    seed: int,
+    coder_names: Mapping[Any, str],
+    item_names: Callable[[list[Any]], dict[Any, str]],
+    n_restarts: int = QUALITY_MACE_RESTARTS,
+    sample: int = QUALITY_SAMPLE_ITEMS,
+) -> dict[str, Any]:
+    """Dawid–Skene and MACE on ``(items, coders, labels)``, JSON-ready, coders by name.
+
+    ``domain`` is every label in order; only the labels that occur are modelled (a label
+    nobody gave would only add a column of zeros to Dawid–Skene and a phantom true label
+    to MACE's uniform prior). The posterior labels are Dawid–Skene's (it estimates the
+    class priors); ``agreement_with_majority`` is the share of items whose posterior label
+    is one of the item's most frequent labels (a tie counts as agreement). Raises
+    ``ValueError`` as the models do.
+    """
+    items, coders, labels = data
+    observed = set(np.unique(np.asarray(labels, dtype=object).astype(str)).tolist())
+    used = [label for label in domain if str(label) in observed]
+    annotations = as_annotations((items, coders, labels), domain=used)
+    ds = dawid_skene(annotations)
+    ma = mace(annotations, n_restarts=n_restarts, seed=seed)
+    names = [coder_names.get(c, str(c)) for c in annotations.coders.tolist()]
+    keys = [_key(label) for label in annotations.domain]
+    accuracy = ds.coder_accuracy
+    dawid = {
+        "coders": {
+            name: {"accuracy": _float(accuracy[c]), "confusion": _jsonable(ds.confusion[c])}
+            for c, name in enumerate(names)
+        },
+        "priors": {key: _float(p) for key, p in zip(keys, ds.priors, strict=True)},
+        "iterations": int(ds.iterations),
+        "converged": bool(ds.converged),
+        "log_likelihood": _float(ds.log_likelihood),
+    }
+    competence = {
+        "coders": {
+            name: {
+                "competence": _float(ma.competence[c]),
+                "spamming": {k: _float(p) for k, p in zip(keys, ma.spamming[c], strict=True)},
+            }
+            for c, name in enumerate(names)
+        },
+        "n_restarts": int(n_restarts),
+        "iterations": int(ma.iterations),
+        "converged": bool(ma.converged),
+        "log_likelihood": _float(ma.log_likelihood),
+    }
+    votes = np.zeros((annotations.n_items, annotations.n_values), dtype=np.int64)
+    np.add.at(votes, (annotations.item, annotations.label), 1)
+    best = ds.label_codes
+    rows = np.arange(annotations.n_items)
+    with_majority = votes[rows, best] == votes.max(axis=1)
+    shown = annotations.items[:sample].tolist()
+    item_text = item_names(shown)
+    posterior = {
+        "model": "dawid_skene",
+        "n_items": int(annotations.n_items),
+        "agreement_with_majority": _float(with_majority.mean()),
+        "sample": [
+            {
+                "item": item_text.get(item, str(item)),
+                "label": keys[int(best[i])],
+                "probability": _float(ds.posterior[i, best[i]]),
+            }
+            for i, item in enumerate(shown)
+        ],
+    }
+    return {
+        "labels": keys,
+        "n_items": int(annotations.n_items),
+        "n_coders": int(annotations.n_coders),
+        "n_annotations": int(annotations.n_annotations),
+        "seed": int(seed),
+        "dawid_skene": dawid,
+        "mace": competence,
+        "posterior_labels": posterior,
+    }
 
 
 # -- spans ---------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from computations.models import (
     ComputationStatus,
     ComputationTrigger,
 )
+from computations.quality import coder_quality
 from computations.scope import (
     ScopeAnnotations,
     ScopeSpans,
@@ -507,6 +508,9 @@ def _run_step(computation: Computation) -> None:
         categorical=computation.question.kind in CATEGORY_KINDS,
     )
     lap("diagnostics")
+    results["coder_quality"] = coder_quality(
+        loaded.scope, seed=int(params["seed"]), coder_names=coder_names, item_names=item_names
+    )
     results["bootstrap"] = {
         "replicates": replicates,
         "seed": params["seed"],

@@ -425,6 +425,60 @@ class RoundExtras:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
+#: The most coders the round report's coder quality table lists (the least competent).
+MAX_QUALITY_ROWS = 30
+
+
+@dataclass(frozen=True)
+class CoderQualityRow:
+    coder: str
+    competence: float | None
+    accuracy: float | None
+    lowest: bool
+
+
+@dataclass(frozen=True)
+class CoderQualityTable:
+    """The stored coder quality of a round: rows least competent first, or why there is none."""
+
+    rows: list[CoderQualityRow]
+    n_coders: int
+    n_items: int | None
+    agreement_with_majority: float | None
+    restarts: int | None
+    skipped: str | None = None
+
+
+def coder_quality_table(results: Mapping[str, Any]) -> CoderQualityTable | None:
+    """Coders sorted by MACE competence (lowest first, flagged), with their Dawid–Skene
+    accuracy; None for a computation stored before coder quality existed."""
+    stored = results.get("coder_quality")
+    if not stored:
+        return None
+    if stored.get("skipped"):
+        return CoderQualityTable([], 0, None, None, None, skipped=str(stored["skipped"]))
+    competence = {c: e.get("competence") for c, e in stored["mace"]["coders"].items()}
+    accuracy = {c: e.get("accuracy") for c, e in stored["dawid_skene"]["coders"].items()}
+    order = sorted(competence, key=lambda c: (_missing_last(competence[c]), c))
+    lowest = order[0] if order else None
+    rows = [
+        CoderQualityRow(c, competence[c], accuracy.get(c), c == lowest)
+        for c in order[:MAX_QUALITY_ROWS]
+    ]
+    posterior = stored.get("posterior_labels") or {}
+    return CoderQualityTable(
+        rows,
+        len(order),
+        posterior.get("n_items"),
+        posterior.get("agreement_with_majority"),
+        stored["mace"].get("n_restarts"),
+    )
+
+
+def _missing_last(value: float | None) -> float:
+    return float("inf") if value is None else float(value)
+
+
 @dataclass
 class RoundReport:
     study: Study
@@ -449,6 +503,8 @@ class RoundReport:
     comparison_stale: bool = False
     #: The ICC forms of an interval or ratio question (``results["icc"]``), or None.
     icc: list[dict[str, Any]] | None = None
+    #: Coders by MACE competence, least competent first (``results["coder_quality"]``).
+    coder_quality: CoderQualityTable | None = None
 
 
 def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
@@ -564,6 +620,7 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
         report.disputed_coders = coders
     report.extras = _round_extras(diagnostics, label_text)
     report.icc = _icc_rows(results.get("icc"))
+    report.coder_quality = coder_quality_table(results)
     _stored_comparison(report, results)
     return report
 
@@ -604,6 +661,8 @@ class CoderQuestion:
     distribution_round: str | None
     distribution: list[dict[str, Any]]
     divergence: float | None
+    #: Per round with a stored coder quality: the coder's accuracy and competence.
+    quality: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _distribution(
@@ -628,6 +687,37 @@ def _distribution(
     ]
     divergence = (table.get("divergence") or [None] * len(coders))[index]
     return rows, divergence
+
+
+def _coder_quality_rows(rounds: Sequence[Mapping[str, Any]], coder: Coder) -> list[dict[str, Any]]:
+    """The coder's Dawid–Skene accuracy and MACE competence in each round whose latest
+    computation stored them, with whether the coder was the round's least competent."""
+    ids = [r["computation"] for r in rounds if r["computation"] is not None]
+    stored = dict(
+        Computation.objects.filter(pk__in=ids, status=ComputationStatus.DONE).values_list(
+            "pk", "results__coder_quality"
+        )
+    )
+    rows = []
+    for entry in rounds:
+        quality = stored.get(entry["computation"]) or {}
+        competence = (quality.get("mace") or {}).get("coders") or {}
+        if coder.key not in competence:
+            continue
+        own = competence[coder.key].get("competence")
+        known = [
+            e.get("competence") for e in competence.values() if e.get("competence") is not None
+        ]
+        rows.append(
+            {
+                "round": entry["round_name"],
+                "accuracy": quality["dawid_skene"]["coders"].get(coder.key, {}).get("accuracy"),
+                "competence": own,
+                "n_coders": len(competence),
+                "lowest": own is not None and len(known) > 1 and own <= min(known),
+            }
+        )
+    return rows
 
 
 def coder_history(entry: CoderQuestion, coder: Coder) -> CoefficientHistory:
@@ -685,6 +775,7 @@ def coder_report(*, study: Study, coder: Coder) -> list[CoderQuestion]:
                 distribution_round=latest_name,
                 distribution=distribution,
                 divergence=divergence,
+                quality=_coder_quality_rows(drift["rounds"], coder),
             )
         )
     return out
