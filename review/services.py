@@ -22,6 +22,7 @@ from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import coder_keys, scope_annotations
 from review.models import ReviewEntry, ReviewResolution, ReviewRule
 from review.rule import flag_items
+from review.selectors import review_items_added_data
 from review.signals import review_items_added
 from studies.models import LabelKind, Question, Round
 
@@ -104,15 +105,7 @@ def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
     with transaction.atomic():
         added = _store(round_, question, flagged, labels)
     if added:
-        transaction.on_commit(
-            lambda: review_items_added.send(
-                sender=ReviewEntry,
-                study_id=round_.study_id,
-                round_id=round_.pk,
-                question_id=question.pk,
-                entry_ids=added,
-            )
-        )
+        transaction.on_commit(lambda: _announce(round_, question, added))
     logger.info(
         "review queue rebuilt round=%s question=%s flagged=%s added=%s",
         round_.pk,
@@ -162,6 +155,19 @@ def _store(round_: Round, question: Question, flagged: Any, labels: dict[int, di
         ReviewEntry.objects.bulk_update(changed, ["reason", "labels", "n_coders", "agreement"])
     created = ReviewEntry.objects.bulk_create(new)
     return [entry.pk for entry in created]
+
+
+def _announce(round_: Round, question: Question, entry_ids: list[int]) -> None:
+    review_items_added.send(
+        sender=ReviewEntry,
+        study_id=round_.study_id,
+        round_id=round_.pk,
+        question_id=question.pk,
+        entry_ids=entry_ids,
+        # One event per batch: the first new entry's id names it.
+        event_id=f"review.items_added:{round_.pk}:{question.pk}:{min(entry_ids)}",
+        data=review_items_added_data(round_=round_, question=question, entry_ids=entry_ids),
+    )
 
 
 def review_queue_on_computation_finished(*, computation_id: int) -> list[int]:
