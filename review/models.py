@@ -48,7 +48,9 @@ class ReviewRule(models.Model):
 
     @property
     def is_active(self) -> bool:
-        return self.disagreement or self.min_coders is not None or self.max_item_agreement is not None
+        return (
+            self.disagreement or self.min_coders is not None or self.max_item_agreement is not None
+        )
 
 
 class ReviewReason(models.TextChoices):

@@ -69,9 +69,7 @@ def flag_items(
     )
     pair_item = pair_keys // n_labels
     distinct = np.bincount(pair_item, minlength=n_items)
-    agreeing = np.bincount(
-        pair_item, weights=pair_counts * (pair_counts - 1.0), minlength=n_items
-    )
+    agreeing = np.bincount(pair_item, weights=pair_counts * (pair_counts - 1.0), minlength=n_items)
     pairs = n * (n - 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         agreement = np.where(pairs > 0, agreeing / pairs, np.nan)

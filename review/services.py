@@ -116,7 +116,9 @@ def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
     return added
 
 
-def _store(round_: Round, question: Question, flagged: Any, labels: dict[int, dict[str, str]]) -> list[int]:
+def _store(
+    round_: Round, question: Question, flagged: Any, labels: dict[int, dict[str, str]]
+) -> list[int]:
     now = timezone.now()
     entries = ReviewEntry.objects.select_for_update().filter(round=round_, question=question)
     open_entries = {e.item_id: e for e in entries.filter(resolved_at__isnull=True)}
@@ -142,7 +144,12 @@ def _store(round_: Round, question: Question, flagged: Any, labels: dict[int, di
         strict=True,
     ):
         share = None if np.isnan(agreement) else float(agreement)
-        fields = {"reason": reason, "labels": labels[item], "n_coders": n_coders, "agreement": share}
+        fields = {
+            "reason": reason,
+            "labels": labels[item],
+            "n_coders": n_coders,
+            "agreement": share,
+        }
         entry = open_entries.get(item)
         if entry is not None:
             for name, value in fields.items():
@@ -172,9 +179,7 @@ def _announce(round_: Round, question: Question, entry_ids: list[int]) -> None:
 
 def review_queue_on_computation_finished(*, computation_id: int) -> list[int]:
     """Rebuild the queue of a done one-round computation's round and question."""
-    computation = (
-        Computation.objects.select_related("question").filter(pk=computation_id).first()
-    )
+    computation = Computation.objects.select_related("question").filter(pk=computation_id).first()
     if (
         computation is None
         or computation.status != ComputationStatus.DONE

@@ -25,7 +25,7 @@ class ReviewRuleSerializer(serializers.ModelSerializer):
             "updated_at",
         )
         read_only_fields = ("updated_at",)
-        extra_kwargs: dict[str, Any] = {  # noqa: RUF012
+        extra_kwargs: dict[str, Any] = {
             "min_coders": {"min_value": 1},
             "max_item_agreement": {"min_value": 0.0, "max_value": 1.0},
         }

@@ -45,9 +45,7 @@ def queue(study: Any, django_capture_on_commit_callbacks: Any) -> dict[str, Any]
     question = nominal_question(study, key="sentiment")
     round_ = RoundFactory(study=study, name="Round 1")
     coders = [CoderFactory(study=study, key=f"c{n}") for n in (1, 2, 3)]
-    items = [
-        ItemFactory(study=study, external_id=f"u{n}", text=f"Text {n}") for n in (1, 2, 3, 4)
-    ]
+    items = [ItemFactory(study=study, external_id=f"u{n}", text=f"Text {n}") for n in (1, 2, 3, 4)]
     label_round(round_, question, TABLE, coders=coders, items=items)
     review_rule_set(question=question, disagreement=True, min_coders=2)
     webhook_endpoint_create(
@@ -265,9 +263,7 @@ def test_the_page_lists_the_queue_with_the_competing_labels(
 ) -> None:
     client = Client()
     client.force_login(viewer)
-    url = (
-        f"/studies/{study.pk}/rounds/{queue['round'].pk}/questions/{queue['question'].pk}/review/"
-    )
+    url = f"/studies/{study.pk}/rounds/{queue['round'].pk}/questions/{queue['question'].pk}/review/"
     text = client.get(url).content.decode()
     assert "Review queue: Round 1, question sentiment" in text
     assert "Rule:" in text
