@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "computations",
     "exchange",
     "webhooks",
+    "review",
     "pages",
     "demo",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from pages import views
+from pages.review import review_queue_view
 
 
 class _IdConverter:
@@ -50,6 +51,7 @@ urlpatterns = [
         views.results_download,
         name="results-download",
     ),
+    path(f"{_REPORT}/review/", review_queue_view, name="review-queue"),
     path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
     path(f"{_REPORT}/items/", views.span_items_view, name="span-items"),
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),

@@ -24,6 +24,7 @@ class WebhookEvent(models.TextChoices):
         "agreement.below_threshold",
         "A round's coefficient fell below the threshold",
     )
+    REVIEW_ITEMS_ADDED = "review.items_added", "Items entered a round's review queue"
     PING = "ping", "Ping (sent on request, to test the endpoint)"
 
 

@@ -34,7 +34,11 @@ from webhooks.targets import webhook_url_problem
 
 logger = logging.getLogger(__name__)
 
-SUBSCRIBABLE_EVENTS = (WebhookEvent.COMPUTATION_FINISHED, WebhookEvent.AGREEMENT_BELOW_THRESHOLD)
+SUBSCRIBABLE_EVENTS = (
+    WebhookEvent.COMPUTATION_FINISHED,
+    WebhookEvent.AGREEMENT_BELOW_THRESHOLD,
+    WebhookEvent.REVIEW_ITEMS_ADDED,
+)
 MAX_ENDPOINTS_PER_STUDY = 20
 
 
@@ -342,6 +346,27 @@ def webhooks_on_computation_finished(*, computation_id: int) -> list[int]:
     if created:
         logger.info("webhooks fired computation=%s deliveries=%s", computation.pk, len(created))
     return created
+
+
+def webhooks_on_review_items_added(
+    *, study_id: int, event_id: str, data: dict[str, Any]
+) -> list[int]:
+    """Fire ``review.items_added`` (``data`` as the review app describes the entries) to the
+    study's subscribed endpoints; firing the same ``event_id`` again sends nothing twice."""
+    endpoints = [
+        endpoint
+        for endpoint in WebhookEndpoint.objects.filter(study_id=study_id, is_active=True)
+        if WebhookEvent.REVIEW_ITEMS_ADDED in endpoint.events
+    ]
+    if not endpoints:
+        return []
+    study = endpoints[0].study
+    payload = _envelope(
+        event=WebhookEvent.REVIEW_ITEMS_ADDED, event_id=event_id, study=study, data=data
+    )
+    return _create_deliveries(
+        (endpoint, WebhookEvent.REVIEW_ITEMS_ADDED, event_id, payload) for endpoint in endpoints
+    )
 
 
 def webhook_ping(*, endpoint: WebhookEndpoint) -> WebhookDelivery:

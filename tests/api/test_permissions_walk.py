@@ -39,6 +39,8 @@ from rest_framework.test import APIClient
 
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
+from review.models import ReviewEntry
+from review.services import review_rule_set
 from studies.models import Category, LabelKind, Role, SpanUnit
 from tests.api.world import MARK, World, build_world
 from tests.computations.helpers import label_round, nominal_question, random_table
@@ -150,6 +152,15 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/webhooks/<pk>/deliveries/"): MANAGER,
     ("POST", f"{S}/webhooks/<pk>/ping/"): MANAGER,
     ("POST", f"{S}/webhooks/<pk>/rotate-secret/"): MANAGER,
+    ("GET", f"{S}/review-rules/"): VIEWER,
+    ("GET", f"{S}/review-rules/<question_pk>/"): VIEWER,
+    ("PATCH", f"{S}/review-rules/<question_pk>/"): MANAGER,
+    ("DELETE", f"{S}/review-rules/<question_pk>/"): MANAGER,
+    ("GET", f"{S}/review/"): VIEWER,
+    ("GET", f"{S}/review/<pk>/"): VIEWER,
+    ("POST", f"{S}/review/<pk>/resolve/"): ANNOTATOR,
+    ("GET", f"{S}/review/csv/"): VIEWER,
+    ("GET", f"{S}/review/label-studio/"): VIEWER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -160,6 +171,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
     ("GET", f"{R}/items.csv"): PAGE_VIEWER,
     ("GET", f"{R}/items/"): PAGE_VIEWER,
+    ("GET", f"{R}/review/"): PAGE_VIEWER,
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
     # Open to all: the API's description and signing in and out.
@@ -286,6 +298,7 @@ def _extend(world: World) -> dict[str, Any]:
     study = world.study
     question = nominal_question(study, codes=("yes", "no"), key="relevant")
     rounds = [RoundFactory(study=study, name=f"R{n}", position=10 + n) for n in (1, 2)]
+    review_rule_set(question=question, disagreement=True)
     items = None
     computations = []
     for n, round_ in enumerate(rounds):
@@ -314,6 +327,7 @@ def _extend(world: World) -> dict[str, Any]:
         "span": span,
         "document": document,
         "webhook": endpoint.pk,
+        "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
     }
 
 
@@ -355,6 +369,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "annotations": world.object_ids["annotations"],
         "computations": ids["computation"].pk,
         "webhooks": ids["webhook"],
+        "review": ids["review"],
     }.get(resource)
     return {
         "study_pk": world.study.pk,

@@ -1,0 +1,208 @@
+"""Review rules and the review queue: writes.
+
+The queue of a round and question is rebuilt from the round's labels when a computation of
+that round finishes (``review_queue_on_computation_finished``, called on the worker by the
+``computation_finished`` receiver). Items flagged for the first time, or flagged again after
+a person resolved them with other labels, enter the queue and are announced with
+``review_items_added``; open entries whose item no longer matches leave it as
+``reannotated``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.scope import coder_keys, scope_annotations
+from review.models import ReviewEntry, ReviewResolution, ReviewRule
+from review.rule import flag_items
+from review.selectors import review_items_added_data
+from review.signals import review_items_added
+from studies.models import LabelKind, Question, Round
+
+logger = logging.getLogger(__name__)
+
+_RULE_FIELDS = frozenset({"disagreement", "min_coders", "max_item_agreement"})
+
+
+# -- rules ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def review_rule_set(*, question: Question, **fields: Any) -> ReviewRule:
+    """Create or change the question's rule (only the fields given change)."""
+    unknown = set(fields) - _RULE_FIELDS
+    if unknown:
+        raise ValidationError(f"Unknown rule fields: {', '.join(sorted(unknown))}.")
+    if question.kind == LabelKind.SPAN:
+        raise ValidationError(
+            {"question": "Span questions have no review queue (their units are not items)."}
+        )
+    rule = ReviewRule.objects.select_for_update().filter(question=question).first()
+    if rule is None:
+        rule = ReviewRule(question=question)
+    for name, value in fields.items():
+        setattr(rule, name, value)
+    if rule.min_coders is not None and rule.min_coders < 1:
+        raise ValidationError({"min_coders": "At least 1 (or null for no minimum)."})
+    if rule.max_item_agreement is not None and not 0 <= rule.max_item_agreement <= 1:
+        raise ValidationError(
+            {"max_item_agreement": "A share of agreeing coder pairs, from 0 to 1."}
+        )
+    rule.save()
+    return rule
+
+
+def review_rule_delete(*, question: Question) -> None:
+    """Remove the question's rule; its queue stays as it is until the next computation."""
+    ReviewRule.objects.filter(question=question).delete()
+
+
+# -- the queue -----------------------------------------------------------------------------------
+
+
+def _label_texts(labels: Any, kind: str) -> list[str]:
+    if kind in LabelKind.numeric():
+        return [format(float(value), "g") for value in np.asarray(labels, dtype=np.float64)]
+    if kind == LabelKind.SET:
+        return ["|".join(sorted(value)) for value in labels]  # type: ignore[arg-type]
+    return [str(value) for value in labels]
+
+
+def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
+    """Apply the question's rule to the round's labels; returns the ids of entries added.
+
+    Without a rule (or one with no criterion) nothing changes.
+    """
+    rule = ReviewRule.objects.filter(question=question).first()
+    if rule is None or not rule.is_active or question.kind == LabelKind.SPAN:
+        return []
+    scope = scope_annotations(question=question, round_ids=[round_.pk])
+    codes: Any = scope.labels
+    if question.kind == LabelKind.SET:
+        # Sets arrive as a list of frozensets (built per annotation by the scope already).
+        codes = np.asarray(_label_texts(scope.labels, question.kind), dtype=str)
+    flagged = flag_items(
+        scope.item_ids,
+        codes,
+        disagreement=rule.disagreement,
+        min_coders=rule.min_coders,
+        max_item_agreement=rule.max_item_agreement,
+    )
+    # The competing labels of the flagged items only.
+    rows = np.flatnonzero(np.isin(scope.item_ids, flagged.item_ids))
+    keys = coder_keys(np.unique(scope.coder_ids[rows]).tolist())
+    texts = _label_texts([scope.labels[i] for i in rows], question.kind)
+    labels: dict[int, dict[str, str]] = {int(item): {} for item in flagged.item_ids}
+    for row, text in zip(rows.tolist(), texts, strict=True):
+        labels[int(scope.item_ids[row])][keys[int(scope.coder_ids[row])]] = text
+    with transaction.atomic():
+        added = _store(round_, question, flagged, labels)
+    if added:
+        transaction.on_commit(lambda: _announce(round_, question, added))
+    logger.info(
+        "review queue rebuilt round=%s question=%s flagged=%s added=%s",
+        round_.pk,
+        question.pk,
+        len(flagged.item_ids),
+        len(added),
+    )
+    return added
+
+
+def _store(
+    round_: Round, question: Question, flagged: Any, labels: dict[int, dict[str, str]]
+) -> list[int]:
+    now = timezone.now()
+    entries = ReviewEntry.objects.select_for_update().filter(round=round_, question=question)
+    open_entries = {e.item_id: e for e in entries.filter(resolved_at__isnull=True)}
+    last_resolved: dict[int, dict[str, str]] = {}
+    for item_id, item_labels in (
+        entries.filter(resolution=ReviewResolution.RESOLVED)
+        .order_by("item_id", "resolved_at")
+        .values_list("item_id", "labels")
+    ):
+        last_resolved[item_id] = item_labels
+    flagged_ids = {int(item) for item in flagged.item_ids}
+    gone = [entry.pk for item, entry in open_entries.items() if item not in flagged_ids]
+    ReviewEntry.objects.filter(pk__in=gone).update(
+        resolved_at=now, resolution=ReviewResolution.REANNOTATED
+    )
+    new: list[ReviewEntry] = []
+    changed: list[ReviewEntry] = []
+    for item, reason, n_coders, agreement in zip(
+        flagged.item_ids.tolist(),
+        flagged.reasons,
+        flagged.n_coders.tolist(),
+        flagged.agreement.tolist(),
+        strict=True,
+    ):
+        share = None if np.isnan(agreement) else float(agreement)
+        fields = {
+            "reason": reason,
+            "labels": labels[item],
+            "n_coders": n_coders,
+            "agreement": share,
+        }
+        entry = open_entries.get(item)
+        if entry is not None:
+            for name, value in fields.items():
+                setattr(entry, name, value)
+            changed.append(entry)
+        elif last_resolved.get(item) != labels[item]:
+            # A person's resolution stands while the labels it saw are unchanged.
+            new.append(ReviewEntry(round=round_, question=question, item_id=item, **fields))
+    if changed:
+        ReviewEntry.objects.bulk_update(changed, ["reason", "labels", "n_coders", "agreement"])
+    created = ReviewEntry.objects.bulk_create(new)
+    return [entry.pk for entry in created]
+
+
+def _announce(round_: Round, question: Question, entry_ids: list[int]) -> None:
+    review_items_added.send(
+        sender=ReviewEntry,
+        study_id=round_.study_id,
+        round_id=round_.pk,
+        question_id=question.pk,
+        entry_ids=entry_ids,
+        # One event per batch: the first new entry's id names it.
+        event_id=f"review.items_added:{round_.pk}:{question.pk}:{min(entry_ids)}",
+        data=review_items_added_data(round_=round_, question=question, entry_ids=entry_ids),
+    )
+
+
+def review_queue_on_computation_finished(*, computation_id: int) -> list[int]:
+    """Rebuild the queue of a done one-round computation's round and question."""
+    computation = Computation.objects.select_related("question").filter(pk=computation_id).first()
+    if (
+        computation is None
+        or computation.status != ComputationStatus.DONE
+        or computation.scope != ComputationScope.ROUND
+    ):
+        return []
+    added: list[int] = []
+    for round_ in computation.rounds.all():
+        added += review_queue_rebuild(round_=round_, question=computation.question)
+    return added
+
+
+@transaction.atomic
+def review_entry_resolve(*, entry: ReviewEntry, note: str = "", user: Any = None) -> ReviewEntry:
+    """Take an open entry out of the queue as resolved by a person, with a note."""
+    locked = ReviewEntry.objects.select_for_update().get(pk=entry.pk)
+    if locked.resolved_at is not None:
+        raise ValidationError(
+            f"This item already left the queue ({locked.resolution}).", code="already_resolved"
+        )
+    locked.resolved_at = timezone.now()
+    locked.resolution = ReviewResolution.RESOLVED
+    locked.resolution_note = note
+    locked.resolved_by = user if getattr(user, "pk", None) else None
+    locked.save(update_fields=["resolved_at", "resolution", "resolution_note", "resolved_by"])
+    return locked
