@@ -286,6 +286,10 @@ CELERY_TASK_IGNORE_RESULT = True
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
 # Rounds larger than this are not compared with the previous round when a computation ends.
 AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS", 500_000, minimum=0)
+# Rounds above this many annotations store no coder quality models (Dawid-Skene, MACE).
+AGREEMENT_QUALITY_MAX_ANNOTATIONS = env_int(
+    "AGREEMENT_QUALITY_MAX_ANNOTATIONS", 1_000_000, minimum=0
+)
 
 # Webhooks. Private and loopback addresses are refused unless allowed (an SSRF guard).
 AGREEMENT_PUBLIC_URL = env_str("AGREEMENT_PUBLIC_URL", "")

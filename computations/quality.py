@@ -30,12 +30,11 @@ logger = logging.getLogger(__name__)
 QUALITY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL)
 #: Above this many annotations the step is skipped. MACE's starts cost most: about 0.03 s
 #: per iteration per million annotations (docs/quality.md), up to 50 iterations each.
-DEFAULT_MAX_ANNOTATIONS = 1_000_000
 
 
 def max_annotations() -> int:
-    """``AGREEMENT_QUALITY_MAX_ANNOTATIONS``, or ``DEFAULT_MAX_ANNOTATIONS`` when unset."""
-    return int(getattr(settings, "AGREEMENT_QUALITY_MAX_ANNOTATIONS", DEFAULT_MAX_ANNOTATIONS))
+    """The ``AGREEMENT_QUALITY_MAX_ANNOTATIONS`` setting."""
+    return int(settings.AGREEMENT_QUALITY_MAX_ANNOTATIONS)
 
 
 def skip_reason(scope: ScopeAnnotations) -> str | None:
