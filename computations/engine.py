@@ -45,6 +45,7 @@ from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
 from metrics.spans import span_report as metrics_span_report
 from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING
+from metrics.spans.tokens import OVERLAPS_HINT
 from metrics.uncertainty.benchmarks import paired_difference_replicates, probability_later_higher
 from studies.models import LabelKind
 
@@ -91,6 +92,11 @@ SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
 SPAN_OVERLAPPING: tuple[str, ...] = tuple(OVERLAPPING)
 #: The way out that alpha_u's refusal of overlapping units names, in the API's words.
 SERVER_MERGE_HINT = 'request the computation again with the parameter "overlapping": "merge"'
+#: Token agreement needs one category per position and coder; the server has no option for it.
+SERVER_OVERLAPS_HINT = (
+    "Token-level agreement needs one category per position and coder: resolve the overlap "
+    "in the data (alpha_U and span F1 are computed without it)."
+)
 #: The most disputed documents a span result keeps.
 MOST_DISPUTED_DOCUMENTS = 50
 _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
@@ -620,6 +626,10 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     alpha_u = coefficients.get("alpha_u") or {}
     if alpha_u.get("reason"):
         alpha_u["reason"] = str(alpha_u["reason"]).replace(LIBRARY_MERGE_HINT, SERVER_MERGE_HINT)
+    for token_key in ("token_alpha", "token_kappa"):
+        token = coefficients.get(token_key) or {}
+        if token.get("reason"):
+            token["reason"] = str(token["reason"]).replace(OVERLAPS_HINT, SERVER_OVERLAPS_HINT)
     skipped: dict[str, str] = {}
     kept: dict[str, Any] = {}
     for name in wanted:

@@ -298,4 +298,4 @@ def test_a_span_round_uploaded_over_the_api_is_computed_by_the_worker(
     assert alpha_u["categories"]["k"]["value"] == pytest.approx(1.0, abs=1e-4)
     # One document: nothing to resample, so no interval, and the result says why.
     assert alpha_u["ci"] is None
-    assert alpha_u["ci_reason"] == "Bootstrapping items needs at least two items; got 1."
+    assert alpha_u["ci_reason"] == "an interval resamples documents and needs at least two; got 1."

@@ -267,6 +267,13 @@ def _add_intervals(
             entry["ci"] = None
             entry["ci_reason"] = "this measure does not decompose over documents."
             continue
+        if decomposition.n_items < 2:
+            entry["ci"] = None
+            entry["ci_reason"] = (
+                "an interval resamples documents and needs at least two; "
+                f"got {decomposition.n_items}."
+            )
+            continue
         try:
             entry["ci"] = _interval(decomposition, replicates, seed, confidence)
         except ValueError as error:

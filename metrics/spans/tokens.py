@@ -54,6 +54,10 @@ Overlaps = Literal["error", "first"]
 
 #: The value of a position no unit covers.
 OUTSIDE = "O"
+#: How the library's refusal of nested categories ends; callers without the option replace it.
+OVERLAPS_HINT = (
+    "Use overlaps='first' to take the first unit's category, or resolve the overlap in the data."
+)
 
 __all__ = [
     "OUTSIDE",
@@ -169,8 +173,7 @@ def _conflict_error(
         f"Document {data.documents[int(run_doc[run])]!r}, coder {data.coders[coder]!r}: "
         f"position {int(runs_start[run])} is covered by units of two categories "
         f"({data.categories[low]!r} and {data.categories[high]!r}), so it has no single "
-        "token label. Use overlaps='first' to take the first unit's category, or resolve "
-        "the overlap in the data."
+        f"token label. {OVERLAPS_HINT}"
     )
 
 

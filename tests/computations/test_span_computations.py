@@ -139,6 +139,14 @@ def test_a_span_round_stores_krippendorffs_unitizing_alpha_and_span_f1(
     }  # fmt: skip
     assert (results["n_documents"], results["n_items"], results["n_coders"]) == (1, 1, 2)
     assert results["n_units"] == 9
+    # Category c (225-295) and k (180-240) overlap for r0: no single token label at 225.
+    assert results["coefficients"]["token_alpha"]["value"] is None
+    assert results["skipped"]["token_alpha"] == (
+        "Document 'k2004', coder 'r0': position 225 is covered by units of two categories "
+        "('c' and 'k'), so it has no single token label. Token-level agreement needs one "
+        "category per position and coder: resolve the overlap in the data (alpha_U and span "
+        "F1 are computed without it)."
+    )
     assert computation.n_annotations == 2
     assert results["documents"][0]["item"] == item.pk
     assert results["documents"][0]["external_id"] == "k2004"
