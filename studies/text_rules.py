@@ -301,15 +301,25 @@ def is_unicode_text(text: str) -> bool:
     return True
 
 
-def lone_surrogate_path(value: Any) -> str | None:
+def lone_surrogate_path(value: Any, *, dotted_indices: bool = False) -> str | None:
     """Where the first string or key of a decoded JSON value holding a lone surrogate is,
-    as ``[2].annotations[0].completed_by``; ``""`` for ``value`` itself, None when none.
+    as ``[2].annotations[0].completed_by`` (``2.annotations.0.completed_by`` with
+    ``dotted_indices``, as API error attributes are written); ``""`` for ``value`` itself,
+    None when none. A key holding one is written with the surrogate escaped.
 
     >>> lone_surrogate_path([{"item": "ok"}, {"coder": "x\\ud800"}])
     '[1].coder'
+    >>> lone_surrogate_path({"rows": [{"item": "ok"}, {"item": "bad\\ud800"}]}, dotted_indices=True)
+    'rows.1.item'
     >>> lone_surrogate_path({"item": "\\U0001f600"}) is None
     True
     """
+
+    def index_path(path: str, index: int) -> str:
+        if not dotted_indices:
+            return f"{path}[{index}]"
+        return f"{path}.{index}" if path else str(index)
+
     stack: list[tuple[Any, str]] = [(value, "")]
     while stack:
         node, path = stack.pop()
@@ -321,11 +331,13 @@ def lone_surrogate_path(value: Any) -> str | None:
             for key, child in node.items():
                 where = f"{path}.{key}" if path else str(key)
                 if isinstance(key, str) and not is_unicode_text(key):
-                    return where.encode("utf-8", "backslashreplace").decode("ascii")
+                    return where.encode("utf-8", "backslashreplace").decode("utf-8")
                 children.append((child, where))
             stack.extend(reversed(children))
         elif isinstance(node, list):
-            stack.extend((child, f"{path}[{i}]") for i, child in reversed(list(enumerate(node))))
+            stack.extend(
+                (child, index_path(path, i)) for i, child in reversed(list(enumerate(node)))
+            )
     return None
 
 

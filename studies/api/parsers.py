@@ -26,6 +26,8 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import QueryDict
 from rest_framework import exceptions, parsers
 
+from studies.text_rules import lone_surrogate_path
+
 #: Levels of arrays and objects a JSON body may nest: ``{"a": [1]}`` has two.
 MAX_DEPTH = 64
 
@@ -81,40 +83,6 @@ def nesting_depth(body: bytes, *, stop_above: int | None = None) -> int:
     return deepest
 
 
-def lone_surrogate_path(value: Any) -> str | None:
-    """Where the first string (or key) holding a lone surrogate is, as ``rows.3.item``.
-
-    ``""`` when ``value`` itself is such a string; ``None`` when there is none. A key that
-    holds one is written with the surrogate escaped (``k\\udbff``), so the path can be sent.
-
-    Examples
-    --------
-    >>> lone_surrogate_path({"rows": [{"item": "ok"}, {"item": "bad\\ud800"}]})
-    'rows.1.item'
-    >>> lone_surrogate_path({"item": "\\U0001f600"}) is None
-    True
-    """
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        node, path = stack.pop()
-        if isinstance(node, str):
-            if not _is_unicode_text(node):
-                return _printable(path)
-        elif isinstance(node, dict):
-            children = []
-            for key, item in node.items():
-                where = _join(path, str(key))
-                if isinstance(key, str) and not _is_unicode_text(key):
-                    return _printable(where)
-                children.append((item, where))
-            stack.extend(reversed(children))
-        elif isinstance(node, list):
-            stack.extend(
-                (item, _join(path, str(index))) for index, item in reversed(list(enumerate(node)))
-            )
-    return None
-
-
 def load_json(body: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse a JSON text by this module's rules, or raise :class:`JsonInputError`.
 
@@ -149,7 +117,7 @@ def load_json(body: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     except ValueError as error:
         raise JsonInputError(f"JSON parse error - {error}", code="parse_error") from None
     if _SURROGATE_ESCAPE.search(raw) or isinstance(body, str):
-        path = lone_surrogate_path(data)
+        path = lone_surrogate_path(data, dotted_indices=True)
         if path is not None:
             where = f" in {path}" if path else ""
             raise JsonInputError(
@@ -230,19 +198,3 @@ def _charset(media_type: str | None) -> str | None:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number.")
-
-
-def _is_unicode_text(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _printable(text: str) -> str:
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _join(path: str, part: str) -> str:
-    return f"{path}.{part}" if path else part

@@ -15,8 +15,9 @@ from rest_framework.test import APIClient
 
 from agreement_server.api_urls import router
 from studies.api import parsers
-from studies.api.parsers import JsonInputError, load_json, lone_surrogate_path, nesting_depth
+from studies.api.parsers import JsonInputError, load_json, nesting_depth
 from studies.models import Annotation, Item, Study
+from studies.text_rules import lone_surrogate_path
 from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
 
 pytestmark = pytest.mark.django_db
@@ -305,9 +306,11 @@ def test_nesting_depth_stops_early_past_the_limit() -> None:
 
 
 def test_lone_surrogate_path_walks_lists_and_keys_in_document_order() -> None:
-    assert lone_surrogate_path({"a": ["ok", "x\ud800"], "b": "\udfff"}) == "a.1"
-    assert lone_surrogate_path("\ud800") == ""
-    assert lone_surrogate_path({"a": [1, None, 2.5, {"b": "\u00e9"}]}) is None
+    assert (
+        lone_surrogate_path({"a": ["ok", "x\ud800"], "b": "\udfff"}, dotted_indices=True) == "a.1"
+    )
+    assert lone_surrogate_path("\ud800", dotted_indices=True) == ""
+    assert lone_surrogate_path({"a": [1, None, 2.5, {"b": "\u00e9"}]}, dotted_indices=True) is None
 
 
 def test_load_json_reads_text_and_refuses_a_lone_surrogate_in_it() -> None:
