@@ -12,6 +12,8 @@ own (``from metrics import krippendorff_alpha``) as well as by the server's work
   distances, looked up by name with :func:`get_distance`;
 - uncertainty: item bootstrap, analytic standard errors, true-agreement intervals, the
   probability of each benchmark band (Gwet 2014) and that a later round is higher;
+- reference: each coder against a gold or adjudicated labelling
+  (:func:`reference_agreement`: accuracy, kappa, alpha, per-category F1, confusion);
 - planning: how many items the next round needs for a target (:func:`plan_items`);
 - quality models of coders: Dawid–Skene and MACE (:mod:`metrics.quality`);
 - :mod:`metrics.spans`: agreement on spans and segments (α_U, γ, span F1, P_k, WindowDiff);
@@ -136,6 +138,12 @@ from metrics.quality import (
     dawid_skene,
     mace,
 )
+from metrics.reference import (
+    REFERENCE_MEASURES,
+    CoderAgainstReference,
+    ReferenceAgreement,
+    reference_agreement,
+)
 from metrics.report import (
     COEFFICIENT_KEYS,
     DEFAULT_DISTANCE,
@@ -202,6 +210,7 @@ __all__ = [
     "MAX_MATRIX_VALUES",
     "MISSING",
     "QUANTILES",
+    "REFERENCE_MEASURES",
     "SCALES",
     "SET_DISTANCES",
     "AnalyticResult",
@@ -215,6 +224,7 @@ __all__ = [
     "CallableDistance",
     "CategoryResult",
     "CategoryTree",
+    "CoderAgainstReference",
     "CoderDistributions",
     "CoefficientResult",
     "CoefficientSpec",
@@ -245,6 +255,7 @@ __all__ = [
     "PerCategoryAgreement",
     "PlanResult",
     "RatioDistance",
+    "ReferenceAgreement",
     "ReliabilityData",
     "ReplicateInterpretation",
     "SetDistance",
@@ -327,6 +338,7 @@ __all__ = [
     "prevalence_closed_form",
     "prevalence_index",
     "probability_later_higher",
+    "reference_agreement",
     "report",
     "report_distance",
     "resolve_distance",
