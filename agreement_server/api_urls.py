@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework.routers import DefaultRouter
 
+from adjudication.api.urls import ROUTES as ADJUDICATION_ROUTES
 from annotations.api.urls import ROUTES as ANNOTATION_ROUTES
 from computations.api.urls import ROUTES as COMPUTATION_ROUTES
 from exchange.api.urls import ROUTES as EXCHANGE_ROUTES
@@ -19,6 +20,7 @@ for prefix, viewset, basename in (
     *COMPUTATION_ROUTES,
     *WEBHOOK_ROUTES,
     *REVIEW_ROUTES,
+    *ADJUDICATION_ROUTES,
 ):
     router.register(prefix, viewset, basename=basename)
 

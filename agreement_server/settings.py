@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "exchange",
     "webhooks",
     "review",
+    "adjudication",
     "pages",
     "demo",
 ]
@@ -278,6 +279,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Re-sends webhook deliveries the broker refused or lost (see docs/webhooks.md).
     "webhooks-sweep": {"task": "webhooks.deliveries_sweep", "schedule": 10.0},
+    # Re-sends reference computations (each coder against the gold) lost on the way.
+    "reference-sweep": {"task": "adjudication.reference_sweep", "schedule": 60.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -290,6 +293,8 @@ AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS",
 AGREEMENT_QUALITY_MAX_ANNOTATIONS = env_int(
     "AGREEMENT_QUALITY_MAX_ANNOTATIONS", 1_000_000, minimum=0
 )
+# Bootstrap replicates of each coder's intervals against the reference (0: none).
+AGREEMENT_REFERENCE_BOOTSTRAP = env_int("AGREEMENT_REFERENCE_BOOTSTRAP", 1000, minimum=0)
 
 # Webhooks. Private and loopback addresses are refused unless allowed (an SSRF guard).
 AGREEMENT_PUBLIC_URL = env_str("AGREEMENT_PUBLIC_URL", "")

@@ -3,8 +3,10 @@
 A ``ReviewRule`` says which items of a question need a second look; a worker applies it to a
 round's labels when a computation of that round finishes and stores one ``ReviewEntry`` per
 item it flags, with the competing labels. An entry leaves the queue when a person resolves it
-(``resolution="resolved"``, with a note) or when the labels were changed so that the item no
-longer matches (``resolution="reannotated"``, set by the next computation).
+(``resolution="resolved"``, with a note), when its reference label is adjudicated
+(``resolution="adjudicated"``, on the adjudication app's ``items_adjudicated`` signal) or
+when the labels were changed so that the item no longer matches (``resolution="reannotated"``,
+set by the next computation).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class ReviewReason(models.TextChoices):
 class ReviewResolution(models.TextChoices):
     RESOLVED = "resolved", "Resolved by a person"
     REANNOTATED = "reannotated", "Re-annotated: no longer matches the rule"
+    ADJUDICATED = "adjudicated", "Adjudicated: its reference label was decided"
 
 
 class ReviewEntry(models.Model):

@@ -124,7 +124,7 @@ def _store(
     open_entries = {e.item_id: e for e in entries.filter(resolved_at__isnull=True)}
     last_resolved: dict[int, dict[str, str]] = {}
     for item_id, item_labels in (
-        entries.filter(resolution=ReviewResolution.RESOLVED)
+        entries.filter(resolution__in=(ReviewResolution.RESOLVED, ReviewResolution.ADJUDICATED))
         .order_by("item_id", "resolved_at")
         .values_list("item_id", "labels")
     ):
@@ -206,3 +206,20 @@ def review_entry_resolve(*, entry: ReviewEntry, note: str = "", user: Any = None
     locked.resolved_by = user if getattr(user, "pk", None) else None
     locked.save(update_fields=["resolved_at", "resolution", "resolution_note", "resolved_by"])
     return locked
+
+
+def review_entries_adjudicated(
+    *, round_id: int, question_id: int, item_ids: list[int], note: str = "", user: Any = None
+) -> int:
+    """Take the items' open entries out of the queue as adjudicated; returns how many left.
+
+    Like a person's resolution, it stands while the labels it saw are unchanged.
+    """
+    return ReviewEntry.objects.filter(
+        round_id=round_id, question_id=question_id, item_id__in=item_ids, resolved_at__isnull=True
+    ).update(
+        resolved_at=timezone.now(),
+        resolution=ReviewResolution.ADJUDICATED,
+        resolution_note=note,
+        resolved_by=user if getattr(user, "pk", None) else None,
+    )

@@ -1,0 +1,147 @@
+"""Gold and adjudication reads: adjudications, round references, stored results, the items
+awaiting a decision, and each coder's history against the reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+
+from adjudication.models import Adjudication, ReferenceResult, RoundReference
+from studies.labels import LabelScheme, label_of
+from studies.models import Annotation, Coder, Item, Question, Round, Study
+
+
+def adjudication_list(
+    *,
+    study: Study,
+    round_: Round | None = None,
+    question: Question | None = None,
+    item: Item | None = None,
+    current: bool = True,
+    source: str = "",
+) -> QuerySet[Adjudication]:
+    """The study's adjudications, current ones only unless ``current`` is False (then each
+    item's history too, newest first)."""
+    rows = Adjudication.objects.filter(round__study=study).select_related(
+        "round", "question", "item", "source_coder", "created_by"
+    )
+    if round_ is not None:
+        rows = rows.filter(round=round_)
+    if question is not None:
+        rows = rows.filter(question=question)
+    if item is not None:
+        rows = rows.filter(item=item)
+    if current:
+        rows = rows.filter(superseded_at__isnull=True)
+    if source:
+        rows = rows.filter(source=source)
+    return rows.order_by("round__position", "question__position", "item_id", "-created_at", "-id")
+
+
+def round_reference_list(*, study: Study) -> QuerySet[RoundReference]:
+    return RoundReference.objects.filter(round__study=study).select_related("round", "gold_coder")
+
+
+def round_reference_of(round_: Round) -> RoundReference | None:
+    return RoundReference.objects.filter(round=round_).select_related("gold_coder").first()
+
+
+def reference_result_list(
+    *, study: Study, round_: Round | None = None, question: Question | None = None
+) -> QuerySet[ReferenceResult]:
+    rows = ReferenceResult.objects.filter(round__study=study).select_related("round", "question")
+    if round_ is not None:
+        rows = rows.filter(round=round_)
+    if question is not None:
+        rows = rows.filter(question=question)
+    return rows.order_by("round__position", "question__position", "question_id")
+
+
+def reference_result_of(*, round_: Round, question: Question) -> ReferenceResult | None:
+    return ReferenceResult.objects.filter(round=round_, question=question).first()
+
+
+def coder_reference_history(
+    *, study: Study, question: Question, coder: Coder | None = None
+) -> list[dict[str, Any]]:
+    """Each coder's stored results against the reference, round after round (rounds without
+    stored results are left out): ``{"round", "round_id", "position", "coder", measures}``."""
+    rows = []
+    for result in reference_result_list(study=study, question=question).filter(
+        results__isnull=False
+    ):
+        for entry in (result.results or {}).get("coders", []):
+            if coder is not None and entry.get("coder") != coder.key:
+                continue
+            rows.append(
+                {
+                    "round": result.round.name,
+                    "round_id": result.round_id,
+                    "position": result.round.position,
+                    "question": question.key,
+                    "coder": entry.get("coder"),
+                    "n_items": entry.get("n_items"),
+                    **{
+                        measure: entry[measure]
+                        for measure in ("accuracy", "kappa", "alpha", "macro_f1")
+                        if measure in entry
+                    },
+                }
+            )
+    return rows
+
+
+@dataclass
+class ItemToAdjudicate:
+    """An item of a round with each coder's label text and its current adjudication."""
+
+    item_id: int
+    external_id: str
+    text: str
+    labels: dict[str, str] = field(default_factory=dict)
+    coder_ids: dict[str, int] = field(default_factory=dict)
+    adjudication: Adjudication | None = None
+
+    @property
+    def disputed(self) -> bool:
+        return len(set(self.labels.values())) > 1
+
+
+def items_to_adjudicate(
+    *, round_: Round, question: Question, disputed_only: bool = True
+) -> list[ItemToAdjudicate]:
+    """The round's items with the coders' labels (as text), disputed ones only by default
+    (with their adjudicated items kept, so a decision stays visible), ordered by item."""
+    scheme = LabelScheme.for_question(question)
+    rows = (
+        Annotation.objects.filter(round=round_, question=question)
+        .order_by("item_id", "coder__key")
+        .values_list(
+            "item_id", "item__external_id", "item__text", "coder_id", "coder__key",
+            "category_id", "number", "category_set",
+        )
+    )  # fmt: skip
+    items: dict[int, ItemToAdjudicate] = {}
+    for item_id, external_id, text, coder_id, key, category_id, number, category_set in rows:
+        entry = items.get(item_id)
+        if entry is None:
+            entry = items[item_id] = ItemToAdjudicate(item_id, external_id, text)
+        entry.labels[key] = scheme.text(label_of(category_id, number, category_set))
+        entry.coder_ids[key] = coder_id
+    for adjudication in Adjudication.objects.filter(
+        round=round_, question=question, superseded_at__isnull=True
+    ).select_related("item", "source_coder", "created_by"):
+        entry = items.get(adjudication.item_id)
+        if entry is None:
+            entry = items[adjudication.item_id] = ItemToAdjudicate(
+                adjudication.item_id, adjudication.item.external_id, adjudication.item.text
+            )
+        entry.adjudication = adjudication
+    listed = [
+        entry
+        for entry in items.values()
+        if not disputed_only or entry.disputed or entry.adjudication is not None
+    ]
+    return sorted(listed, key=lambda entry: entry.external_id)
