@@ -41,7 +41,11 @@ def adjudication_list(
 
 
 def round_reference_list(*, study: Study) -> QuerySet[RoundReference]:
-    return RoundReference.objects.filter(round__study=study).select_related("round", "gold_coder")
+    return (
+        RoundReference.objects.filter(round__study=study)
+        .select_related("round", "gold_coder")
+        .order_by("round__position", "round_id")
+    )
 
 
 def round_reference_of(round_: Round) -> RoundReference | None:

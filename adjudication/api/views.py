@@ -31,6 +31,17 @@ from adjudication.models import Adjudication, ReferenceResult, RoundReference
 from studies.api.views import STUDY_PK, StudyScopedViewSet
 from studies.models import Role, Round
 
+
+class _StudyContextMixin:
+    """Input serializers find the study's rounds, questions, items and coders by name."""
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = dict(super().get_serializer_context())  # type: ignore[misc]
+        if not getattr(self, "swagger_fake_view", False):
+            context["study"] = self.study  # type: ignore[attr-defined]
+        return context
+
+
 _PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The record's id.")
 _ROUND_PK = OpenApiParameter("round_pk", int, OpenApiParameter.PATH, description="The round's id.")
 
@@ -43,7 +54,7 @@ _ROUND_PK = OpenApiParameter("round_pk", int, OpenApiParameter.PATH, description
     retrieve=extend_schema(summary="Get an adjudication", parameters=[_PK]),
 )
 class AdjudicationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet
+    _StudyContextMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet
 ):
     """The reference label of an item, decided by a manager: a coder's label or one entered,
     with a note. Deciding again supersedes the current record and keeps it."""
@@ -111,7 +122,7 @@ class AdjudicationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows req
     list=extend_schema(summary="List the rounds' gold coders (rounds with one)"),
 )
 class RoundReferenceViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
-    mixins.ListModelMixin, StudyScopedViewSet
+    _StudyContextMixin, mixins.ListModelMixin, StudyScopedViewSet
 ):
     """A round's gold coder, whose labels are the reference where no item was adjudicated.
     Members read; managers set and remove it."""

@@ -40,7 +40,11 @@ def test_a_gold_coder_gives_each_coder_its_results(
     gold_round: dict[str, Any], django_capture_on_commit_callbacks: Any
 ) -> None:
     # docs/references.md#adjudication-hand-round
-    round_, question, (_, _, gold) = gold_round["round"], gold_round["question"], gold_round["coders"]
+    round_, question, (_, _, gold) = (
+        gold_round["round"],
+        gold_round["question"],
+        gold_round["coders"],
+    )
     with django_capture_on_commit_callbacks(execute=True):
         services.gold_coder_set(round_=round_, coder=gold)
     results = stored(round_, question)
@@ -146,9 +150,13 @@ def test_adjudicated_items_leave_the_review_queue(
         mock.patch("webhooks.services.dispatch.deliveries_enqueue"),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        computation_request(study=study, question=question, rounds=[round_], parameters={"bootstrap": 0})
+        computation_request(
+            study=study, question=question, rounds=[round_], parameters={"bootstrap": 0}
+        )
     assert sorted(
-        ReviewEntry.objects.filter(resolved_at__isnull=True).values_list("item__external_id", flat=True)
+        ReviewEntry.objects.filter(resolved_at__isnull=True).values_list(
+            "item__external_id", flat=True
+        )
     ) == ["u2", "u4"]
     with django_capture_on_commit_callbacks(execute=True):
         services.adjudicate(
@@ -157,7 +165,9 @@ def test_adjudicated_items_leave_the_review_queue(
     entry = ReviewEntry.objects.get(item__external_id="u2")
     assert (entry.resolution, entry.resolution_note) == (ReviewResolution.ADJUDICATED, "b")
     assert list(
-        ReviewEntry.objects.filter(resolved_at__isnull=True).values_list("item__external_id", flat=True)
+        ReviewEntry.objects.filter(resolved_at__isnull=True).values_list(
+            "item__external_id", flat=True
+        )
     ) == ["u4"]
 
 
@@ -185,9 +195,7 @@ def test_the_sweep_resends_what_the_broker_refused(
 ) -> None:
     round_, question, gold = gold_round["round"], gold_round["question"], gold_round["coders"][2]
     with (
-        mock.patch(
-            "adjudication.dispatch.signature", side_effect=ConnectionError("broker down")
-        ),
+        mock.patch("adjudication.dispatch.signature", side_effect=ConnectionError("broker down")),
         django_capture_on_commit_callbacks(execute=True),
     ):
         services.gold_coder_set(round_=round_, coder=gold)

@@ -37,6 +37,8 @@ from django.test import TestCase
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from adjudication.models import ReferenceResult
+from adjudication.services import adjudicate
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
 from review.models import ReviewEntry
@@ -161,6 +163,16 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("POST", f"{S}/review/<pk>/resolve/"): ANNOTATOR,
     ("GET", f"{S}/review/csv/"): VIEWER,
     ("GET", f"{S}/review/label-studio/"): VIEWER,
+    ("GET", f"{S}/adjudications/"): VIEWER,
+    ("POST", f"{S}/adjudications/"): MANAGER,
+    ("GET", f"{S}/adjudications/<pk>/"): VIEWER,
+    ("PATCH", f"{S}/adjudications/<pk>/"): MANAGER,
+    ("GET", f"{S}/round-references/"): VIEWER,
+    ("GET", f"{S}/round-references/<round_pk>/"): VIEWER,
+    ("PATCH", f"{S}/round-references/<round_pk>/"): MANAGER,
+    ("GET", f"{S}/reference-results/"): VIEWER,
+    ("GET", f"{S}/reference-results/<pk>/"): VIEWER,
+    ("GET", f"{S}/reference-results/history/"): VIEWER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -316,6 +328,8 @@ def _extend(world: World) -> dict[str, Any]:
     )
     CategoryFactory(question=span, code="PER")
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        adjudication = adjudicate(round_=rounds[0], question=question, item=items[0], label="yes")
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
@@ -328,6 +342,8 @@ def _extend(world: World) -> dict[str, Any]:
         "document": document,
         "webhook": endpoint.pk,
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
+        "adjudication": adjudication.pk,
+        "reference_result": ReferenceResult.objects.get(round=rounds[0], question=question).pk,
     }
 
 
@@ -370,6 +386,8 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "computations": ids["computation"].pk,
         "webhooks": ids["webhook"],
         "review": ids["review"],
+        "adjudications": ids["adjudication"],
+        "reference-results": ids["reference_result"],
     }.get(resource)
     return {
         "study_pk": world.study.pk,
@@ -477,6 +495,18 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("POST", "/studies/<study_pk>/computations/request/"): Call(
             body={"question": pages_question.pk, "round": second.pk}
         ),
+        ("POST", f"{S}/adjudications/"): Call(
+            body={
+                "round": first.pk,
+                "question": pages_question.key,
+                "item": item.external_id,
+                "label": "no",
+                "note": "walk",
+            }
+        ),  # fmt: skip
+        ("PATCH", f"{S}/adjudications/<pk>/"): Call(body={"label": "no"}),
+        ("PATCH", f"{S}/round-references/<round_pk>/"): Call(body={"gold_coder": coder.key}),
+        ("GET", f"{S}/reference-results/history/"): Call(query={"question": pages_question.key}),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,
     }
