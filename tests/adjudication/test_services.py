@@ -72,7 +72,7 @@ def test_an_adjudicated_label_overrides_the_gold_coder_and_keeps_history(
 ) -> None:
     # docs/references.md#adjudication-hand-round
     round_, question = gold_round["round"], gold_round["question"]
-    c1, c2, gold = gold_round["coders"]
+    c1, _c2, gold = gold_round["coders"]
     u4 = gold_round["items"][3]
     with django_capture_on_commit_callbacks(execute=True):
         services.gold_coder_set(round_=round_, coder=gold)

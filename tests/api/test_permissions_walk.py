@@ -503,7 +503,7 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
                 "label": "no",
                 "note": "walk",
             }
-        ),  # fmt: skip
+        ),
         ("PATCH", f"{S}/adjudications/<pk>/"): Call(body={"label": "no"}),
         ("PATCH", f"{S}/round-references/<round_pk>/"): Call(body={"gold_coder": coder.key}),
         ("GET", f"{S}/reference-results/history/"): Call(query={"question": pages_question.key}),
