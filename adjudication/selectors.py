@@ -149,3 +149,30 @@ def items_to_adjudicate(
         if not disputed_only or entry.disputed or entry.adjudication is not None
     ]
     return sorted(listed, key=lambda entry: entry.external_id)
+
+
+def coder_against_reference(*, study: Study, coder: Coder) -> list[dict[str, Any]]:
+    """One coder's stored results against the reference, every question and round (the
+    coder page's table), ordered by question then round."""
+    rows = []
+    results = (
+        reference_result_list(study=study)
+        .filter(results__isnull=False)
+        .order_by("question__position", "question_id", "round__position")
+    )
+    for result in results:
+        for entry in (result.results or {}).get("coders", []):
+            if entry.get("coder") == coder.key:
+                rows.append(
+                    {
+                        "question": result.question.key,
+                        "round": result.round.name,
+                        "round_id": result.round_id,
+                        "question_id": result.question_id,
+                        "n_items": entry.get("n_items"),
+                        "accuracy": entry.get("accuracy"),
+                        "kappa": entry.get("kappa"),
+                        "alpha": entry.get("alpha"),
+                    }
+                )
+    return rows

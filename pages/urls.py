@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from pages import views
+from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
 from pages.review import review_queue_view
 
 
@@ -52,6 +53,9 @@ urlpatterns = [
         name="results-download",
     ),
     path(f"{_REPORT}/review/", review_queue_view, name="review-queue"),
+    path(f"{_REPORT}/adjudication/", adjudication_view, name="adjudication"),
+    path(f"{_REPORT}/adjudication/decide/", adjudicate_view, name="adjudicate"),
+    path(f"{_REPORT}/reference/", reference_results_view, name="reference-results"),
     path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
     path(f"{_REPORT}/items/", views.span_items_view, name="span-items"),
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),

@@ -20,6 +20,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
+from adjudication.selectors import coder_against_reference
 from computations.models import Computation, ComputationScope, ComputationTrigger
 from computations.selectors import study_history
 from computations.services import computation_request
@@ -226,6 +227,7 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
             )
             for entry in coder_report(study=study, coder=coder)
         ],
+        "against_reference": coder_against_reference(study=study, coder=coder),
     }
     return render(request, "pages/coder_detail.html", context)
 

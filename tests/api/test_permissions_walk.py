@@ -70,6 +70,7 @@ PEOPLE = Rule("people")
 OWNER = Rule("owner")
 PAGE_VIEWER = Rule("page", Role.VIEWER)
 PAGE_ANNOTATOR = Rule("page", Role.ANNOTATOR)
+PAGE_MANAGER = Rule("page", Role.MANAGER)
 PAGE_SIGNED_IN = Rule("signed-in page")
 PUBLIC = Rule("public")
 
@@ -184,6 +185,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{R}/items.csv"): PAGE_VIEWER,
     ("GET", f"{R}/items/"): PAGE_VIEWER,
     ("GET", f"{R}/review/"): PAGE_VIEWER,
+    ("GET", f"{R}/adjudication/"): PAGE_VIEWER,
+    ("POST", f"{R}/adjudication/decide/"): PAGE_MANAGER,
+    ("GET", f"{R}/reference/"): PAGE_VIEWER,
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
     # Open to all: the API's description and signing in and out.
@@ -507,6 +511,9 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("PATCH", f"{S}/adjudications/<pk>/"): Call(body={"label": "no"}),
         ("PATCH", f"{S}/round-references/<round_pk>/"): Call(body={"gold_coder": coder.key}),
         ("GET", f"{S}/reference-results/history/"): Call(query={"question": pages_question.key}),
+        ("POST", f"{R}/adjudication/decide/"): Call(
+            body={"item": ids["document"].pk, "choice": "__entered__", "label": "yes"}
+        ),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,
     }

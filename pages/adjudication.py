@@ -1,0 +1,156 @@
+"""Gold and adjudication pages: the items of a round awaiting a reference label (with a form
+that decides one), and each coder against the reference as a worker stored it. Nothing is
+computed here: the decision goes through ``adjudication.services.adjudicate``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from adjudication.selectors import (
+    items_to_adjudicate,
+    reference_result_of,
+    round_reference_of,
+)
+from adjudication.services import adjudicate
+from pages.views import _question_of, _round_of, _study_for, _wants_json, site_login_required
+from studies.access import role_allows
+from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
+
+#: The radio value that means "the label typed in the text field".
+ENTERED = "__entered__"
+DECIDE_REFUSAL = "Only managers of the study adjudicate items."
+
+
+def _scope(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> tuple[Study, Role, Round, Question]:
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _question_of(study, question_pk)
+    if question.kind == LabelKind.SPAN:
+        raise Http404("Span questions have no item adjudication.")
+    return study, role, round_, question
+
+
+@require_GET
+@site_login_required
+def adjudication_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
+    show_all = request.GET.get("all") == "1"
+    items = items_to_adjudicate(round_=round_, question=question, disputed_only=not show_all)
+    coders = sorted({key for item in items for key in item.labels})
+    rows = [(item, [(coder, item.labels.get(coder, "")) for coder in coders]) for item in items]
+    return render(
+        request,
+        "pages/adjudication.html",
+        {
+            "study": study,
+            "round": round_,
+            "question": question,
+            "reference": round_reference_of(round_),
+            "coders": coders,
+            "rows": rows,
+            "show_all": show_all,
+            "may_decide": role_allows(role, Role.MANAGER),
+            "entered": ENTERED,
+        },
+    )
+
+
+class AdjudicationForm(forms.Form):
+    """One decision: the item, whose label to take (a coder key, or ``ENTERED``), the label
+    typed in, and a note."""
+
+    item = forms.IntegerField(min_value=1)
+    choice = forms.CharField(max_length=200)
+    label = forms.CharField(required=False, max_length=1000)
+    note = forms.CharField(required=False, max_length=10_000)
+
+
+def _answer(
+    request: HttpRequest, page: str, *, error: str | None = None, status: int = 400
+) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse({"error": error}, status=status)
+    if status == 403:
+        return HttpResponse(error, status=403, content_type="text/plain; charset=utf-8")
+    messages.error(request, error or "")
+    return redirect(page)
+
+
+@require_POST
+@site_login_required
+def adjudicate_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
+    page = reverse("pages:adjudication", args=[study.pk, round_.pk, question.pk])
+    if not role_allows(role, Role.MANAGER):
+        return _answer(request, page, error=DECIDE_REFUSAL, status=403)
+    form = AdjudicationForm(request.POST)
+    if not form.is_valid():
+        fields = ", ".join(sorted(form.errors))
+        return _answer(request, page, error=f"Check the form: {fields}.")
+    data = form.cleaned_data
+    item = Item.objects.filter(study=study, pk=data["item"]).first()
+    if item is None:
+        return _answer(request, page, error="No such item in this study.")
+    coder: Coder | None = None
+    label: Any = None
+    if data["choice"] == ENTERED:
+        label = data["label"].strip() or None
+        if label is None:
+            return _answer(request, page, error="Type the label, or pick a coder's label.")
+    else:
+        coder = Coder.objects.filter(study=study, key=data["choice"]).first()
+        if coder is None:
+            return _answer(request, page, error=f"No coder {data['choice']!r} in this study.")
+    try:
+        decision = adjudicate(
+            round_=round_,
+            question=question,
+            item=item,
+            label=label,
+            coder=coder,
+            note=data["note"],
+            user=request.user,
+        )
+    except ValidationError as error:
+        return _answer(request, page, error="; ".join(error.messages))
+    if _wants_json(request):
+        return JsonResponse({"id": decision.pk, "item": item.external_id, "value": decision.value})
+    messages.success(request, f"Item {item.external_id}: reference label {decision.value}.")
+    return redirect(f"{page}#item-{item.pk}")
+
+
+@require_GET
+@site_login_required
+def reference_results_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    study, _role, round_, question = _scope(request, study_pk, round_pk, question_pk)
+    result = reference_result_of(round_=round_, question=question)
+    results = (result.results if result is not None else None) or {}
+    return render(
+        request,
+        "pages/reference_results.html",
+        {
+            "study": study,
+            "round": round_,
+            "question": question,
+            "result": result,
+            "results": results,
+            "coders": results.get("coders", []),
+            "labels": results.get("labels", []),
+        },
+    )
