@@ -54,8 +54,10 @@ class Adjudication(models.Model):
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="adjudications")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    # A category deleted from the scheme leaves the record (and its text) in the history; it
+    # no longer counts as a reference label.
     category = models.ForeignKey(
-        Category, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     number = models.FloatField(null=True, blank=True)
     category_set = models.JSONField(null=True, blank=True)

@@ -226,7 +226,9 @@ def reference_inputs(*, round_: Round, question: Question) -> dict[str, Any]:
     for item_id, category_id, number, category_set in Adjudication.objects.filter(
         round=round_, question=question, superseded_at__isnull=True
     ).values_list("item_id", "category_id", "number", "category_set"):
-        reference[item_id] = _metrics_label(scheme, label_of(category_id, number, category_set))
+        value = _metrics_label(scheme, label_of(category_id, number, category_set))
+        if value is not None:
+            reference[item_id] = value
     coder_ids = sorted({int(c) for c in scope.coder_ids.tolist()} - {gold_id})
     names = coder_keys(coder_ids)
     return {
@@ -242,12 +244,15 @@ def reference_inputs(*, round_: Round, question: Question) -> dict[str, Any]:
 
 
 def _metrics_label(scheme: LabelScheme, label: Label) -> Any:
+    """The label as the metrics compare it; None when a category it names was deleted."""
     category_id, number, category_set = label
     if category_id is not None:
-        return scheme.code_by_id[category_id]
+        return scheme.code_by_id.get(category_id)
     if number is not None:
         return float(number)
-    return frozenset(scheme.code_by_id[pk] for pk in category_set or ())
+    if not category_set or any(pk not in scheme.code_by_id for pk in category_set):
+        return None
+    return frozenset(scheme.code_by_id[pk] for pk in category_set)
 
 
 def reference_result_run(*, result_id: int) -> None:
