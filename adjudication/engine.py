@@ -55,7 +55,8 @@ def reference_report(
     """
     level, distance_name = LEVELS[kind]
     tree = dict(parents) if distance_name in HIERARCHY_DISTANCES else None
-    distance: Any = report_distance(level, distance_name, tree=tree)
+    # The report's nominal level means "no weights" (None); alpha takes the name.
+    distance: Any = report_distance(level, distance_name, tree=tree) or distance_name
     numeric = kind in (LabelKind.INTERVAL, LabelKind.RATIO)
     coders = list(coder_names)
     items = np.unique(np.concatenate([item_ids, np.fromiter(reference, np.int64)]))

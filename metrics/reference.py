@@ -41,7 +41,13 @@ from metrics.coefficients.alpha import decompose_krippendorff_alpha
 from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 from metrics.distances import DistanceLike
-from metrics.uncertainty.bootstrap import BootstrapResult, bootstrap
+from metrics.uncertainty.bootstrap import (
+    BootstrapResult,
+    _check_options,
+    _finalize_rows,
+    _weight_blocks,
+    bootstrap_combine,
+)
 
 __all__ = [
     "REFERENCE_MEASURES",
@@ -186,6 +192,8 @@ def reference_agreement(
     >>> result.coders[0].confusion.tolist()
     [[2, 1], [1, 2]]
     """
+    if replicates:
+        _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     combined = _with_reference(data, reference, domain)
     codes = combined.codes
     coder_codes, reference_codes = codes[:-1], codes[-1]
@@ -314,6 +322,20 @@ def _macro_f1_decomposition(
     return Decomposition("macro_f1", stats, finalize)
 
 
+def _replicates_together(
+    decompositions: dict[str, Decomposition], replicates: int, seed: int
+) -> dict[str, NDArray[np.float64]]:
+    """Every measure's bootstrap replicates from one draw of resampling weights: the values
+    :func:`metrics.bootstrap` gives each of them (same seed, same items), drawn once."""
+    n_items = next(iter(decompositions.values())).n_items
+    out = {measure: np.empty(replicates, dtype=np.float64) for measure in decompositions}
+    for block_start, rows, weights in _weight_blocks(n_items, seed, 0, replicates):
+        span = slice(block_start + rows[0], block_start + rows[-1] + 1)
+        for measure, decomposition in decompositions.items():
+            out[measure][span] = _finalize_rows(decomposition, weights, rows)
+    return out
+
+
 def _one_coder(
     name: Hashable,
     coder_codes: NDArray[np.intp],
@@ -360,18 +382,18 @@ def _one_coder(
             if np.isnan(values[measure]):
                 notes.setdefault(measure, _UNDEFINED[measure])
     intervals: dict[str, BootstrapResult] = {}
-    if replicates:
-        for measure, decomposition in decompositions.items():
-            if np.isnan(values[measure]):
-                continue
-            if n_items < 2:
-                notes[f"{measure}_interval"] = "An interval needs at least two items."
-                continue
+    defined = {m: d for m, d in decompositions.items() if not np.isnan(values[m])}
+    if replicates and defined and n_items < 2:
+        for measure in defined:
+            notes[f"{measure}_interval"] = "An interval needs at least two items."
+    elif replicates and defined:
+        for measure, replicate_values in _replicates_together(defined, replicates, seed).items():
             try:
-                intervals[measure] = bootstrap(
-                    decomposition,
-                    replicates=replicates,
+                intervals[measure] = bootstrap_combine(
+                    defined[measure],
+                    [replicate_values],
                     seed=seed,
+                    replicates=replicates,
                     confidence=confidence,
                     method=method,
                 )

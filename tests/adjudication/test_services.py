@@ -59,6 +59,10 @@ def test_a_gold_coder_gives_each_coder_its_results(
     assert c1["kappa"]["value"] == pytest.approx(0.2)
     assert c2["accuracy"]["value"] == pytest.approx(0.75)
     assert c2["kappa"]["value"] == pytest.approx(0.5)
+    assert c1["alpha"]["value"] == pytest.approx(1 / 8)
+    assert c2["alpha"]["value"] == pytest.approx(8 / 15)
+    assert results["distance"] == "nominal"
+    assert c1["notes"] == {}
     assert c1["confusion"] == [[1, 0, 0], [2, 1, 0], [0, 0, 0]]
     assert c1["categories"][1] == {
         "label": "b", "precision": 1.0, "recall": pytest.approx(1 / 3), "f1": 0.5, "support": 3

@@ -144,6 +144,19 @@ def test_accepts_reliability_data_and_a_label_only_the_reference_used() -> None:
     assert bob.n_items == 2
 
 
+def test_intervals_equal_the_bootstrap_of_each_measure_alone() -> None:
+    from metrics import bootstrap, decompose_cohen_kappa
+
+    data, reference = random_case(5)
+    result = reference_agreement(data[:1], reference, replicates=200, seed=3)
+    both = ~np.isnan(data[0]) & ~np.isnan(reference)
+    alone = bootstrap(
+        decompose_cohen_kappa(np.vstack([data[0][both], reference[both]])), replicates=200, seed=3
+    )
+    interval = result.coders[0].intervals["kappa"]
+    assert (interval.low, interval.high) == (alone.low, alone.high)
+
+
 def test_refuses_a_reference_of_the_wrong_length() -> None:
     with pytest.raises(ValueError, match="The reference has 2 labels but the data has 3 items"):
         reference_agreement([[1, 2, 3]], [1, 2])
