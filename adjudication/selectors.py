@@ -3,14 +3,15 @@ awaiting a decision, and each coder's history against the reference."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from adjudication.models import Adjudication, ReferenceResult, RoundReference
 from studies.labels import LabelScheme, label_of
-from studies.models import Annotation, Coder, Item, Question, Round, Study
+from studies.models import Annotation, Coder, Item, LabelKind, Question, Round, Study
 
 
 def adjudication_list(
@@ -113,42 +114,64 @@ class ItemToAdjudicate:
         return len(set(self.labels.values())) > 1
 
 
-def items_to_adjudicate(
+def _label_column(question: Question) -> str:
+    if question.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
+        return "number"
+    if question.kind == LabelKind.SET:
+        return "category_set"
+    return "category"
+
+
+def adjudication_item_ids(
     *, round_: Round, question: Question, disputed_only: bool = True
-) -> list[ItemToAdjudicate]:
-    """The round's items with the coders' labels (as text), disputed ones only by default
-    (with their adjudicated items kept, so a decision stays visible), ordered by item."""
-    scheme = LabelScheme.for_question(question)
-    rows = (
-        Annotation.objects.filter(round=round_, question=question)
-        .order_by("item_id", "coder__key")
-        .values_list(
-            "item_id", "item__external_id", "item__text", "coder_id", "coder__key",
-            "category_id", "number", "category_set",
+) -> list[int]:
+    """The round's items to show for adjudication, ordered by external id: those whose
+    coders gave more than one label (counted in the database) and those already
+    adjudicated; with ``disputed_only=False`` every labelled or adjudicated item."""
+    annotations = Annotation.objects.filter(round=round_, question=question)
+    if disputed_only:
+        annotations = (
+            annotations.values("item_id")
+            .annotate(n_labels=Count(_label_column(question), distinct=True))
+            .filter(n_labels__gt=1)
         )
-    )  # fmt: skip
-    items: dict[int, ItemToAdjudicate] = {}
-    for item_id, external_id, text, coder_id, key, category_id, number, category_set in rows:
-        entry = items.get(item_id)
-        if entry is None:
-            entry = items[item_id] = ItemToAdjudicate(item_id, external_id, text)
+    ids = set(annotations.values_list("item_id", flat=True))
+    ids |= set(
+        Adjudication.objects.filter(
+            round=round_, question=question, superseded_at__isnull=True
+        ).values_list("item_id", flat=True)
+    )
+    return list(
+        Item.objects.filter(pk__in=ids).order_by("external_id", "id").values_list("id", flat=True)
+    )
+
+
+def items_to_adjudicate(
+    *, round_: Round, question: Question, item_ids: Sequence[int]
+) -> list[ItemToAdjudicate]:
+    """The given items (one page of ``adjudication_item_ids``) with each coder's label as
+    text and their current adjudication, in the order given."""
+    scheme = LabelScheme.for_question(question)
+    items = {
+        pk: ItemToAdjudicate(pk, external_id, text)
+        for pk, external_id, text in Item.objects.filter(pk__in=item_ids).values_list(
+            "id", "external_id", "text"
+        )
+    }
+    rows = (
+        Annotation.objects.filter(round=round_, question=question, item_id__in=item_ids)
+        .order_by("item_id", "coder__key")
+        .values_list("item_id", "coder_id", "coder__key", "category_id", "number", "category_set")
+    )
+    for item_id, coder_id, key, category_id, number, category_set in rows:
+        entry = items[item_id]
         entry.labels[key] = scheme.text(label_of(category_id, number, category_set))
         entry.coder_ids[key] = coder_id
     for adjudication in Adjudication.objects.filter(
-        round=round_, question=question, superseded_at__isnull=True
-    ).select_related("item", "source_coder", "created_by"):
-        entry = items.get(adjudication.item_id)
-        if entry is None:
-            entry = items[adjudication.item_id] = ItemToAdjudicate(
-                adjudication.item_id, adjudication.item.external_id, adjudication.item.text
-            )
-        entry.adjudication = adjudication
-    listed = [
-        entry
-        for entry in items.values()
-        if not disputed_only or entry.disputed or entry.adjudication is not None
-    ]
-    return sorted(listed, key=lambda entry: entry.external_id)
+        round=round_, question=question, item_id__in=item_ids, superseded_at__isnull=True
+    ).select_related("source_coder", "created_by"):
+        items[adjudication.item_id].adjudication = adjudication
+    return [items[pk] for pk in item_ids if pk in items]
 
 
 def coder_against_reference(*, study: Study, coder: Coder) -> list[dict[str, Any]]:

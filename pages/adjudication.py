@@ -9,12 +9,14 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import (
+    adjudication_item_ids,
     items_to_adjudicate,
     reference_result_of,
     round_reference_of,
@@ -26,6 +28,7 @@ from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
 
 #: The radio value that means "the label typed in the text field".
 ENTERED = "__entered__"
+PAGE_SIZE = 50
 DECIDE_REFUSAL = "Only managers of the study adjudicate items."
 
 
@@ -47,7 +50,9 @@ def adjudication_view(
 ) -> HttpResponse:
     study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
     show_all = request.GET.get("all") == "1"
-    items = items_to_adjudicate(round_=round_, question=question, disputed_only=not show_all)
+    item_ids = adjudication_item_ids(round_=round_, question=question, disputed_only=not show_all)
+    page = Paginator(item_ids, PAGE_SIZE).get_page(request.GET.get("page"))
+    items = items_to_adjudicate(round_=round_, question=question, item_ids=list(page))
     coders = sorted({key for item in items for key in item.labels})
     rows = [(item, [(coder, item.labels.get(coder, "")) for coder in coders]) for item in items]
     return render(
@@ -61,6 +66,8 @@ def adjudication_view(
             "coders": coders,
             "rows": rows,
             "show_all": show_all,
+            "page": page,
+            "n_items": len(item_ids),
             "may_decide": role_allows(role, Role.MANAGER),
             "entered": ENTERED,
         },

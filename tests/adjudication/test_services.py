@@ -16,11 +16,16 @@ from django.utils import timezone
 
 from adjudication import services
 from adjudication.models import Adjudication, ReferenceResult, ReferenceStatus
-from adjudication.selectors import coder_reference_history, items_to_adjudicate
+from adjudication.selectors import (
+    adjudication_item_ids,
+    coder_reference_history,
+    items_to_adjudicate,
+)
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
 from review.models import ReviewEntry, ReviewResolution
 from review.services import review_rule_set
+from studies.models import Item
 from tests.factories import CoderFactory, RoundFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
@@ -219,8 +224,58 @@ def test_history_and_the_items_to_adjudicate(
     assert [(r["round"], r["coder"], r["accuracy"]["value"]) for r in rows] == [
         ("Round 1", "c2", 0.75)
     ]
-    listed = items_to_adjudicate(round_=round_, question=question)
+    ids = adjudication_item_ids(round_=round_, question=question)
+    listed = items_to_adjudicate(round_=round_, question=question, item_ids=ids)
     assert [(i.external_id, i.labels) for i in listed] == [
         ("u2", {"c1": "a", "c2": "b", "g": "b"}),
         ("u4", {"c1": "a", "c2": "a", "g": "b"}),
     ]
+    services.adjudicate(round_=round_, question=question, item=gold_round["items"][0], label="a")
+    assert [
+        Item.objects.get(pk=pk).external_id
+        for pk in adjudication_item_ids(round_=round_, question=question)
+    ] == ["u1", "u2", "u4"]
+    assert len(adjudication_item_ids(round_=round_, question=question, disputed_only=False)) == 4
+
+
+def test_a_study_with_adjudications_can_be_deleted_and_a_deleted_category_drops_out(
+    study: Any, gold_round: dict[str, Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    from studies.models import Category
+    from studies.services.study import study_delete
+    from tests.factories import CategoryFactory
+
+    round_, question = gold_round["round"], gold_round["question"]
+    u1, u2 = gold_round["items"][:2]
+    extra = CategoryFactory(question=question, code="d", position=9)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.adjudicate(round_=round_, question=question, item=u1, label="d", note="rare")
+        services.adjudicate(round_=round_, question=question, item=u2, label="b")
+    Category.objects.filter(pk=extra.pk).delete()
+    kept = Adjudication.objects.get(item=u1)
+    assert (kept.category_id, kept.value, kept.note) == (None, "d", "rare")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.reference_result_request(round_=round_, question=question)
+    assert stored(round_, question)["n_reference_items"] == 1  # u2 only
+    study_delete(study=study)
+    assert not Adjudication.objects.exists()
+
+
+def test_the_demo_has_a_gold_round_and_adjudicated_items(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from demo.loader import demo_study_create
+
+    with django_capture_on_commit_callbacks(execute=True):
+        study = demo_study_create()
+    main = study.rounds.get(name="Main")
+    assert main.reference.gold_coder.key == "chen"
+    current = Adjudication.objects.filter(round__study=study, superseded_at__isnull=True)
+    assert sorted(current.values_list("round__name", flat=True)) == ["Main"] * 4 + ["Pilot"] * 4
+    assert current.filter(source="entered").count() == 2
+    sentiment = study.questions.get(key="sentiment")
+    results = stored(main, sentiment)
+    assert results["gold_coder"] == "chen"
+    assert sorted(entry["coder"] for entry in results["coders"]) == ["alice", "bob"]
+    pilot = stored(study.rounds.get(name="Pilot"), sentiment)
+    assert (pilot["gold_coder"], pilot["n_reference_items"]) == (None, 4)
