@@ -130,12 +130,14 @@ def adjudication_item_ids(
     adjudicated; with ``disputed_only=False`` every labelled or adjudicated item."""
     annotations = Annotation.objects.filter(round=round_, question=question)
     if disputed_only:
-        annotations = (
+        ids = set(
             annotations.values("item_id")
             .annotate(n_labels=Count(_label_column(question), distinct=True))
             .filter(n_labels__gt=1)
+            .values_list("item_id", flat=True)
         )
-    ids = set(annotations.values_list("item_id", flat=True))
+    else:
+        ids = set(annotations.values_list("item_id", flat=True))
     ids |= set(
         Adjudication.objects.filter(
             round=round_, question=question, superseded_at__isnull=True
