@@ -40,6 +40,9 @@ from studies.models import Annotation, Coder, Item, LabelKind, Question, Round
 
 logger = logging.getLogger(__name__)
 
+BOTH_GIVEN = "Give either a label or the coder whose label to take, not both."
+NONE_GIVEN = "Give the reference label, or the coder whose label to take."
+
 #: A queued result not handed over for this long, or running without end for this long,
 #: is sent again by the sweep.
 STALE_AFTER = timedelta(minutes=10)
@@ -129,10 +132,10 @@ def adjudicate(
     _check_question(round_, question)
     if item.study_id != round_.study_id:
         raise ValidationError({"item": "This item belongs to another study."})
-    if (coder is None) == (label is None):
-        raise ValidationError(
-            {"label": "Give either a label or the coder whose label to take, not both."}
-        )
+    if coder is not None and label is not None:
+        raise ValidationError({"label": ValidationError(BOTH_GIVEN, code="label_and_coder")})
+    if coder is None and label is None:
+        raise ValidationError({"label": ValidationError(NONE_GIVEN, code="required")})
     scheme = LabelScheme.for_question(question)
     if coder is not None:
         if coder.study_id != round_.study_id:
@@ -143,7 +146,9 @@ def adjudicate(
         try:
             parsed = scheme.parse(label)
         except LabelError as error:
-            raise ValidationError({"label": error.message}, code=error.code) from None
+            raise ValidationError(
+                {"label": ValidationError(error.message, code=error.code)}
+            ) from None
         source = AdjudicationSource.ENTERED
     category_id, number, category_set = parsed
     now = timezone.now()

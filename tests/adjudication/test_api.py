@@ -81,7 +81,7 @@ def test_bad_input_is_a_400_naming_the_field(
     ]
     neither = adjudicate(manager_client, study, item="u1")
     assert errors(neither) == [
-        ("label", "Give either a label or the coder whose label to take, not both.")
+        ("label", "Give the reference label, or the coder whose label to take.")
     ]
     unknown_item = adjudicate(manager_client, study, item="nope", label="a")
     assert errors(unknown_item) == [("item", "No item 'nope' in this study.")]
@@ -89,7 +89,15 @@ def test_bad_input_is_a_400_naming_the_field(
     assert errors(unknown_coder) == [("coder", "No coder 'zed' in this study.")]
     bad_label = adjudicate(manager_client, study, item="u1", label="z")
     assert bad_label.status_code == 400
-    assert errors(bad_label)[0][0] == "label"
+    assert bad_label.json()["errors"] == [
+        {
+            "code": "unknown_category",
+            "detail": "'z' is not a category of this question.",
+            "attr": "label",
+        }
+    ]
+    as_set = adjudicate(manager_client, study, item="u1", label=["a"])
+    assert errors(as_set) == [("label", "This question takes one category, not a set.")]
     missing_round = manager_client.post(
         f"{base(study)}/adjudications/", {"question": "sentiment", "item": "u1", "label": "a"},
         format="json",
