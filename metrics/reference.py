@@ -257,7 +257,8 @@ def _with_reference(
             "items: give one reference label (or nan) per item."
         )
     stacked = np.vstack([values, gold[None, :]])
-    combined = as_reliability_data(stacked, domain=domain)
+    numeric = _as_floats(data, gold) if not isinstance(data, ReliabilityData) else None
+    combined = as_reliability_data(stacked if numeric is None else numeric, domain=domain)
     return ReliabilityData(
         combined.codes,
         combined.domain,
@@ -265,6 +266,18 @@ def _with_reference(
         (*coders, _REFERENCE),
         domain_declared=combined.domain_declared,
     )
+
+
+def _as_floats(data: Any, gold: NDArray[np.object_]) -> NDArray[np.float64] | None:
+    """Numbers stay a float matrix (the library's fast path), else None."""
+    matrix = np.asarray(data)
+    if matrix.dtype.kind not in "biuf":
+        return None
+    try:
+        reference = np.array([np.nan if v is None else v for v in gold], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return np.vstack([matrix.astype(np.float64), reference[None, :]])
 
 
 def _confusion(coder: NDArray[np.intp], gold: NDArray[np.intp], n_values: int) -> NDArray[np.int64]:
