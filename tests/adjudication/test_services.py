@@ -279,3 +279,29 @@ def test_the_demo_has_a_gold_round_and_adjudicated_items(
     assert sorted(entry["coder"] for entry in results["coders"]) == ["alice", "bob"]
     pilot = stored(study.rounds.get(name="Pilot"), sentiment)
     assert (pilot["gold_coder"], pilot["n_reference_items"]) == (None, 4)
+
+
+def test_the_sweep_runs_on_beat_and_requeues_a_result_whose_worker_died(
+    gold_round: dict[str, Any], django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    from datetime import timedelta
+
+    from agreement_server.celery import app
+
+    assert settings.CELERY_BEAT_SCHEDULE["reference-sweep"] == {
+        "task": "adjudication.reference_sweep",
+        "schedule": 60.0,
+    }
+    assert {"adjudication.reference_sweep", "adjudication.reference_compute"} <= set(app.tasks)
+    round_, question, gold = gold_round["round"], gold_round["question"], gold_round["coders"][2]
+    with mock.patch("adjudication.dispatch.signature"):  # the broker takes it; nobody runs it
+        with django_capture_on_commit_callbacks(execute=True):
+            result = services.gold_coder_set(round_=round_, coder=gold)
+        claimed = ReferenceResult.objects.get(round=round_, question=question)
+        assert services.reference_result_claim(result_id=claimed.pk)
+        assert not services.reference_result_claim(result_id=claimed.pk)  # one worker wins
+        assert services.reference_results_sweep() == []  # running, not yet stale
+    later = timezone.now() + services.STALE_AFTER + timedelta(seconds=1)
+    assert services.reference_results_sweep(now=later) == [claimed.pk]
+    assert result.gold_coder == gold
+    assert stored(round_, question)["gold_coder"] == "g"
