@@ -129,3 +129,16 @@ def test_the_reference_page_reads_the_stored_results(
     ).content.decode()
     assert '<h2 id="against-reference">Against the reference</h2>' in coder_page
     assert '<td class="num">4</td><td class="num">0.750</td>' in coder_page
+
+
+def test_the_review_queue_page_links_the_adjudication_page(
+    study: Any, gold_round: dict[str, Any], viewer: Any
+) -> None:
+    base = (
+        f"/studies/{study.pk}/rounds/{gold_round['round'].pk}/questions/{gold_round['question'].pk}"
+    )
+    text = page_client(viewer).get(f"{base}/review/").content.decode()
+    assert (
+        f'<a href="{base}/adjudication/">Adjudicate</a>: decide these items\' reference '
+        "labels (an adjudicated item leaves the queue)."
+    ) in text
