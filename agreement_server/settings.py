@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "exchange",
     "webhooks",
     "review",
+    "planning",
     "pages",
     "demo",
 ]
@@ -278,6 +279,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Re-sends webhook deliveries the broker refused or lost (see docs/webhooks.md).
     "webhooks-sweep": {"task": "webhooks.deliveries_sweep", "schedule": 10.0},
+    # Re-sends plan requests the broker refused or lost, and requeues a dead worker's plan.
+    "plans-sweep": {"task": "planning.plans_sweep", "schedule": 30.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
