@@ -10,7 +10,7 @@ pilot's category shares and its nominal alpha. The result is plain JSON (``plan_
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,14 +79,14 @@ def plan_result(
 
     plans: list[dict[str, Any]] = []
     pilot_json: dict[str, Any] | None = None
-    categories: dict[str, float]
+    categories: dict[Hashable, float]
     if pilot is not None:
         pilot_json, decomposition, categories, model_alpha = _pilot_summary(spec, pilot)
         result = plan_items(decomposition, **_common(spec))
         coders = pilot_json["coders_per_item"]
         plans.append(_plan_json(result.to_json(), design="pilot", coders_per_item=coders))
         step()
-        assumed: dict[str, float] = {"alpha": model_alpha}
+        assumed: dict[str, Any] = {"alpha": model_alpha}
     else:
         categories = {str(k): float(v) for k, v in spec.assumptions["categories"].items()}
         assumed = {
@@ -148,7 +148,7 @@ def _common(spec: PlanSpec) -> dict[str, Any]:
 
 def _pilot_summary(
     spec: PlanSpec, pilot: Pilot
-) -> tuple[dict[str, Any], Decomposition, dict[str, float], float]:
+) -> tuple[dict[str, Any], Decomposition, dict[Hashable, float], float]:
     """The pilot as JSON, the coefficient's decomposition, the category shares and the
     nominal alpha (the last two parameterise the model of the other designs)."""
     scope = pilot.scope
@@ -163,7 +163,7 @@ def _pilot_summary(
             f"({data.n_coders} coders); choose another coefficient."
         )
     _, per_item = np.unique(scope.item_ids, return_counts=True)
-    categories: dict[str, float] = {}
+    categories: dict[Hashable, float] = {}
     model_alpha = float("nan")
     if spec.kind in MODEL_KINDS:
         codes, counts = np.unique(np.asarray(scope.labels, dtype=str), return_counts=True)
@@ -177,7 +177,7 @@ def _pilot_summary(
     summary = {
         "round": pilot.name,
         "round_id": pilot.round_id,
-        "n_items": int(len(per_item)),
+        "n_items": len(per_item),
         "n_coders": int(data.n_coders),
         "n_annotations": int(scope.n_annotations),
         "coders_per_item": round(float(per_item.mean()), 2),
@@ -201,7 +201,7 @@ def _plan_json(plan: Mapping[str, Any], *, design: str, coders_per_item: float) 
         "design": design,
         "coders_per_item": coders_per_item,
         "n_items": n_items,
-        "annotations": int(round(n_items * coders_per_item)),
+        "annotations": round(n_items * coders_per_item),
         "probability": plan["probability"],
         "estimate": _finite(plan["estimate"]),
         "source": plan["source"],

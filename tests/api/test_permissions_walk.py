@@ -39,6 +39,7 @@ from rest_framework.test import APIClient
 
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
+from planning.services import plan_request_create
 from review.models import ReviewEntry
 from review.services import review_rule_set
 from studies.models import Category, LabelKind, Role, SpanUnit
@@ -68,6 +69,7 @@ PEOPLE = Rule("people")
 OWNER = Rule("owner")
 PAGE_VIEWER = Rule("page", Role.VIEWER)
 PAGE_ANNOTATOR = Rule("page", Role.ANNOTATOR)
+PAGE_MANAGER = Rule("page", Role.MANAGER)
 PAGE_SIGNED_IN = Rule("signed-in page")
 PUBLIC = Rule("public")
 
@@ -161,6 +163,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("POST", f"{S}/review/<pk>/resolve/"): ANNOTATOR,
     ("GET", f"{S}/review/csv/"): VIEWER,
     ("GET", f"{S}/review/label-studio/"): VIEWER,
+    ("GET", f"{S}/plans/"): VIEWER,
+    ("POST", f"{S}/plans/"): MANAGER,
+    ("GET", f"{S}/plans/<pk>/"): VIEWER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -168,6 +173,8 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", "/studies/<study_pk>/computations/<computation_pk>/status/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/coders/<coder_pk>/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/plans/"): PAGE_VIEWER,
+    ("POST", "/studies/<study_pk>/plans/request/"): PAGE_MANAGER,
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
     ("GET", f"{R}/items.csv"): PAGE_VIEWER,
     ("GET", f"{R}/items/"): PAGE_VIEWER,
@@ -316,6 +323,10 @@ def _extend(world: World) -> dict[str, Any]:
     )
     CategoryFactory(question=span, code="PER")
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        plan = plan_request_create(
+            study=study, question=question, pilot_round=rounds[0], target=0.1, power=0.8
+        )
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
@@ -328,6 +339,7 @@ def _extend(world: World) -> dict[str, Any]:
         "document": document,
         "webhook": endpoint.pk,
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
+        "plan": plan.pk,
     }
 
 
@@ -370,6 +382,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "computations": ids["computation"].pk,
         "webhooks": ids["webhook"],
         "review": ids["review"],
+        "plans": ids["plan"],
     }.get(resource)
     return {
         "study_pk": world.study.pk,
@@ -476,6 +489,19 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("PATCH", f"{S}/webhooks/<pk>/"): Call(body={"description": "Changed"}),
         ("POST", "/studies/<study_pk>/computations/request/"): Call(
             body={"question": pages_question.pk, "round": second.pk}
+        ),
+        ("POST", f"{S}/plans/"): Call(
+            body={"question": pages_question.pk, "pilot_round": first.pk, "target": 0.1}
+        ),
+        ("POST", "/studies/<study_pk>/plans/request/"): Call(
+            body={
+                "question": pages_question.pk,
+                "pilot_round": first.pk,
+                "coefficient": "alpha",
+                "target": 0.1,
+                "confidence": 0.95,
+                "power": 0.8,
+            }
         ),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,

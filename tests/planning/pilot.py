@@ -4,7 +4,8 @@ Generated once with ``numpy.random.default_rng(14)`` (true category uniform, eac
 it with probability 0.8, else a uniform draw) and written out here, so the tests do not depend
 on the generator. Row ``c`` is coder c's labels of items 0..59. Its nominal alpha is
 0.6158081373646883 and its label shares a 62/180, b 50/180, c 68/180
-(``python -m metrics report pilot.csv --domain a,b,c --json``; docs/references.md#server-plan-pilot).
+(``python -m metrics report pilot.csv --domain a,b,c --json``;
+docs/references.md#server-plan-pilot).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ Expected numbers come from the library's command line on the same pilot written 
 
     python -m metrics plan pilot.csv --domain a,b,c --coefficient alpha --target 0.5 --power 0.8
       → 173 items, probability 0.803; curve 20: 0.186, 40: 0.302, 80: 0.519, 160: 0.765 …
-    python -m metrics plan --categories a:0.34444444444444444,b:0.2777777777777778,c:0.37777777777777777
-      --alpha 0.6158081373646883 --coders 2 --target 0.5 --power 0.8   → 263 items, 0.801
+    python -m metrics plan --categories a:0.34444444444444444,b:0.2777777777777778,\
+      c:0.37777777777777777 --alpha 0.6158081373646883 --coders 2 --target 0.5 --power 0.8
+      → 263 items, 0.801
     … --coders 4 → 118 items, 0.815
 """
 
