@@ -132,7 +132,7 @@ def plan_request_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     form = PlanRequestForm(request.POST, study=study, question=question)
     if not form.is_valid():
         text = "; ".join(
-            f"{form.fields[name].label or name}: {' '.join(errors)}"
+            f"{form.fields[name].label or name}: {' '.join(str(e) for e in errors)}"
             for name, errors in form.errors.items()
         )
         return _refused(request, study, question.pk, text)

@@ -108,11 +108,11 @@ def _design_errors(question: Question, designs: Sequence[int], n_categories: int
 
 
 def _pilot_errors(question: Question, pilot_round: Round) -> dict[str, str]:
-    coders = (
+    coders = len(
         Annotation.objects.filter(question=question, round=pilot_round)
-        .values("coder_id")
+        .order_by()
+        .values_list("coder_id", flat=True)
         .distinct()[:2]
-        .count()
     )
     if coders == 0:
         return {
