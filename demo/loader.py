@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from computations.models import ComputationScope, ComputationTrigger
 from computations.services import computation_request
+from demo.plan import demo_plan_create
 from demo.spans import demo_span_question_create
 from studies.models import (
     Annotation,
@@ -241,4 +242,5 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
     Annotation.objects.bulk_create(annotations, batch_size=1000)
     AnnotationChange.objects.bulk_create(changes, batch_size=1000)
     demo_span_question_create(study=study, rounds=rounds, coders=coders, position=3)
+    demo_plan_create(study=study)
     return study

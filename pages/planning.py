@@ -113,6 +113,11 @@ def _back(study: Study, question_pk: Any) -> HttpResponse:
     return redirect(f"{url}?question={text}" if text.isdigit() else url)
 
 
+def _field_label(form: forms.Form, name: str) -> str:
+    field = form.fields.get(name)
+    return str(field.label) if field is not None and field.label else name
+
+
 def _plan_body(plan: PlanRequest) -> dict[str, Any]:
     return {"id": plan.pk, "status": plan.status, "recommended_items": plan.recommended_items}
 
@@ -132,7 +137,7 @@ def plan_request_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     form = PlanRequestForm(request.POST, study=study, question=question)
     if not form.is_valid():
         text = "; ".join(
-            f"{form.fields[name].label or name}: {' '.join(str(e) for e in errors)}"
+            f"{_field_label(form, name)}: {' '.join(str(e) for e in errors)}"
             for name, errors in form.errors.items()
         )
         return _refused(request, study, question.pk, text)
