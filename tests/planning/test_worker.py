@@ -142,3 +142,47 @@ def test_the_run_is_idempotent_and_the_sweep_resends_unsent_plans(
     assert again.status == PlanStatus.DONE
     assert again.recommended_items == 173
     assert again.attempts == 2
+
+
+def test_a_refused_message_leaves_the_plan_to_the_sweep(
+    pilot: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from celery.canvas import Signature
+
+    study, round_, question = pilot
+
+    def refuse(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("broker down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Signature, "apply_async", refuse)
+        plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    # The request succeeded; the plan waits, marked unsent, until the sweep sends it.
+    assert plan.status == PlanStatus.QUEUED
+    assert plan.dispatched_at is None
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert plans_sweep() == [plan.pk]
+    assert PlanRequest.objects.get(pk=plan.pk).recommended_items == 173
+
+
+def test_the_sweep_requeues_a_plan_whose_worker_died(pilot: tuple[Any, Any, Any]) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study, round_, question = pilot
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    silent_since = timezone.now() - timedelta(minutes=5)
+    PlanRequest.objects.filter(pk=plan.pk).update(
+        status=PlanStatus.RUNNING, heartbeat_at=silent_since, result=None
+    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert plans_sweep() == [plan.pk]
+    again = PlanRequest.objects.get(pk=plan.pk)
+    assert again.status == PlanStatus.DONE
+    assert again.recommended_items == 173
+    # A plan that reported progress a moment ago is left alone.
+    PlanRequest.objects.filter(pk=plan.pk).update(
+        status=PlanStatus.RUNNING, heartbeat_at=timezone.now()
+    )
+    assert plans_sweep() == []
