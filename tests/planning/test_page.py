@@ -111,3 +111,20 @@ def test_the_study_page_and_the_round_report_link_the_planning_page(
         f'<a href="/studies/{study.pk}/plans/?question={question.pk}&amp;pilot={round_.pk}">'
         "Plan the next round</a>"
     ) in report.content.decode()
+
+
+def test_the_admin_lists_plans_read_only(
+    study: Any, pilot: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    from tests.factories import UserFactory
+
+    round_, question = pilot
+    with django_capture_on_commit_callbacks(execute=True):
+        plan = plan_request_create(study=study, question=question, pilot_round=round_, target=0.5)
+    admin_user = UserFactory(username="root", is_staff=True, is_superuser=True)
+    client = _client(admin_user)
+    listing = client.get("/admin/planning/planrequest/").content.decode()
+    assert "1 plan request" in listing
+    change = client.get(f"/admin/planning/planrequest/{plan.pk}/change/")
+    assert change.status_code == 200
+    assert client.get("/admin/planning/planrequest/add/").status_code == 403
