@@ -8,6 +8,7 @@ from adjudication.api.urls import ROUTES as ADJUDICATION_ROUTES
 from annotations.api.urls import ROUTES as ANNOTATION_ROUTES
 from computations.api.urls import ROUTES as COMPUTATION_ROUTES
 from exchange.api.urls import ROUTES as EXCHANGE_ROUTES
+from planning.api.urls import ROUTES as PLANNING_ROUTES
 from review.api.urls import ROUTES as REVIEW_ROUTES
 from studies.api.urls import ROUTES as STUDY_ROUTES
 from webhooks.api.urls import ROUTES as WEBHOOK_ROUTES
@@ -21,6 +22,7 @@ for prefix, viewset, basename in (
     *WEBHOOK_ROUTES,
     *REVIEW_ROUTES,
     *ADJUDICATION_ROUTES,
+    *PLANNING_ROUTES,
 ):
     router.register(prefix, viewset, basename=basename)
 

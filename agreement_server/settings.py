@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "webhooks",
     "review",
     "adjudication",
+    "planning",
     "pages",
     "demo",
 ]
@@ -281,6 +282,8 @@ CELERY_BEAT_SCHEDULE = {
     "webhooks-sweep": {"task": "webhooks.deliveries_sweep", "schedule": 10.0},
     # Re-sends reference computations (each coder against the gold) lost on the way.
     "reference-sweep": {"task": "adjudication.reference_sweep", "schedule": 60.0},
+    # Re-sends plan requests the broker refused or lost, and requeues a dead worker's plan.
+    "plans-sweep": {"task": "planning.plans_sweep", "schedule": 30.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -20,6 +20,7 @@ from django.utils import timezone
 from computations.models import ComputationScope, ComputationTrigger
 from computations.services import computation_request
 from demo.gold import demo_gold_create
+from demo.plan import demo_plan_create
 from demo.spans import demo_span_question_create
 from studies.models import (
     Annotation,
@@ -243,4 +244,5 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
     AnnotationChange.objects.bulk_create(changes, batch_size=1000)
     demo_span_question_create(study=study, rounds=rounds, coders=coders, position=3)
     demo_gold_create(study=study)
+    demo_plan_create(study=study)
     return study

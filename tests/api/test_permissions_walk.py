@@ -41,6 +41,7 @@ from adjudication.models import ReferenceResult
 from adjudication.services import adjudicate
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
+from planning.services import plan_request_create
 from review.models import ReviewEntry
 from review.services import review_rule_set
 from studies.models import Category, LabelKind, Role, SpanUnit
@@ -174,6 +175,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/reference-results/"): VIEWER,
     ("GET", f"{S}/reference-results/<pk>/"): VIEWER,
     ("GET", f"{S}/reference-results/history/"): VIEWER,
+    ("GET", f"{S}/plans/"): VIEWER,
+    ("POST", f"{S}/plans/"): MANAGER,
+    ("GET", f"{S}/plans/<pk>/"): VIEWER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -181,6 +185,8 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", "/studies/<study_pk>/computations/<computation_pk>/status/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/coders/<coder_pk>/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/plans/"): PAGE_VIEWER,
+    ("POST", "/studies/<study_pk>/plans/request/"): PAGE_MANAGER,
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
     ("GET", f"{R}/items.csv"): PAGE_VIEWER,
     ("GET", f"{R}/items/"): PAGE_VIEWER,
@@ -334,6 +340,9 @@ def _extend(world: World) -> dict[str, Any]:
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
     with TestCase.captureOnCommitCallbacks(execute=True):
         adjudication = adjudicate(round_=rounds[0], question=question, item=items[0], label="yes")
+        plan = plan_request_create(
+            study=study, question=question, pilot_round=rounds[0], target=0.1, power=0.8
+        )
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
@@ -348,6 +357,7 @@ def _extend(world: World) -> dict[str, Any]:
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
         "adjudication": adjudication.pk,
         "reference_result": ReferenceResult.objects.get(round=rounds[0], question=question).pk,
+        "plan": plan.pk,
     }
 
 
@@ -392,6 +402,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "review": ids["review"],
         "adjudications": ids["adjudication"],
         "reference-results": ids["reference_result"],
+        "plans": ids["plan"],
     }.get(resource)
     return {
         "study_pk": world.study.pk,
@@ -513,6 +524,19 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("GET", f"{S}/reference-results/history/"): Call(query={"question": pages_question.key}),
         ("POST", f"{R}/adjudication/decide/"): Call(
             body={"item": ids["document"].pk, "choice": "__entered__", "label": "yes"}
+        ),
+        ("POST", f"{S}/plans/"): Call(
+            body={"question": pages_question.pk, "pilot_round": first.pk, "target": 0.1}
+        ),
+        ("POST", "/studies/<study_pk>/plans/request/"): Call(
+            body={
+                "question": pages_question.pk,
+                "pilot_round": first.pk,
+                "coefficient": "alpha",
+                "target": 0.1,
+                "confidence": 0.95,
+                "power": 0.8,
+            }
         ),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,

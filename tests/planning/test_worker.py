@@ -1,0 +1,188 @@
+"""The worker's plan (eager Celery, SQLite) from the seeded pilot of ``tests/planning/pilot.py``.
+
+Expected numbers come from the library's command line on the same pilot written as CSV
+(item-000…item-059, coder-0…coder-2), run once and copied here
+(docs/references.md#server-plan-pilot):
+
+    python -m metrics plan pilot.csv --domain a,b,c --coefficient alpha --target 0.5 --power 0.8
+      → 173 items, probability 0.803; curve 20: 0.186, 40: 0.302, 80: 0.519, 160: 0.765 …
+    python -m metrics plan --categories a:0.34444444444444444,b:0.2777777777777778,\
+      c:0.37777777777777777 --alpha 0.6158081373646883 --coders 2 --target 0.5 --power 0.8
+      → 263 items, 0.801
+    … --coders 4 → 118 items, 0.815
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import TestCase
+
+from planning.models import PlanRequest, PlanStatus
+from planning.services import plan_claim, plan_request_create, plan_run, plans_sweep
+from tests.factories import RoundFactory, StudyFactory
+from tests.planning.pilot import pilot_round
+
+pytestmark = pytest.mark.django_db
+
+
+def _plan(**kwargs: Any) -> PlanRequest:
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        plan = plan_request_create(**kwargs)
+    return PlanRequest.objects.get(pk=plan.pk)
+
+
+@pytest.fixture
+def pilot() -> tuple[Any, Any, Any]:
+    study = StudyFactory()
+    round_ = RoundFactory(study=study, name="Pilot")
+    return study, round_, pilot_round(round_)
+
+
+def test_the_worker_stores_the_plan_of_the_pilots_design(pilot: tuple[Any, Any, Any]) -> None:
+    study, round_, question = pilot
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    assert plan.status == PlanStatus.DONE, plan.error
+    assert plan.progress == 1.0
+    result = plan.result
+    assert result["recommended"]["n_items"] == 173
+    assert plan.recommended_items == 173
+    mine = result["plans"][0]
+    assert mine["design"] == "pilot"
+    assert mine["coders_per_item"] == 3.0
+    assert mine["annotations"] == 519
+    assert mine["probability"] == 0.803
+    assert [(p["n"], p["probability"]) for p in mine["curve"][:4]] == [
+        (20, 0.186),
+        (40, 0.302),
+        (80, 0.519),
+        (160, 0.765),
+    ]
+    assert result["pilot"]["n_items"] == 60
+    assert result["pilot"]["n_coders"] == 3
+    assert result["pilot"]["estimate"] == pytest.approx(0.6158081373646883, abs=1e-12)
+    assert result["pilot"]["category_shares"] == pytest.approx(
+        {"a": 62 / 180, "b": 50 / 180, "c": 68 / 180}
+    )
+
+
+def test_other_designs_use_the_model_fitted_to_the_pilot(pilot: tuple[Any, Any, Any]) -> None:
+    study, round_, question = pilot
+    plan = _plan(
+        study=study,
+        question=question,
+        pilot_round=round_,
+        target=0.5,
+        power=0.8,
+        coders_per_item=[2, 4],
+    )
+    assert plan.status == PlanStatus.DONE, plan.error
+    by_design = {p["design"]: p for p in plan.result["plans"]}
+    assert by_design["2 coders per item"]["n_items"] == 263
+    assert by_design["2 coders per item"]["probability"] == 0.801
+    assert by_design["2 coders per item"]["annotations"] == 526
+    assert by_design["4 coders per item"]["n_items"] == 118
+    assert by_design["4 coders per item"]["probability"] == 0.815
+    # From a pilot the recommendation is the pilot's own design.
+    assert plan.result["recommended"]["design"] == "pilot"
+
+
+def test_without_a_pilot_the_design_with_fewest_annotations_is_recommended() -> None:
+    study = StudyFactory()
+    round_ = RoundFactory(study=study)
+    question = pilot_round(round_)
+    assumptions = {
+        "categories": {"a": 0.34444444444444444, "b": 0.2777777777777778, "c": 0.37777777777777777},
+        "alpha": 0.6158081373646883,
+    }
+    plan = _plan(
+        study=study,
+        question=question,
+        assumptions=assumptions,
+        target=0.5,
+        power=0.8,
+        coders_per_item=[2, 4],
+    )
+    assert plan.status == PlanStatus.DONE, plan.error
+    assert plan.result["pilot"] is None
+    # 2 coders: 263 × 2 = 526 annotations; 4 coders: 118 × 4 = 472.
+    assert plan.result["recommended"] == {
+        "design": "4 coders per item",
+        "n_items": 118,
+        "coders_per_item": 4,
+        "annotations": 472,
+        "probability": 0.815,
+    }
+
+
+def test_an_unreachable_target_fails_with_the_librarys_reason(pilot: tuple[Any, Any, Any]) -> None:
+    study, round_, question = pilot
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.7, power=0.8)
+    assert plan.status == PlanStatus.FAILED
+    assert plan.error.startswith("The target cannot be reached: the alpha of the pilot is 0.6158")
+    assert plan.result is None
+
+
+def test_the_run_is_idempotent_and_the_sweep_resends_unsent_plans(
+    pilot: tuple[Any, Any, Any],
+) -> None:
+    study, round_, question = pilot
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    assert plan_claim(plan_id=plan.pk) is False  # done: a second message does nothing
+    plan_run(plan_id=plan.pk)
+    assert PlanRequest.objects.get(pk=plan.pk).result == plan.result
+    # A request whose message the broker refused (dispatched_at cleared) is sent by the sweep.
+    PlanRequest.objects.filter(pk=plan.pk).update(
+        status=PlanStatus.QUEUED, dispatched_at=None, result=None
+    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert plans_sweep() == [plan.pk]
+    again = PlanRequest.objects.get(pk=plan.pk)
+    assert again.status == PlanStatus.DONE
+    assert again.recommended_items == 173
+    assert again.attempts == 2
+
+
+def test_a_refused_message_leaves_the_plan_to_the_sweep(
+    pilot: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from celery.canvas import Signature
+
+    study, round_, question = pilot
+
+    def refuse(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("broker down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Signature, "apply_async", refuse)
+        plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    # The request succeeded; the plan waits, marked unsent, until the sweep sends it.
+    assert plan.status == PlanStatus.QUEUED
+    assert plan.dispatched_at is None
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert plans_sweep() == [plan.pk]
+    assert PlanRequest.objects.get(pk=plan.pk).recommended_items == 173
+
+
+def test_the_sweep_requeues_a_plan_whose_worker_died(pilot: tuple[Any, Any, Any]) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study, round_, question = pilot
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    silent_since = timezone.now() - timedelta(minutes=5)
+    PlanRequest.objects.filter(pk=plan.pk).update(
+        status=PlanStatus.RUNNING, heartbeat_at=silent_since, result=None
+    )
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert plans_sweep() == [plan.pk]
+    again = PlanRequest.objects.get(pk=plan.pk)
+    assert again.status == PlanStatus.DONE
+    assert again.recommended_items == 173
+    # A plan that reported progress a moment ago is left alone.
+    PlanRequest.objects.filter(pk=plan.pk).update(
+        status=PlanStatus.RUNNING, heartbeat_at=timezone.now()
+    )
+    assert plans_sweep() == []
