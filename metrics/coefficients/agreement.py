@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from metrics.coefficients.closed_forms import two_coder_kappa_from_array
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -690,6 +691,9 @@ def cohen_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     >>> round(cohen_kappa(data).value, 3)
     0.348
     """
+    direct = two_coder_kappa_from_array(data, None, domain, "cohen_kappa")
+    if direct is not None:
+        return direct
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Cohen's kappa")
     require_two_coders(rd, "Cohen's kappa")

@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from metrics.coefficients.closed_forms import alpha_from_array
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -393,6 +394,9 @@ def krippendorff_alpha(
     >>> round(krippendorff_alpha(data).value, 3)
     0.743
     """
+    direct = alpha_from_array(data, distance, domain)
+    if direct is not None:
+        return direct
     reliability = as_reliability_data(data, domain=domain)
     pairs = _pairable(reliability)
     _require_pairable(pairs)
