@@ -41,7 +41,11 @@ from metrics.distances.scalar import IntervalDistance, OrdinalDistance, midranks
 #: count-table forms; wider ranges take the general path.
 MAX_SPAN = 1024
 
-__all__ = ["MAX_SPAN", "alpha_from_array", "two_coder_kappa_from_array"]
+__all__ = [
+    "MAX_SPAN",
+    "alpha_from_array",
+    "two_coder_kappa_from_array",
+]
 
 
 def numeric_array(data: object, domain: Sequence[Hashable] | None) -> NDArray[Any] | None:
@@ -274,27 +278,57 @@ def two_coder_kappa_from_array(
     if coded is None:
         return None
     codes, lowest, span = coded
-    size = span + 1  # the last code is "missing"
-    table = np.bincount(codes[0] * size + codes[1], minlength=size * size).reshape(size, size)
-    first_all, second_all = table[:span, :].sum(axis=1), table[:, :span].sum(axis=0)
-    used = np.flatnonzero((first_all + second_all) > 0)
-    both = table[np.ix_(used, used)].astype(np.float64)
-    n_both = float(both.sum())
-    n_first, n_second = float(first_all.sum()), float(second_all.sum())
+    full = _pair_table(codes[0], codes[1], span)
+    # The inferred domain is the values that occur, in order.
+    occurring = np.flatnonzero(full[:span, :].sum(axis=1) + full[:, :span].sum(axis=0) > 0)
+    keep = np.append(occurring, span)
+    full = full[np.ix_(keep, keep)]
+    domain_values = (occurring + lowest).astype(array.dtype).tolist()
+    proxy = None
+    if distance is not None:
+        # An empty table over the domain, to check the distance against the labels.
+        size = len(domain_values)
+        proxy = ReliabilityData.from_contingency(np.zeros((size, size)), domain=domain_values)
+    return _kappa_from_table(full, proxy, domain_values, distance, name, int(array.shape[1]))
+
+
+def _pair_table(
+    first: NDArray[np.intp], second: NDArray[np.intp], span: int
+) -> NDArray[np.float64]:
+    """``(span+1) × (span+1)`` counts of code pairs; code ``span`` stands for missing."""
+    size = span + 1
+    table = np.bincount(first * size + second, minlength=size * size)
+    return table.reshape(size, size).astype(np.float64)
+
+
+def _kappa_from_table(
+    full: NDArray[np.float64],
+    data: ReliabilityData | None,
+    domain_values: Sequence[Hashable],
+    distance: DistanceLike | None,
+    name: str,
+    n_items: int,
+) -> CoefficientResult | None:
+    """Kappa from a pair table whose last row and column count values without a partner.
+
+    Gwet's convention for missing values: observed agreement over items both coders
+    labelled, each coder's distribution from all of that coder's values.
+    """
+    span = full.shape[0] - 1
+    both = full[:span, :span]
+    first_all, second_all = full[:span, :].sum(axis=1), full[:, :span].sum(axis=0)
+    n_both, n_first, n_second = float(both.sum()), float(first_all.sum()), float(second_all.sum())
     if n_both == 0 or n_first == 0 or n_second == 0:
         return None
-    if distance is None:
-        weights = np.eye(used.size)
+    if distance is None or data is None:
+        weights = np.eye(span)
     else:
-        domain_values = (used + lowest).astype(array.dtype).tolist()
-        found = _weights(distance, domain_values, both.sum(axis=0) + both.sum(axis=1))
+        found = _weights(distance, data, domain_values, both.sum(axis=0) + both.sum(axis=1))
         if found is None:
             return None
         weights = found
     observed = float(np.einsum("kl,kl->", weights, both)) / n_both
-    first = first_all[used] / n_first
-    second = second_all[used] / n_second
-    expected = float(first @ weights @ second)
+    expected = float((first_all / n_first) @ weights @ (second_all / n_second))
     if not abs(1.0 - expected) > 1e-12:
         return None
     return CoefficientResult(
@@ -303,23 +337,24 @@ def two_coder_kappa_from_array(
         observed=observed,
         expected=expected,
         kind="agreement",
-        n_items=int(array.shape[1]),
+        n_items=n_items,
         n_pairable_items=int(n_both),
         n_coders=2,
     )
 
 
 def _weights(
-    distance: DistanceLike, domain_values: list[Hashable], pairable_counts: NDArray[np.float64]
+    distance: DistanceLike,
+    data: ReliabilityData,
+    domain_values: Sequence[Hashable],
+    pairable_counts: NDArray[np.float64],
 ) -> NDArray[np.float64] | None:
     """Symmetric agreement weights ``1 - d/d_max`` as in
-    :func:`metrics.coefficients.agreement.agreement_weights`, on a domain given as values."""
-    size = len(domain_values)
-    # An empty table over the domain: only its domain is read when checking the distance.
-    proxy = ReliabilityData.from_contingency(np.zeros((size, size)), domain=domain_values)
-    resolved = resolve_distance(distance, proxy)
+    :func:`metrics.coefficients.agreement.agreement_weights`, the distance checked against
+    ``data`` and given the pairable-value counts (for the ordinal metric)."""
+    resolved = resolve_distance(distance, data)
     matrix = np.asarray(resolved.matrix(domain_values, pairable_counts), dtype=np.float64)
-    check_matrix(matrix, size, str(resolved.name))
+    check_matrix(matrix, len(domain_values), str(resolved.name))
     largest = float(matrix.max())
     if largest == 0:
         return None
