@@ -43,7 +43,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics.coefficients.closed_forms import two_coder_kappa_from_array
+from metrics.coefficients.closed_forms import (
+    fleiss_pi_from_array,
+    two_coder_kappa_from_array,
+)
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -500,6 +503,9 @@ def fleiss_pi(
     >>> round(fleiss_pi(ReliabilityData.from_contingency(table)).value, 4)
     0.7995
     """
+    direct = fleiss_pi_from_array(data, distance, domain)
+    if direct is not None:
+        return direct
     rd, decomposition, model = _run(data, "fleiss_pi", "pooled", domain=domain, distance=distance)
     return evaluate(rd, decomposition, model, "Multi-pi")
 

@@ -12,6 +12,7 @@ computed from a few sums without coding the labels first:
 - **ordinal alpha** (whole-number labels spanning a small range) from the items × values
   count table, each item's rank sums around its mean rank, mid-ranks
   :math:`r_k = \\sum_{g<k} n_g + n_k/2` from the column totals;
+- **multi-pi** (Fleiss' kappa, unweighted) from the same count table;
 - **Cohen's and weighted kappa** (two coders, whole-number labels spanning a small range) from
   one ``bincount`` of the pairs into a ``(V+1) × (V+1)`` table whose extra row and column
   count values the other coder left missing: observed agreement
@@ -44,6 +45,7 @@ MAX_SPAN = 1024
 __all__ = [
     "MAX_SPAN",
     "alpha_from_array",
+    "fleiss_pi_from_array",
     "two_coder_kappa_from_array",
 ]
 
@@ -247,6 +249,60 @@ def _ordinal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
         squares = np.einsum("uk,uk->u", counts, deviations * deviations)
         observed_sum = float(np.dot(2.0 * per_item * weight, squares))
     return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+
+
+# -- multi-pi ------------------------------------------------------------------------------
+
+
+def fleiss_pi_from_array(
+    data: object, distance: DistanceLike | None, domain: Sequence[Hashable] | None
+) -> CoefficientResult | None:
+    """Unweighted multi-pi (Fleiss' kappa) of a plain array of whole-number labels.
+
+    From the items × values count table: :math:`A_o` the mean over pairable items of
+    :math:`\\sum_k n_{ik}(n_{ik}-1) / (r_i(r_i-1))`, :math:`\\pi_k` the mean over rated items
+    of :math:`n_{ik}/r_i` (Gwet's convention for missing values, as in
+    :func:`metrics.coefficients.agreement.fleiss_pi`). ``None`` for other input or when
+    multi-pi is undefined.
+
+    Examples
+    --------
+    Two coders: Artstein & Poesio (2008), Table 1 (docs/references.md#ap2008-table1),
+    π ≈ 0.341.
+
+    >>> pairs = np.array([(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50).T
+    >>> round(fleiss_pi_from_array(pairs, None, None).value, 3)
+    0.341
+    """
+    array = numeric_array(data, domain)
+    if array is None or distance is not None:
+        return None
+    counts = _item_value_counts(array)
+    if counts is None:
+        return None
+    per_item = counts.sum(axis=1)
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    rated = per_item > 0
+    if n_pairable == 0:
+        return None
+    m = per_item[pairable]
+    same = np.einsum("ik,ik->i", counts[pairable], counts[pairable]) - m
+    observed = float((same / (m * (m - 1.0))).sum()) / n_pairable
+    pooled = (counts[rated] / per_item[rated, None]).sum(axis=0) / float(np.count_nonzero(rated))
+    expected = float(pooled @ pooled)
+    if not abs(1.0 - expected) > 1e-12:
+        return None
+    return CoefficientResult(
+        name="fleiss_pi",
+        value=float((observed - expected) / (1.0 - expected)),
+        observed=observed,
+        expected=expected,
+        kind="agreement",
+        n_items=int(array.shape[1]),
+        n_pairable_items=n_pairable,
+        n_coders=int(array.shape[0]),
+    )
 
 
 # -- two coders ---------------------------------------------------------------------------

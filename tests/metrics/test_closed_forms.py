@@ -295,3 +295,24 @@ def test_fleiss_pi_matches_statsmodels(seed: int) -> None:
     table, _ = inter_rater.aggregate_raters(values.T)
     expected = inter_rater.fleiss_kappa(table, method="fleiss")
     assert fleiss_pi(values).value == pytest.approx(expected, abs=PEER)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fleiss_pi_with_missing_values_equals_the_general_path(seed: int) -> None:
+    values = categorical(seed, coders=2 + seed, items=60, missing=0.3)
+    values[:, :3] = np.nan
+    values[0, 3] = 1.0  # an item with one value counts for chance, not for A_o
+    values[1:, 3] = np.nan
+    assert closed_forms.fleiss_pi_from_array(values, None, None) is not None
+    same_result(fleiss_pi(values), fleiss_pi(general(values)))
+
+
+def test_published_fleiss_pi_on_an_array() -> None:
+    # docs/references.md#ap2008-table4: π = 2393/2993.
+    pairs = [(0, 0)] * 46 + [(1, 0)] * 6 + [(1, 1)] * 32 + [(1, 2)] * 6 + [(2, 2)] * 10
+    assert fleiss_pi(np.array(pairs).T).value == pytest.approx(2393 / 2993, abs=EXACT)
+
+
+def test_weighted_multi_pi_takes_the_general_path() -> None:
+    values = categorical(2, coders=3, items=30, missing=0.1)
+    assert closed_forms.fleiss_pi_from_array(values, "interval", None) is None
