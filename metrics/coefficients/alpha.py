@@ -291,11 +291,13 @@ def _metric(distance: DistanceLike, data: ReliabilityData, counts: NDArray[np.fl
     in chunks, any other distance is its checked ``V × V`` matrix (whose symmetric part is
     all alpha's sums see).
     """
-    resolved = resolve_distance(distance, data)
+    resolved = resolve_distance(distance)
+    if isinstance(resolved, IntervalDistance):
+        # Checking it against the data is reading the domain as numbers: done once here.
+        return _Interval(numeric_domain(data.domain, "interval"))
+    resolved = resolve_distance(resolved, data)
     if isinstance(resolved, NominalDistance):
         return _Nominal()
-    if isinstance(resolved, IntervalDistance):
-        return _Interval(numeric_domain(data.domain, "interval"))
     if isinstance(resolved, OrdinalDistance):
         return _Interval(midranks(counts))
     if isinstance(resolved, RatioDistance) and data.n_values > MAX_MATRIX_VALUES:
