@@ -9,16 +9,20 @@ values, against each other to 1e-12, and against published values.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from metrics import MatrixDistance
 from metrics.coefficients import closed_forms
 from metrics.coefficients.agreement import cohen_kappa, fleiss_pi
 from metrics.coefficients.alpha import krippendorff_alpha
+from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import weighted_kappa
-from metrics.data import ReliabilityData
+from metrics.data import DataLike, ReliabilityData
 
 krippendorff = importlib.import_module("krippendorff")
 sklearn_metrics = importlib.import_module("sklearn.metrics")
@@ -316,3 +320,55 @@ def test_published_fleiss_pi_on_an_array() -> None:
 def test_weighted_multi_pi_takes_the_general_path() -> None:
     values = categorical(2, coders=3, items=30, missing=0.1)
     assert closed_forms.fleiss_pi_from_array(values, "interval", None) is None
+
+
+# -- any small array: the closed form and the general path agree, or both refuse -----------
+
+
+@st.composite
+def small_arrays(draw: st.DrawFn) -> np.ndarray:
+    coders = draw(st.integers(1, 5))
+    items = draw(st.integers(1, 12))
+    low = draw(st.integers(-3, 3))
+    labels = st.one_of(
+        st.integers(low, low + draw(st.integers(0, 40))).map(float),
+        st.just(np.nan),
+        st.sampled_from([0.5, 1e6, -2.25]),
+    )
+    flat = draw(st.lists(labels, min_size=coders * items, max_size=coders * items))
+    values = np.array(flat, dtype=float).reshape(coders, items)
+    if draw(st.booleans()) and not np.isnan(values).any():
+        values = values.astype(draw(st.sampled_from([np.int64, np.int16])))
+    return values
+
+
+def outcome(
+    case: Callable[[DataLike], CoefficientResult], data: DataLike
+) -> CoefficientResult | str:
+    try:
+        return case(data)
+    except ValueError as error:
+        return str(error)
+
+
+CASES: list[Callable[[DataLike], CoefficientResult]] = [
+    lambda data: krippendorff_alpha(data, distance="interval"),
+    lambda data: krippendorff_alpha(data, distance="ordinal"),
+    lambda data: cohen_kappa(data),
+    lambda data: weighted_kappa(data, distance="interval"),
+    lambda data: weighted_kappa(data, distance="ordinal"),
+    lambda data: fleiss_pi(data),
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=small_arrays())
+def test_closed_forms_equal_the_general_path_on_any_array(values: np.ndarray) -> None:
+    for case in CASES:
+        direct = outcome(case, values)
+        reference = outcome(case, general(values))
+        if isinstance(reference, str):
+            assert direct == reference
+        else:
+            assert not isinstance(direct, str), direct
+            same_result(direct, reference)
