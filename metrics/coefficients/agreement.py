@@ -21,7 +21,9 @@ Missing values follow Gwet's (2014) generalisation, as the irrCAC package implem
 With complete data these reduce to the textbook formulas (Fleiss 1971, Davies & Fleiss 1982,
 Cohen 1960, Scott 1955). Each public function has a ``decompose_<name>`` twin returning a
 :class:`~metrics.decomposition.Decomposition`; the public value is ``decomposition.evaluate()``
-on the full data, so a bootstrap over items reuses the same code.
+on the full data, so a bootstrap over items reuses the same code. (A plain numeric array
+without ``domain=`` takes the closed forms of :mod:`metrics.coefficients.closed_forms` for
+Cohen's kappa, two-coder weighted kappa and unweighted multi-pi: the same value to 1e-12.)
 
 Every function takes ``data`` and ``domain=`` through
 :func:`metrics.data.as_reliability_data`, and ``distance=`` through

@@ -21,6 +21,10 @@ chunks; only other distances build their ``V × V`` matrix, and that only for do
 most ``MAX_MATRIX_VALUES`` values. No ``n_items × V`` array is built unless it is no larger
 than a few times the data.
 
+A plain numeric array without ``domain=`` skips coding the labels: interval and ordinal alpha
+are computed from it directly (:mod:`metrics.coefficients.closed_forms`, the same value to
+1e-12).
+
 References
 ----------
 Krippendorff, K. (2004). *Content Analysis: An Introduction to Its Methodology*, 2nd ed., ch. 11.
