@@ -70,7 +70,8 @@ def _whole_number_codes(array: NDArray[Any]) -> tuple[NDArray[np.intp], int, int
         span = highest - lowest + 1
         if span > MAX_SPAN:
             return None
-        codes = (array - lowest).astype(np.intp, copy=False)
+        # Subtract in intp: in a narrow type (int8) the offsets could wrap around.
+        codes = array.astype(np.intp) - lowest
         return codes, lowest, span
     finite = np.isfinite(array)
     n_finite = int(np.count_nonzero(finite))
@@ -198,7 +199,7 @@ def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
         low, high = np.fmin.reduce(array, axis=None), np.fmax.reduce(array, axis=None)
     else:
         n_finite = array.size
-        low, high = array.min(), array.max()
+        low, high = int(array.min()), int(array.max())  # Python ints: no wrap-around
     if not high - low < MAX_SPAN or low != np.floor(low):
         return None
     span = int(high - low) + 1

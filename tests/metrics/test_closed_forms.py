@@ -338,7 +338,7 @@ def small_arrays(draw: st.DrawFn) -> np.ndarray:
     flat = draw(st.lists(labels, min_size=coders * items, max_size=coders * items))
     values = np.array(flat, dtype=float).reshape(coders, items)
     if draw(st.booleans()) and not np.isnan(values).any():
-        values = values.astype(draw(st.sampled_from([np.int64, np.int16])))
+        values = values.astype(draw(st.sampled_from([np.int64, np.int16, np.int8])))
     return values
 
 
@@ -372,3 +372,11 @@ def test_closed_forms_equal_the_general_path_on_any_array(values: np.ndarray) ->
         else:
             assert not isinstance(direct, str), direct
             same_result(direct, reference)
+
+
+def test_narrow_integer_types_do_not_wrap_around() -> None:
+    # -100 .. 100 in int8: offsets from the lowest label (up to 200) do not fit in int8.
+    narrow = np.array([[-100, 100, 5, 7, -100, 3], [-100, 90, 5, 8, 100, 3]], dtype=np.int8)
+    wide = general(narrow.astype(np.int64))
+    for case in CASES:
+        same_result(case(narrow), case(wide))
