@@ -21,7 +21,9 @@ Missing values follow Gwet's (2014) generalisation, as the irrCAC package implem
 With complete data these reduce to the textbook formulas (Fleiss 1971, Davies & Fleiss 1982,
 Cohen 1960, Scott 1955). Each public function has a ``decompose_<name>`` twin returning a
 :class:`~metrics.decomposition.Decomposition`; the public value is ``decomposition.evaluate()``
-on the full data, so a bootstrap over items reuses the same code.
+on the full data, so a bootstrap over items reuses the same code. (A plain numeric array
+without ``domain=`` takes the closed forms of :mod:`metrics.coefficients.closed_forms` for
+Cohen's kappa, two-coder weighted kappa and unweighted multi-pi: the same value to 1e-12.)
 
 Every function takes ``data`` and ``domain=`` through
 :func:`metrics.data.as_reliability_data`, and ``distance=`` through
@@ -43,6 +45,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from metrics.coefficients.closed_forms import (
+    fleiss_pi_from_array,
+    two_coder_kappa_from_array,
+)
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -499,6 +505,9 @@ def fleiss_pi(
     >>> round(fleiss_pi(ReliabilityData.from_contingency(table)).value, 4)
     0.7995
     """
+    direct = fleiss_pi_from_array(data, distance, domain)
+    if direct is not None:
+        return direct
     rd, decomposition, model = _run(data, "fleiss_pi", "pooled", domain=domain, distance=distance)
     return evaluate(rd, decomposition, model, "Multi-pi")
 
@@ -690,6 +699,9 @@ def cohen_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     >>> round(cohen_kappa(data).value, 3)
     0.348
     """
+    direct = two_coder_kappa_from_array(data, None, domain, "cohen_kappa")
+    if direct is not None:
+        return direct
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Cohen's kappa")
     require_two_coders(rd, "Cohen's kappa")

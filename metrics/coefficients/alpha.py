@@ -21,6 +21,10 @@ chunks; only other distances build their ``V × V`` matrix, and that only for do
 most ``MAX_MATRIX_VALUES`` values. No ``n_items × V`` array is built unless it is no larger
 than a few times the data.
 
+A plain numeric array without ``domain=`` skips coding the labels: interval and ordinal alpha
+are computed from it directly (:mod:`metrics.coefficients.closed_forms`, the same value to
+1e-12).
+
 References
 ----------
 Krippendorff, K. (2004). *Content Analysis: An Introduction to Its Methodology*, 2nd ed., ch. 11.
@@ -39,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from metrics.coefficients.closed_forms import alpha_from_array
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -290,11 +295,13 @@ def _metric(distance: DistanceLike, data: ReliabilityData, counts: NDArray[np.fl
     in chunks, any other distance is its checked ``V × V`` matrix (whose symmetric part is
     all alpha's sums see).
     """
-    resolved = resolve_distance(distance, data)
+    resolved = resolve_distance(distance)
+    if isinstance(resolved, IntervalDistance):
+        # Checking it against the data is reading the domain as numbers: done once here.
+        return _Interval(numeric_domain(data.domain, "interval"))
+    resolved = resolve_distance(resolved, data)
     if isinstance(resolved, NominalDistance):
         return _Nominal()
-    if isinstance(resolved, IntervalDistance):
-        return _Interval(numeric_domain(data.domain, "interval"))
     if isinstance(resolved, OrdinalDistance):
         return _Interval(midranks(counts))
     if isinstance(resolved, RatioDistance) and data.n_values > MAX_MATRIX_VALUES:
@@ -393,6 +400,9 @@ def krippendorff_alpha(
     >>> round(krippendorff_alpha(data).value, 3)
     0.743
     """
+    direct = alpha_from_array(data, distance, domain)
+    if direct is not None:
+        return direct
     reliability = as_reliability_data(data, domain=domain)
     pairs = _pairable(reliability)
     _require_pairable(pairs)

@@ -11,6 +11,7 @@ from metrics.coefficients.agreement import (
     evaluate,
     require_identified,
 )
+from metrics.coefficients.closed_forms import two_coder_kappa_from_array
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -103,5 +104,8 @@ def weighted_kappa(
     >>> round(weighted_kappa(ReliabilityData.from_contingency(table), distance=d).value, 4)
     0.8163
     """
+    direct = two_coder_kappa_from_array(data, distance, domain, "weighted_kappa")
+    if direct is not None:
+        return direct
     rd, decomposition, model = _prepare(data, distance, domain)
     return evaluate(rd, decomposition, model, "Weighted kappa")

@@ -1,0 +1,419 @@
+"""Closed forms straight from a coders × items numeric array, the most common input.
+
+When a caller passes a plain NumPy array of numbers (``nan`` for missing) and no ``domain=``,
+the value domain is the sorted set of numbers that occur (see :mod:`metrics.data`), so
+Krippendorff's interval and ordinal alpha, Cohen's kappa and two-coder weighted kappa can be
+computed from a few sums without coding the labels first:
+
+- **interval alpha** from per-item sums of the values and of their squared deviations from
+  the item mean (two passes over the array, no sort):
+  :math:`\\sum_{k,k'} n_{uk} n_{uk'} (x_k - x_{k'})^2 = 2 m_u \\sum_{i \\in u} (x_i - \\bar x_u)^2`,
+  and the same over all pairable values for :math:`D_e`;
+- **ordinal alpha** (whole-number labels spanning a small range) from the items × values
+  count table, each item's rank sums around its mean rank, mid-ranks
+  :math:`r_k = \\sum_{g<k} n_g + n_k/2` from the column totals;
+- **multi-pi** (Fleiss' kappa, unweighted) from the same count table;
+- **Cohen's and weighted kappa** (two coders, whole-number labels spanning a small range) from
+  one ``bincount`` of the pairs into a ``(V+1) × (V+1)`` table whose extra row and column
+  count values the other coder left missing: observed agreement
+  :math:`\\sum_{kl} w_{kl} t_{kl} / \\sum_{kl} t_{kl}` over items both coders labelled,
+  chance :math:`p_1^T w\\, p_2` from each coder's values (Gwet's convention for missing
+  values, as in :mod:`metrics.coefficients.agreement`).
+
+Each function returns ``None`` when its case does not apply or the coefficient is undefined
+(nothing pairable, no variation); the caller then takes the general path, which gives the
+same numbers (to rounding, 1e-12) and the explanatory ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from metrics.coefficients.result import CoefficientResult
+from metrics.data import ReliabilityData
+from metrics.distances import DistanceLike, check_matrix, resolve_distance
+from metrics.distances.scalar import IntervalDistance, OrdinalDistance, midranks
+
+#: Widest range of whole-number labels (largest minus smallest, plus one) taken by the
+#: count-table forms; wider ranges take the general path.
+MAX_SPAN = 1024
+
+__all__ = [
+    "MAX_SPAN",
+    "alpha_from_array",
+    "fleiss_pi_from_array",
+    "two_coder_kappa_from_array",
+]
+
+
+def numeric_array(data: object, domain: Sequence[Hashable] | None) -> NDArray[Any] | None:
+    """``data`` itself when it is a 2-D integer or float ndarray and no domain is declared."""
+    if domain is not None or not isinstance(data, np.ndarray):
+        return None
+    if data.ndim != 2 or data.dtype.kind not in "iuf" or data.size == 0:
+        return None
+    return data
+
+
+def _whole_number_codes(array: NDArray[Any]) -> tuple[NDArray[np.intp], int, int] | None:
+    """``(codes, lowest, span)``: labels as offsets from the lowest, ``nan`` as ``span``.
+
+    ``None`` unless every present label is a whole number and they span at most
+    ``MAX_SPAN`` values.
+    """
+    if array.dtype.kind in "iu":
+        lowest, highest = int(array.min()), int(array.max())
+        span = highest - lowest + 1
+        if span > MAX_SPAN:
+            return None
+        # Subtract in intp: in a narrow type (int8) the offsets could wrap around.
+        codes = array.astype(np.intp) - lowest
+        return codes, lowest, span
+    finite = np.isfinite(array)
+    n_finite = int(np.count_nonzero(finite))
+    if n_finite == 0 or n_finite + int(np.count_nonzero(np.isnan(array))) != array.size:
+        return None  # nothing present, or an infinite label
+    low, high = np.fmin.reduce(array, axis=None), np.fmax.reduce(array, axis=None)
+    if not (high - low < MAX_SPAN) or low != np.floor(low):
+        return None
+    span = int(high - low) + 1
+    offsets = array - low
+    with np.errstate(invalid="ignore"):
+        codes = offsets.astype(np.intp)
+    whole = codes == offsets
+    if int(np.count_nonzero(whole)) != n_finite:
+        return None
+    codes[~whole] = span
+    return codes, int(low), span
+
+
+# -- alpha -------------------------------------------------------------------------------
+
+
+def alpha_from_array(
+    data: object, distance: DistanceLike, domain: Sequence[Hashable] | None
+) -> CoefficientResult | None:
+    """Interval or ordinal alpha of a plain numeric array, or ``None`` for the general path.
+
+    Examples
+    --------
+    Krippendorff (2011) reliability data (docs/references.md#k2011-reliability-data):
+
+    >>> nan = np.nan
+    >>> data = np.array([[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+    ...                  [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+    ...                  [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+    ...                  [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]])
+    >>> round(alpha_from_array(data, "interval", None).value, 3)
+    0.849
+    >>> round(alpha_from_array(data, "ordinal", None).value, 3)
+    0.815
+    """
+    array = numeric_array(data, domain)
+    if array is None:
+        return None
+    if isinstance(distance, str):
+        name = distance.strip().lower()
+    elif isinstance(distance, IntervalDistance | OrdinalDistance):
+        name = distance.name
+    else:
+        return None
+    if name == "interval":
+        return _interval_alpha(array)
+    if name == "ordinal":
+        return _ordinal_alpha(array)
+    return None
+
+
+def _alpha_result(
+    observed_sum: float, expected_sum: float, n: float, array: NDArray[Any], n_pairable: int
+) -> CoefficientResult | None:
+    if n_pairable == 0:
+        return None
+    observed = observed_sum / n
+    expected = expected_sum / (n * (n - 1.0))
+    if not expected > 0:
+        return None
+    return CoefficientResult(
+        name="alpha",
+        value=float(1.0 - observed / expected),
+        observed=float(observed),
+        expected=float(expected),
+        kind="disagreement",
+        n_items=int(array.shape[1]),
+        n_pairable_items=n_pairable,
+        n_coders=int(array.shape[0]),
+    )
+
+
+def _interval_alpha(array: NDArray[Any]) -> CoefficientResult | None:
+    values = np.asarray(array, dtype=np.float64)
+    missing = np.isnan(values)
+    n_missing = int(np.count_nonzero(missing))
+    if int(np.count_nonzero(np.isfinite(values))) + n_missing != values.size:
+        return None  # infinite labels: the general path explains
+    per_item = values.shape[0] - np.add.reduce(missing, axis=0, dtype=np.intp)
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    if n_pairable == 0:
+        return None
+    if n_pairable < pairable.size:
+        missing = missing | ~pairable  # a lone value is left out of both sums
+        n_missing = 1
+    m = np.where(pairable, per_item, 0).astype(np.float64)
+    n = float(m.sum())
+    filled = np.where(missing, 0.0, values) if n_missing else values.copy()
+    center = float(filled.sum()) / n
+    filled -= center
+    if n_missing:
+        filled[missing] = 0.0
+    # D_e: 2 (n Σ x_c² - (Σ x_c)²) over all pairable values, centred for accuracy.
+    total_square = float(np.einsum("ij,ij->", filled, filled))
+    expected_sum = 2.0 * (n * total_square - float(filled.sum()) ** 2)
+    # D_o: Σ_u 2 m_u Σ_i (x_i - x̄_u)² / (m_u - 1), around each item's mean.
+    filled -= filled.sum(axis=0) / np.maximum(m, 1.0)
+    if n_missing:
+        filled[missing] = 0.0
+    squares = np.einsum("ij,ij->j", filled, filled)
+    weight = np.where(pairable, 2.0 * m / np.maximum(m - 1.0, 1.0), 0.0)
+    observed_sum = float(np.dot(weight, squares))
+    return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+
+
+def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
+    """``(n_items, span)`` counts ``n_uk`` of each whole-number label from the lowest on.
+
+    ``None`` unless every present label is a whole number and the table stays within a few
+    times the size of the data. A narrow range is counted value by value straight from the
+    array (no coding pass); a wider one by one ``bincount`` of the codes.
+    """
+    n_items = array.shape[1]
+    if array.dtype.kind == "f":
+        n_finite = int(np.count_nonzero(np.isfinite(array)))
+        if n_finite == 0 or n_finite + int(np.count_nonzero(np.isnan(array))) != array.size:
+            return None
+        low, high = np.fmin.reduce(array, axis=None), np.fmax.reduce(array, axis=None)
+    else:
+        n_finite = array.size
+        low, high = int(array.min()), int(array.max())  # Python ints: no wrap-around
+    if not high - low < MAX_SPAN or low != np.floor(low):
+        return None
+    span = int(high - low) + 1
+    if n_items * span > 8 * array.size + (1 << 16):
+        return None  # the items × values table would be much larger than the data
+    if span <= 16:
+        counts = np.empty((n_items, span), dtype=np.float64)
+        for code in range(span):
+            counts[:, code] = np.add.reduce(array == low + code, axis=0, dtype=np.intp)
+        if int(counts.sum()) != n_finite:
+            return None  # a label that is not a whole number
+        return counts
+    coded = _whole_number_codes(array)
+    if coded is None:
+        return None
+    codes = coded[0] + (span + 1) * np.arange(n_items, dtype=np.intp)
+    table = np.bincount(codes.ravel(), minlength=n_items * (span + 1))
+    return table.reshape(n_items, span + 1)[:, :span].astype(np.float64)
+
+
+def _ordinal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
+    counts = _item_value_counts(array)
+    if counts is None:
+        return None
+    per_item = counts.sum(axis=1)
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    if n_pairable == 0:
+        return None
+    if n_pairable < pairable.size:
+        counts, per_item = counts[pairable], per_item[pairable]
+    marginals = counts.sum(axis=0)
+    n = float(marginals.sum())
+    ranks = midranks(marginals)
+    ranks = ranks - float(marginals @ ranks) / n
+    expected_sum = 2.0 * (n * float(marginals @ ranks**2) - float(marginals @ ranks) ** 2)
+    weight = 1.0 / (per_item - 1.0)
+    span = ranks.size
+    if span <= 32:
+        # Σ_kk' n_uk n_uk' (r_k - r_k')²: every term non-negative, no cancellation.
+        squared = np.subtract.outer(ranks, ranks) ** 2
+        within = np.einsum("uk,uk->u", counts @ squared, counts)
+        observed_sum = float(np.dot(weight, within))
+    else:
+        # 2 m_u Σ_k n_uk (r_k - r̄_u)², around each item's mean rank.
+        means = (counts @ ranks) / per_item
+        deviations = ranks[None, :] - means[:, None]
+        squares = np.einsum("uk,uk->u", counts, deviations * deviations)
+        observed_sum = float(np.dot(2.0 * per_item * weight, squares))
+    return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+
+
+# -- multi-pi ------------------------------------------------------------------------------
+
+
+def fleiss_pi_from_array(
+    data: object, distance: DistanceLike | None, domain: Sequence[Hashable] | None
+) -> CoefficientResult | None:
+    """Unweighted multi-pi (Fleiss' kappa) of a plain array of whole-number labels.
+
+    From the items × values count table: :math:`A_o` the mean over pairable items of
+    :math:`\\sum_k n_{ik}(n_{ik}-1) / (r_i(r_i-1))`, :math:`\\pi_k` the mean over rated items
+    of :math:`n_{ik}/r_i` (Gwet's convention for missing values, as in
+    :func:`metrics.coefficients.agreement.fleiss_pi`). ``None`` for other input or when
+    multi-pi is undefined.
+
+    Examples
+    --------
+    Two coders: Artstein & Poesio (2008), Table 1 (docs/references.md#ap2008-table1),
+    π ≈ 0.341.
+
+    >>> pairs = np.array([(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50).T
+    >>> round(fleiss_pi_from_array(pairs, None, None).value, 3)
+    0.341
+    """
+    array = numeric_array(data, domain)
+    if array is None or distance is not None:
+        return None
+    counts = _item_value_counts(array)
+    if counts is None:
+        return None
+    per_item = counts.sum(axis=1)
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    rated = per_item > 0
+    if n_pairable == 0:
+        return None
+    m = per_item[pairable]
+    same = np.einsum("ik,ik->i", counts[pairable], counts[pairable]) - m
+    observed = float((same / (m * (m - 1.0))).sum()) / n_pairable
+    pooled = (counts[rated] / per_item[rated, None]).sum(axis=0) / float(np.count_nonzero(rated))
+    expected = float(pooled @ pooled)
+    if not abs(1.0 - expected) > 1e-12:
+        return None
+    return CoefficientResult(
+        name="fleiss_pi",
+        value=float((observed - expected) / (1.0 - expected)),
+        observed=observed,
+        expected=expected,
+        kind="agreement",
+        n_items=int(array.shape[1]),
+        n_pairable_items=n_pairable,
+        n_coders=int(array.shape[0]),
+    )
+
+
+# -- two coders ---------------------------------------------------------------------------
+
+
+def two_coder_kappa_from_array(
+    data: object,
+    distance: DistanceLike | None,
+    domain: Sequence[Hashable] | None,
+    name: str,
+) -> CoefficientResult | None:
+    """Cohen's kappa (``distance=None``) or weighted kappa of a ``2 × n`` numeric array.
+
+    ``None`` for any other input, or when the coefficient is undefined (the general path
+    then raises the explanation).
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (docs/references.md#ap2008-table1): kappa ≈ 0.348.
+
+    >>> pairs = np.array([(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50).T
+    >>> round(two_coder_kappa_from_array(pairs, None, None, "cohen_kappa").value, 3)
+    0.348
+    """
+    array = numeric_array(data, domain)
+    if array is None or array.shape[0] != 2:
+        return None
+    coded = _whole_number_codes(array)
+    if coded is None:
+        return None
+    codes, lowest, span = coded
+    full = _pair_table(codes[0], codes[1], span)
+    # The inferred domain is the values that occur, in order.
+    occurring = np.flatnonzero(full[:span, :].sum(axis=1) + full[:, :span].sum(axis=0) > 0)
+    keep = np.append(occurring, span)
+    full = full[np.ix_(keep, keep)]
+    domain_values = (occurring + lowest).astype(array.dtype).tolist()
+    proxy = None
+    if distance is not None:
+        # An empty table over the domain, to check the distance against the labels.
+        size = len(domain_values)
+        proxy = ReliabilityData.from_contingency(np.zeros((size, size)), domain=domain_values)
+    return _kappa_from_table(full, proxy, domain_values, distance, name, int(array.shape[1]))
+
+
+def _pair_table(
+    first: NDArray[np.intp], second: NDArray[np.intp], span: int
+) -> NDArray[np.float64]:
+    """``(span+1) × (span+1)`` counts of code pairs; code ``span`` stands for missing."""
+    size = span + 1
+    table = np.bincount(first * size + second, minlength=size * size)
+    return table.reshape(size, size).astype(np.float64)
+
+
+def _kappa_from_table(
+    full: NDArray[np.float64],
+    data: ReliabilityData | None,
+    domain_values: Sequence[Hashable],
+    distance: DistanceLike | None,
+    name: str,
+    n_items: int,
+) -> CoefficientResult | None:
+    """Kappa from a pair table whose last row and column count values without a partner.
+
+    Gwet's convention for missing values: observed agreement over items both coders
+    labelled, each coder's distribution from all of that coder's values.
+    """
+    span = full.shape[0] - 1
+    both = full[:span, :span]
+    first_all, second_all = full[:span, :].sum(axis=1), full[:, :span].sum(axis=0)
+    n_both, n_first, n_second = float(both.sum()), float(first_all.sum()), float(second_all.sum())
+    if n_both == 0 or n_first == 0 or n_second == 0:
+        return None
+    if distance is None or data is None:
+        weights = np.eye(span)
+    else:
+        found = _weights(distance, data, domain_values, both.sum(axis=0) + both.sum(axis=1))
+        if found is None:
+            return None
+        weights = found
+    observed = float(np.einsum("kl,kl->", weights, both)) / n_both
+    expected = float((first_all / n_first) @ weights @ (second_all / n_second))
+    if not abs(1.0 - expected) > 1e-12:
+        return None
+    return CoefficientResult(
+        name=name,
+        value=float((observed - expected) / (1.0 - expected)),
+        observed=observed,
+        expected=expected,
+        kind="agreement",
+        n_items=n_items,
+        n_pairable_items=int(n_both),
+        n_coders=2,
+    )
+
+
+def _weights(
+    distance: DistanceLike,
+    data: ReliabilityData,
+    domain_values: Sequence[Hashable],
+    pairable_counts: NDArray[np.float64],
+) -> NDArray[np.float64] | None:
+    """Symmetric agreement weights ``1 - d/d_max`` as in
+    :func:`metrics.coefficients.agreement.agreement_weights`, the distance checked against
+    ``data`` and given the pairable-value counts (for the ordinal metric)."""
+    resolved = resolve_distance(distance, data)
+    matrix = np.asarray(resolved.matrix(domain_values, pairable_counts), dtype=np.float64)
+    check_matrix(matrix, len(domain_values), str(resolved.name))
+    largest = float(matrix.max())
+    if largest == 0:
+        return None
+    weights = 1.0 - matrix / largest
+    return np.asarray((weights + weights.T) / 2.0, dtype=np.float64)

@@ -1,0 +1,382 @@
+"""The closed forms taken for plain numeric arrays (metrics.coefficients.closed_forms).
+
+A plain coders × items array with no ``domain=`` goes through the closed forms; the same
+data as ``ReliabilityData`` goes through the general path. Both are checked against the
+peers live (``krippendorff``, scikit-learn, statsmodels) on seeded random data with missing
+values, against each other to 1e-12, and against published values.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from metrics import MatrixDistance
+from metrics.coefficients import closed_forms
+from metrics.coefficients.agreement import cohen_kappa, fleiss_pi
+from metrics.coefficients.alpha import krippendorff_alpha
+from metrics.coefficients.result import CoefficientResult
+from metrics.coefficients.weighted import weighted_kappa
+from metrics.data import DataLike, ReliabilityData
+
+krippendorff = importlib.import_module("krippendorff")
+sklearn_metrics = importlib.import_module("sklearn.metrics")
+inter_rater = importlib.import_module("statsmodels.stats.inter_rater")
+
+EXACT = 1e-12
+PEER = 1e-9
+
+
+def categorical(seed: int, *, coders: int, items: int, missing: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(2, 9))
+    truth = rng.integers(1, size + 1, size=items)
+    noise = rng.integers(1, size + 1, size=(coders, items))
+    values = np.where(rng.random((coders, items)) < 0.6, truth, noise).astype(float)
+    values[rng.random(values.shape) < missing] = np.nan
+    return values
+
+
+def reals(seed: int, *, coders: int, items: int, missing: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(loc=50.0, scale=3.0, size=items)
+    values = np.round(truth + rng.normal(scale=1.0, size=(coders, items)), 4)
+    values[rng.random(values.shape) < missing] = np.nan
+    return values
+
+
+def general(values: np.ndarray) -> ReliabilityData:
+    """The same data as ReliabilityData, which takes the general path."""
+    return ReliabilityData.from_matrix(values)
+
+
+def same_result(direct: object, reference: object) -> None:
+    assert direct.value == pytest.approx(reference.value, abs=EXACT)  # type: ignore[attr-defined]
+    for field in ("observed", "expected"):  # in the distance's units: relative
+        assert getattr(direct, field) == pytest.approx(
+            getattr(reference, field), rel=EXACT, abs=EXACT
+        )
+    for field in ("name", "kind", "n_items", "n_pairable_items", "n_coders"):
+        assert getattr(direct, field) == getattr(reference, field)
+
+
+# -- alpha ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("level", ["interval", "ordinal"])
+def test_alpha_matches_krippendorff_and_the_general_path(seed: int, level: str) -> None:
+    make = reals if level == "interval" and seed % 2 else categorical
+    values = make(seed, coders=2 + seed % 5, items=40 + 7 * seed, missing=0.3)
+    assert closed_forms.alpha_from_array(values, level, None) is not None
+    direct = krippendorff_alpha(values, distance=level)
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement=level)
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, krippendorff_alpha(general(values), distance=level))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
+def test_alpha_on_integer_arrays(dtype: type) -> None:
+    values: np.ndarray = np.nan_to_num(categorical(3, coders=4, items=50, missing=0.0)).astype(
+        dtype
+    )
+    for level in ("interval", "ordinal"):
+        direct = krippendorff_alpha(values, distance=level)
+        # The peer is given floats: it squares uint8 differences in uint8 and wraps around.
+        expected = krippendorff.alpha(
+            reliability_data=values.astype(float), level_of_measurement=level
+        )
+        assert direct.value == pytest.approx(expected, abs=PEER)
+        same_result(direct, krippendorff_alpha(general(values), distance=level))
+
+
+def test_ordinal_alpha_on_a_wide_range_of_whole_numbers() -> None:
+    # 17 and more values are counted with one bincount rather than value by value.
+    rng = np.random.default_rng(7)
+    truth = rng.integers(0, 300, size=200)
+    values = (truth + rng.integers(-20, 21, size=(3, 200))).astype(float)
+    values[rng.random(values.shape) < 0.2] = np.nan
+    direct = krippendorff_alpha(values, distance="ordinal")
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement="ordinal")
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, krippendorff_alpha(general(values), distance="ordinal"))
+
+
+def test_ordinal_alpha_on_fractional_labels_takes_the_general_path() -> None:
+    values = np.array([[0.5, 1.5, 2.5, 1.5], [0.5, 2.5, 2.5, np.nan], [1.5, 1.5, 2.5, 0.5]])
+    assert closed_forms.alpha_from_array(values, "ordinal", None) is None
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement="ordinal")
+    assert krippendorff_alpha(values, distance="ordinal").value == pytest.approx(expected, abs=PEER)
+
+
+def test_interval_alpha_keeps_digits_far_from_zero() -> None:
+    # Values around 10⁶ that differ in the sixth decimal: sums of squares without centring
+    # would lose every digit.
+    rng = np.random.default_rng(11)
+    truth = 1e6 + rng.normal(scale=1e-4, size=60)
+    values = truth + rng.normal(scale=2e-5, size=(3, 60))
+    values[rng.random(values.shape) < 0.2] = np.nan
+    same_result(
+        krippendorff_alpha(values, distance="interval"),
+        krippendorff_alpha(general(values), distance="interval"),
+    )
+
+
+def test_interval_alpha_leaves_lone_values_out() -> None:
+    values = reals(5, coders=3, items=30, missing=0.0)
+    values[1:, :4] = np.nan  # four items with one value each
+    direct = krippendorff_alpha(values, distance="interval")
+    assert direct.n_pairable_items == 26
+    same_result(direct, krippendorff_alpha(general(values), distance="interval"))
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement="interval")
+    assert direct.value == pytest.approx(expected, abs=PEER)
+
+
+def test_published_interval_and_ordinal_alpha_on_arrays() -> None:
+    nan = np.nan
+    # docs/references.md#k2011-reliability-data
+    k2011 = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+        ]
+    )
+    interval = krippendorff_alpha(k2011, distance="interval")
+    assert interval.value == pytest.approx(0.849, abs=5e-4)
+    assert interval.observed == pytest.approx(0.433, abs=5e-4)
+    assert interval.expected == pytest.approx(2.872, abs=5e-4)
+    assert krippendorff_alpha(k2011, distance="ordinal").value == pytest.approx(0.8153875, abs=1e-7)
+    # docs/references.md#krippendorff-wikipedia-example
+    wikipedia = np.array(
+        [
+            [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
+            [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
+            [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
+        ]
+    )
+    assert krippendorff_alpha(wikipedia, distance="interval").value == pytest.approx(
+        0.810845, abs=5e-7
+    )
+    assert krippendorff_alpha(wikipedia, distance="ordinal").value == pytest.approx(
+        0.8067214199, abs=1e-10
+    )
+    # docs/references.md#krippendorff1980-p139
+    p139 = np.array(
+        [[1, 1, 1], [1, 2, 2], [2, 2, 2], [4, 4, 4], [1, 4, 4], [2, 2, 2], [1, 2, 3], [3, 3, 3],
+         [2, 2, 2]]
+    ).T  # fmt: skip
+    assert krippendorff_alpha(p139, distance="interval").value == pytest.approx(0.547, abs=5e-4)
+    assert krippendorff_alpha(p139, distance="ordinal").value == pytest.approx(
+        0.4994238683, abs=1e-10
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (np.array([[1.0, 2.0], [np.nan, np.nan]]), "at least one item"),
+        (np.array([[2.0, 2.0, 2.0], [2.0, 2.0, np.nan]]), "expected disagreement is 0"),
+        (np.array([[1.0, np.inf], [2.0, 3.0]]), "finite"),
+    ],
+)
+def test_undefined_alpha_still_explains(values: np.ndarray, message: str) -> None:
+    assert closed_forms.alpha_from_array(values, "interval", None) is None
+    with pytest.raises(ValueError, match=message):
+        krippendorff_alpha(values, distance="interval")
+
+
+def test_other_distances_and_declared_domains_take_the_general_path() -> None:
+    values = categorical(1, coders=3, items=20, missing=0.2)
+    assert closed_forms.alpha_from_array(values, "nominal", None) is None
+    assert closed_forms.alpha_from_array(values, "ordinal", list(range(1, 9))) is None
+    assert closed_forms.alpha_from_array(values.tolist(), "ordinal", None) is None
+
+
+# -- Cohen's and weighted kappa --------------------------------------------------------------
+
+
+def two_coders(seed: int, *, items: int, missing: float = 0.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(2, 7))
+    first = rng.integers(0, size, size=items)
+    second = np.where(rng.random(items) < 0.6, first, rng.integers(0, size, size=items))
+    values = np.vstack([first, second]).astype(float)
+    values[rng.random(values.shape) < missing] = np.nan
+    return values
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cohen_kappa_matches_sklearn(seed: int) -> None:
+    values = two_coders(seed, items=50 + 11 * seed).astype(np.int64) + seed
+    expected = sklearn_metrics.cohen_kappa_score(values[0], values[1])
+    direct = cohen_kappa(values)
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, cohen_kappa(general(values)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_kappa_matches_sklearn(seed: int, weights: str) -> None:
+    values = two_coders(seed, items=60 + 5 * seed).astype(np.int64)
+    used = np.unique(values)
+    steps = np.abs(np.subtract.outer(used, used)).astype(float)
+    distance = steps if weights == "linear" else "interval"
+    expected = sklearn_metrics.cohen_kappa_score(values[0], values[1], weights=weights)
+    direct = weighted_kappa(values, distance=distance)
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, weighted_kappa(general(values), distance=distance))
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("distance", [None, "interval", "ordinal", "ratio"])
+def test_two_coder_kappa_with_missing_values_equals_the_general_path(
+    seed: int, distance: str | None
+) -> None:
+    values = two_coders(seed, items=70, missing=0.2) + 1
+    if distance is None:
+        same_result(cohen_kappa(values), cohen_kappa(general(values)))
+    else:
+        same_result(
+            weighted_kappa(values, distance=distance),
+            weighted_kappa(general(values), distance=distance),
+        )
+
+
+def test_weighted_kappa_with_labelled_matrix_on_an_array() -> None:
+    # docs/references.md#ap2008-table4 with the §2.7.2 weights: κ_w ≈ 0.8163.
+    pairs = [(0, 0)] * 46 + [(1, 0)] * 6 + [(1, 1)] * 32 + [(1, 2)] * 6 + [(2, 2)] * 10
+    values = np.array(pairs).T
+    d = MatrixDistance([[0, 1, 0.5], [1, 0, 0.5], [0.5, 0.5, 0]], labels=[0, 1, 2])
+    assert weighted_kappa(values, distance=d).value == pytest.approx(0.8163, abs=5e-5)
+
+
+def test_published_cohen_kappa_on_arrays() -> None:
+    # docs/references.md#ap2008-table1: κ = 8/23.
+    pairs = [(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50
+    assert cohen_kappa(np.array(pairs).T).value == pytest.approx(8 / 23, abs=EXACT)
+    # docs/references.md#statsmodels-sas-table10: table [[0, 4, 1], [0, 8, 0], [0, 1, 5]].
+    table = np.array([[0, 4, 1], [0, 8, 0], [0, 1, 5]])
+    cells = np.repeat(np.arange(9), table.ravel())
+    values = np.vstack([cells // 3, cells % 3])
+    assert cohen_kappa(values).value == pytest.approx(0.4841628959, abs=1e-10)
+    linear = np.abs(np.subtract.outer(np.arange(3), np.arange(3))).astype(float)
+    assert weighted_kappa(values, distance=linear).value == pytest.approx(0.4701195219, abs=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (np.array([[1, 1, 1], [1, 1, 1]]), "expected agreement"),
+        (np.array([[1.0, np.nan], [np.nan, 2.0]]), "no item"),
+        (np.array([[1, 2], [1, 2], [2, 2]]), "exactly two coders"),
+    ],
+)
+def test_undefined_cohen_kappa_still_explains(values: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        cohen_kappa(values)
+
+
+def test_two_coder_kappa_on_a_wide_range_takes_the_general_path() -> None:
+    values = np.array([[0, 5000, 5000, 0], [0, 5000, 0, 0]])
+    assert closed_forms.two_coder_kappa_from_array(values, None, None, "cohen_kappa") is None
+    expected = sklearn_metrics.cohen_kappa_score(values[0], values[1])
+    assert cohen_kappa(values).value == pytest.approx(expected, abs=PEER)
+
+
+# -- Fleiss' multi-pi ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fleiss_pi_matches_statsmodels(seed: int) -> None:
+    values = categorical(seed, coders=3 + seed, items=80, missing=0.0).astype(int)
+    table, _ = inter_rater.aggregate_raters(values.T)
+    expected = inter_rater.fleiss_kappa(table, method="fleiss")
+    assert fleiss_pi(values).value == pytest.approx(expected, abs=PEER)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fleiss_pi_with_missing_values_equals_the_general_path(seed: int) -> None:
+    values = categorical(seed, coders=2 + seed, items=60, missing=0.3)
+    values[:, :3] = np.nan
+    values[0, 3] = 1.0  # an item with one value counts for chance, not for A_o
+    values[1:, 3] = np.nan
+    assert closed_forms.fleiss_pi_from_array(values, None, None) is not None
+    same_result(fleiss_pi(values), fleiss_pi(general(values)))
+
+
+def test_published_fleiss_pi_on_an_array() -> None:
+    # docs/references.md#ap2008-table4: π = 2393/2993.
+    pairs = [(0, 0)] * 46 + [(1, 0)] * 6 + [(1, 1)] * 32 + [(1, 2)] * 6 + [(2, 2)] * 10
+    assert fleiss_pi(np.array(pairs).T).value == pytest.approx(2393 / 2993, abs=EXACT)
+
+
+def test_weighted_multi_pi_takes_the_general_path() -> None:
+    values = categorical(2, coders=3, items=30, missing=0.1)
+    assert closed_forms.fleiss_pi_from_array(values, "interval", None) is None
+
+
+# -- any small array: the closed form and the general path agree, or both refuse -----------
+
+
+@st.composite
+def small_arrays(draw: st.DrawFn) -> np.ndarray:
+    coders = draw(st.integers(1, 5))
+    items = draw(st.integers(1, 12))
+    low = draw(st.integers(-3, 3))
+    labels = st.one_of(
+        st.integers(low, low + draw(st.integers(0, 40))).map(float),
+        st.just(np.nan),
+        st.sampled_from([0.5, 1e6, -2.25]),
+    )
+    flat = draw(st.lists(labels, min_size=coders * items, max_size=coders * items))
+    values = np.array(flat, dtype=float).reshape(coders, items)
+    if draw(st.booleans()) and not np.isnan(values).any():
+        values = values.astype(draw(st.sampled_from([np.int64, np.int16])))
+    return values
+
+
+def outcome(
+    case: Callable[[DataLike], CoefficientResult], data: DataLike
+) -> CoefficientResult | str:
+    try:
+        return case(data)
+    except ValueError as error:
+        return str(error)
+
+
+CASES: list[Callable[[DataLike], CoefficientResult]] = [
+    lambda data: krippendorff_alpha(data, distance="interval"),
+    lambda data: krippendorff_alpha(data, distance="ordinal"),
+    lambda data: cohen_kappa(data),
+    lambda data: weighted_kappa(data, distance="interval"),
+    lambda data: weighted_kappa(data, distance="ordinal"),
+    lambda data: fleiss_pi(data),
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=small_arrays())
+def test_closed_forms_equal_the_general_path_on_any_array(values: np.ndarray) -> None:
+    for case in CASES:
+        direct = outcome(case, values)
+        reference = outcome(case, general(values))
+        if isinstance(reference, str):
+            assert direct == reference
+        else:
+            assert not isinstance(direct, str), direct
+            same_result(direct, reference)
+
+
+def test_narrow_integer_types_do_not_wrap_around() -> None:
+    # -100 .. 100 in int8: offsets from the lowest label (up to 200) do not fit in int8.
+    narrow = np.array([[-100, 100, 5, 7, -100, 3], [-100, 90, 5, 8, 100, 3]], dtype=np.int8)
+    wide = general(narrow.astype(np.int64))
+    for case in CASES:
+        same_result(case(narrow), case(wide))
