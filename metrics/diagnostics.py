@@ -33,7 +33,7 @@ from metrics.coefficients.agreement import (
 from metrics.coefficients.gwet import brennan_prediger, gwet_ac1
 from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import weighted_kappa
-from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.distances import DistanceLike, MatrixDistance, distance_matrix
 
 __all__ = [
@@ -145,10 +145,9 @@ def contingency_matrix(
     """
     rd = as_reliability_data(data, domain=domain)
     _require_coders(rd, "A contingency matrix")
-    first, second = rd.codes[_coder_index(rd, coder_a)], rd.codes[_coder_index(rd, coder_b)]
-    both = (first != MISSING) & (second != MISSING)
+    _, first, second = rd.paired_codes(_coder_index(rd, coder_a), _coder_index(rd, coder_b))
     size = rd.n_values
-    flat = first[both] * size + second[both]
+    flat = first * size + second
     counts = np.bincount(flat, minlength=size * size).reshape(size, size).astype(np.int64)
     return ContingencyMatrix(coder_a, coder_b, rd.domain, counts)
 
@@ -253,12 +252,11 @@ def pairwise_coder_matrix(
     _require_coders(rd, "A pairwise coder matrix")
     # A data-dependent distance (ordinal) is fixed once, from the full data.
     fixed = None if distance is None else MatrixDistance(distance_matrix(distance, rd))
-    present = (rd.codes != MISSING).astype(np.int64)
-    shared = present @ present.T
+    shared = np.rint(rd.shared_items().toarray()).astype(np.int64)
     if rd.n_coders**2 * rd.n_values**2 <= _DENSE_LIMIT:
         values = _pairwise_vectorised(rd, coefficient, agreement_weights(rd, fixed))
     else:
-        values = _pairwise_by_pairs(rd, coefficient, fixed, shared)
+        values = _pairwise_by_pairs(rd, coefficient, fixed)
     values[shared == 0] = np.nan
     np.fill_diagonal(values, 1.0)
     defined = ~np.isnan(values)
@@ -272,24 +270,22 @@ def _pairwise_by_pairs(
     rd: ReliabilityData,
     coefficient: str,
     distance: MatrixDistance | None,
-    shared: NDArray[np.int64],
 ) -> NDArray[np.float64]:
-    """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined)."""
+    """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined).
+
+    Only the pairs that share an item are visited (listed by one sparse product).
+    """
     function = _PAIRWISE[coefficient]
     options = {} if distance is None else {"distance": distance}
     size = rd.n_coders
     values = np.full((size, size), np.nan)
-    for g in range(size):
-        for h in range(g + 1, size):
-            if shared[g, h] == 0:
-                continue
-            pair = ReliabilityData(
-                rd.codes[[g, h]], rd.domain, rd.items, (rd.coders[g], rd.coders[h])
-            )
-            try:
-                values[g, h] = values[h, g] = function(pair, **options).value
-            except ValueError:
-                pass
+    first, second, _ = rd.coder_pairs()
+    for g, h in zip(first.tolist(), second.tolist(), strict=True):
+        pair = rd.restricted_to_coders([g, h])
+        try:
+            values[g, h] = values[h, g] = function(pair, **options).value
+        except ValueError:
+            pass
     return values
 
 
@@ -302,9 +298,8 @@ def _pairwise_vectorised(
     :func:`~metrics.coefficients.agreement.agreement_weights` gives them).
     """
     size, n_coders = rd.n_values, rd.n_coders
-    coder, item = np.nonzero(rd.codes != MISSING)
     one_hot = sparse.csr_matrix(
-        (np.ones(len(item)), (coder * size + rd.codes[coder, item], item)),
+        (np.ones(rd.n_annotations), (rd.coder_index * size + rd.value_code, rd.item_index)),
         shape=(n_coders * size, rd.n_items),
     )
     tables = (one_hot @ one_hot.T).toarray().reshape(n_coders, size, n_coders, size)
@@ -457,11 +452,7 @@ def per_category_agreement(
 def _coder_shares(rd: ReliabilityData) -> tuple[NDArray[np.float64], int]:
     """``(C, V)`` each coder's category shares (zero rows for coders without values), and
     the number of coders with values."""
-    coder, item = np.nonzero(rd.codes != MISSING)
-    flat = coder * rd.n_values + rd.codes[coder, item]
-    counts = np.bincount(flat, minlength=rd.n_coders * rd.n_values).reshape(
-        rd.n_coders, rd.n_values
-    )
+    counts = rd.coder_value_counts
     totals = counts.sum(axis=1)
     shares = np.zeros(counts.shape)
     shares[totals > 0] = counts[totals > 0] / totals[totals > 0, None]
@@ -650,11 +641,7 @@ def coder_distributions(
     _require_coders(rd, "Coder distributions")
     if rd.n_annotations == 0:
         raise ValueError("The data holds no value.")
-    coder, item = np.nonzero(rd.codes != MISSING)
-    flat = coder * rd.n_values + rd.codes[coder, item]
-    counts = np.bincount(flat, minlength=rd.n_coders * rd.n_values).reshape(
-        rd.n_coders, rd.n_values
-    )
+    counts = rd.coder_value_counts.astype(np.int64)
     totals = counts.sum(axis=1)
     proportions = np.zeros(counts.shape)
     proportions[totals > 0] = counts[totals > 0] / totals[totals > 0, None]
