@@ -7,6 +7,7 @@ Dense input is a coders × items array with nan, built here with numpy, never by
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -141,8 +142,8 @@ def test_every_report_decomposition_is_the_same(
         options = {"distance": distance} if spec.weighted and distance is not None else {}
         try:
             first = spec.decompose(dense, **options)
-        except ValueError:
-            with pytest.raises(ValueError, match="."):
+        except ValueError as error:
+            with pytest.raises(ValueError, match=re.escape(str(error))):
                 spec.decompose(long, **options)
             continue
         second = spec.decompose(long, **options)
@@ -163,8 +164,13 @@ DIAGNOSTICS: list[tuple[str, Callable[[ReliabilityData], Any]]] = [
     ("light kappa", lambda rd: (light_kappa(rd).value, light_kappa(rd).pair_values)),
     ("light pairs", lambda rd: (light_kappa(rd).pairs, light_kappa(rd).skipped_pairs)),
     ("annotator bias", lambda rd: (annotator_bias(rd).bias, annotator_bias(rd).variance_form)),
-    ("true agreement", lambda rd: [(p.table, p.interval.m_low, p.interval.m_high)
-                                         for p in true_agreement_by_pair(rd, model="homogeneity")]),
+    (
+        "true agreement",
+        lambda rd: [
+            (p.table, p.interval.m_low, p.interval.m_high)
+            for p in true_agreement_by_pair(rd, model="homogeneity")
+        ],
+    ),
     ("dawid-skene", lambda rd: dawid_skene(rd).posterior),
     ("alpha", lambda rd: krippendorff_alpha(rd, distance="interval").value),
 ]
@@ -179,8 +185,8 @@ def test_diagnostics_are_the_same_dense_and_long(
     dense, long = both_forms
     try:
         expected = function(dense)
-    except ValueError:
-        with pytest.raises(ValueError, match="."):
+    except ValueError as error:
+        with pytest.raises(ValueError, match=re.escape(str(error))):
             function(long)
         return
     _assert_same(expected, function(long), name)
@@ -230,8 +236,13 @@ def test_crowd_sized_data_holds_no_coders_by_items_array() -> None:
     data.pairable_value_counts()
     dense_size = n_coders * n_items
     arrays = [value for value in vars(data).values() if isinstance(value, np.ndarray)]
-    arrays += [value for value in vars(data).values() if isinstance(value, tuple)
-               for value in value if isinstance(value, np.ndarray)]
+    arrays += [
+        value
+        for value in vars(data).values()
+        if isinstance(value, tuple)
+        for value in value
+        if isinstance(value, np.ndarray)
+    ]
     assert arrays, "the data holds its long arrays"
     assert max(array.size for array in arrays) < dense_size // 100
     assert sum(array.nbytes for array in arrays) < 200 * 2**20
