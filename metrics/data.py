@@ -189,7 +189,7 @@ class ReliabilityData:
         n_coders = max(len(coders_tuple), 1)
         key = item.astype(np.int64) * n_coders + coder
         if key.size > 1 and not np.all(key[1:] > key[:-1]):
-            order = np.argsort(key, kind="stable")
+            order = np.argsort(key)  # keys are unique unless an error follows
             key = key[order]
             item, coder, value = item[order], coder[order], value[order]
             repeated = np.flatnonzero(key[1:] == key[:-1])
@@ -273,18 +273,22 @@ class ReliabilityData:
         """
         numeric = np.asarray(matrix) if not isinstance(matrix, np.ndarray) else matrix
         if numeric.ndim == 2 and numeric.dtype.kind in "biuf":
-            by_item = numeric.T
+            n_coders, n_items = numeric.shape
+            by_item = np.ascontiguousarray(numeric.T).reshape(-1)  # item-major, then coder
             if numeric.dtype.kind == "f":
-                item, coder = np.nonzero(~np.isnan(by_item))
+                flat = np.flatnonzero(~np.isnan(by_item))
+                item, coder = np.divmod(flat, max(n_coders, 1))
+                present = by_item[flat]
             else:
-                item, coder = np.nonzero(np.ones(by_item.shape, dtype=bool))
-            values, inverse = _factorize_numbers(by_item[item, coder])
+                item = np.repeat(np.arange(n_items, dtype=np.intp), n_coders)
+                coder = np.tile(np.arange(n_coders, dtype=np.intp), n_items)
+                present = by_item
+            values, inverse = _factorize_numbers(present)
             if domain is None:
                 domain_tuple = tuple(values.tolist())
             else:
                 domain_tuple = tuple(domain)
                 inverse = _remap(values.tolist(), inverse, domain_tuple)
-            n_coders, n_items = numeric.shape
             return cls.from_codes(
                 item,
                 coder,
@@ -780,6 +784,9 @@ def _factorize(
     if array is not None and array.ndim == 1 and array.dtype.kind in "biufUS":
         if array.dtype.kind == "f" and np.isnan(array).any():
             raise ValueError(f"{what} contain NaN: a missing annotation is absent, not NaN.")
+        if array.dtype.kind in "iuf":
+            numbers, inverse = _factorize_numbers(array)
+            return numbers.tolist(), inverse
         unique, inverse = np.unique(array, return_inverse=True)
         return unique.tolist(), inverse.astype(np.intp).reshape(-1)
     index: dict[Hashable, int] = {}
