@@ -189,9 +189,16 @@ class ReliabilityData:
         n_coders = max(len(coders_tuple), 1)
         key = item.astype(np.int64) * n_coders + coder
         if key.size > 1 and not np.all(key[1:] > key[:-1]):
-            order = np.argsort(key)  # keys are unique unless an error follows
-            key = key[order]
-            item, coder, value = item[order], coder[order], value[order]
+            n_values = max(len(domain_tuple), 1)
+            if max(len(items_tuple), 1) * n_coders * n_values < 2**62:
+                # One in-place sort of (key, value) packed in an int64: no gathers.
+                packed = np.sort(key * n_values + value)
+                key, value = np.divmod(packed, n_values)
+                value = value.astype(np.intp)
+            else:
+                order = np.argsort(key)
+                key, value = key[order], value[order]
+            item, coder = (part.astype(np.intp) for part in np.divmod(key, n_coders))
             repeated = np.flatnonzero(key[1:] == key[:-1])
             if repeated.size:
                 first = int(repeated[0])
