@@ -620,9 +620,7 @@ def _raw_bp(raw: _Raw) -> tuple[float, float]:
 _RAW_FORMULAS = {"ac1": _raw_ac1, "fleiss": _raw_fleiss, "brennan_prediger": _raw_bp}
 
 
-def _raw_conger(
-    raw: _Raw, data: ReliabilityData, rated: NDArray[np.bool_]
-) -> tuple[float, float]:
+def _raw_conger(raw: _Raw, data: ReliabilityData, rated: NDArray[np.bool_]) -> tuple[float, float]:
     """Conger's kappa and irrCAC's linearised variance (over the ``rated`` items)."""
     r = data.n_coders
     if r < 2:
