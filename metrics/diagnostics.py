@@ -255,6 +255,8 @@ def pairwise_coder_matrix(
     shared = np.rint(rd.shared_items().toarray()).astype(np.int64)
     if rd.n_coders**2 * rd.n_values**2 <= _DENSE_LIMIT:
         values = _pairwise_vectorised(rd, coefficient, agreement_weights(rd, fixed))
+    elif np.count_nonzero(np.triu(shared, 1)) * rd.n_values**2 <= _DENSE_LIMIT:
+        values = _pairwise_sharing(rd, coefficient, agreement_weights(rd, fixed))
     else:
         values = _pairwise_by_pairs(rd, coefficient, fixed)
     values[shared == 0] = np.nan
@@ -264,6 +266,63 @@ def pairwise_coder_matrix(
 
 
 _DENSE_LIMIT = 20_000_000  # entries of the all-pairs contingency array C × V × C × V
+
+
+def _pairwise_sharing(
+    rd: ReliabilityData, coefficient: str, weights: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``(C, C)`` values from the contingency tables of the pairs that share items only.
+
+    The tables (pairs × V × V) come from the pairs of annotations on each item, in
+    O(``Σ_u m_u²``); same conventions as :func:`_pairwise_vectorised`.
+    """
+    size, n_coders = rd.n_values, rd.n_coders
+    first, second, _ = rd.coder_pairs()
+    left, right = rd.item_pairs()  # coder_index[left] < coder_index[right]
+    pair_key = first.astype(np.int64) * n_coders + second
+    pair = np.searchsorted(
+        pair_key, rd.coder_index[left].astype(np.int64) * n_coders + rd.coder_index[right]
+    )
+    flat = (pair * size + rd.value_code[left]) * size + rd.value_code[right]
+    tables = np.bincount(flat, minlength=len(first) * size * size).astype(np.float64)
+    tables = tables.reshape(len(first), size, size)  # [p, k, l]: first said k, second l
+    counts = rd.coder_value_counts
+    w = np.eye(size) if weights is None else weights
+    both = tables.sum(axis=(1, 2))
+    agree = np.einsum("pkl,kl->p", tables, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = agree / both
+        if coefficient in ("kappa", "weighted_kappa"):
+            totals = counts.sum(axis=1, keepdims=True)
+            shares = np.where(totals > 0, counts / np.where(totals > 0, totals, 1), 0.0)
+            expected = np.einsum("pk,kl,pl->p", shares[first], w, shares[second])
+        elif coefficient in ("pi", "ac1"):
+            totals = counts.sum(axis=1)
+            union = totals[first] + totals[second] - both
+            rated_by_second = tables.sum(axis=2)  # [p, k]: first said k, second rated
+            rated_by_first = tables.sum(axis=1)  # [p, l]: second said l, first rated
+            pooled = counts[first] + counts[second] - (rated_by_second + rated_by_first) / 2
+            pooled = pooled / union[:, None]
+            if coefficient == "pi":
+                expected = np.einsum("pk,kl,pl->p", pooled, w, pooled)
+            elif size > 1:
+                spread = (pooled * (1 - pooled)).sum(axis=-1)
+                expected = w.sum() / (size * (size - 1)) * spread
+            else:
+                expected = np.ones_like(observed)
+        elif coefficient in ("s", "brennan_prediger"):
+            expected = np.full_like(observed, w.sum() / size**2 if size > 1 else 1.0)
+        else:
+            expected = np.zeros_like(observed)
+        value = (observed - expected) / (1 - expected)
+    if coefficient == "observed_agreement":
+        value = np.where(both > 0, observed, np.nan)
+    else:
+        value = np.where((both > 0) & (np.abs(1 - expected) > 1e-12), value, np.nan)
+    values = np.full((n_coders, n_coders), np.nan)
+    values[first, second] = value
+    values[second, first] = value
+    return values
 
 
 def _pairwise_by_pairs(

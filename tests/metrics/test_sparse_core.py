@@ -25,8 +25,10 @@ from metrics import (
     pairwise_coder_matrix,
     per_category_agreement,
 )
+from metrics.coefficients.agreement import agreement_weights
 from metrics.coefficients.prevalence import annotator_bias
-from metrics.diagnostics import _pairwise_by_pairs, _pairwise_vectorised
+from metrics.diagnostics import _pairwise_by_pairs, _pairwise_sharing, _pairwise_vectorised
+from metrics.distances.scalar import MatrixDistance
 from metrics.report import coefficient_specs, report, report_distance
 from metrics.uncertainty.true_agreement import true_agreement_by_pair
 
@@ -192,16 +194,35 @@ def test_diagnostics_are_the_same_dense_and_long(
     _assert_same(expected, function(long), name)
 
 
-@pytest.mark.parametrize("coefficient", ["kappa", "pi", "ac1", "s"])
-def test_pairwise_pairs_only_path_equals_all_pairs_product(coefficient: str) -> None:
+@pytest.mark.parametrize(
+    ("coefficient", "weighted"),
+    [
+        ("kappa", False),
+        ("pi", False),
+        ("ac1", False),
+        ("s", False),
+        ("observed_agreement", False),
+        ("weighted_kappa", True),
+        ("ac1", True),
+        ("brennan_prediger", True),
+    ],
+)
+def test_pairwise_paths_agree_on_a_sparse_design(coefficient: str, weighted: bool) -> None:
     items, coders, values = _sparse_design(5, 30, 40, 3, (2, 4))
     data = ReliabilityData.from_long(items, coders, values)
-    by_pairs = _pairwise_by_pairs(data, coefficient, None)
-    vectorised = _pairwise_vectorised(data, coefficient, None)
+    positions = np.arange(data.n_values, dtype=float)
+    distance = np.subtract.outer(positions, positions) ** 2 if weighted else None
+    fixed = None if distance is None else MatrixDistance(distance)
+    weights = agreement_weights(data, fixed)
+    by_pairs = _pairwise_by_pairs(data, coefficient, fixed)  # one call per sharing pair
+    vectorised = _pairwise_vectorised(data, coefficient, weights)  # all pairs at once
+    sharing_only = _pairwise_sharing(data, coefficient, weights)  # pairs sharing items
     shared = pairwise_coder_matrix(data).n_shared_items
-    sharing = (shared > 0) & ~np.eye(data.n_coders, dtype=bool)
+    off = ~np.eye(data.n_coders, dtype=bool)
+    sharing = (shared > 0) & off
     np.testing.assert_allclose(by_pairs[sharing], vectorised[sharing], atol=TOLERANCE)
-    assert np.isnan(by_pairs[~sharing & ~np.eye(data.n_coders, dtype=bool)]).all()
+    np.testing.assert_allclose(sharing_only[off], by_pairs[off], atol=TOLERANCE)
+    assert np.isnan(by_pairs[~sharing & off]).all()
 
 
 def test_pair_helpers_list_only_pairs_that_share_items() -> None:
