@@ -711,16 +711,25 @@ class LightKappaResult(CoefficientResult):
     skipped_pairs: tuple[tuple[Hashable, Hashable], ...]
 
 
-def _light_pairs(rd: ReliabilityData) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The coder pairs sharing an item (from one sparse product), and the other pairs."""
+def _light_pairs(rd: ReliabilityData) -> list[tuple[int, int]]:
+    """The coder pairs sharing an item (from one sparse product of the coder incidence)."""
     first, second, _ = rd.coder_pairs()
-    used = list(zip(first.tolist(), second.tolist(), strict=True))
-    all_first, all_second = np.triu_indices(rd.n_coders, 1)
-    sharing = np.zeros((rd.n_coders, rd.n_coders), dtype=bool)
-    sharing[first, second] = True
-    alone = ~sharing[all_first, all_second]
-    skipped = list(zip(all_first[alone].tolist(), all_second[alone].tolist(), strict=True))
-    return used, skipped
+    return list(zip(first.tolist(), second.tolist(), strict=True))
+
+
+def _skipped_pairs(
+    rd: ReliabilityData, used: Sequence[tuple[int, int]]
+) -> tuple[tuple[Hashable, Hashable], ...]:
+    """Every coder pair not in ``used``, as coder ids, in order (no per-pair Python test)."""
+    skip = np.triu(np.ones((rd.n_coders, rd.n_coders), dtype=bool), 1)
+    if used:
+        kept = np.asarray(used, dtype=np.intp)
+        skip[kept[:, 0], kept[:, 1]] = False
+    first, second = np.nonzero(skip)
+    labels = np.empty(rd.n_coders, dtype=object)
+    for position, coder in enumerate(rd.coders):
+        labels[position] = coder
+    return tuple(zip(labels[first].tolist(), labels[second].tolist(), strict=True))
 
 
 def _csr_with_coder_columns(
@@ -809,7 +818,7 @@ def decompose_light_kappa(
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs, _ = _light_pairs(rd)
+    pairs = _light_pairs(rd)
     stats, parts = _light_stats(rd, pairs)
     return Decomposition("light_kappa", stats, _mean_defined(parts))
 
@@ -859,7 +868,7 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     """
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs, skipped = _light_pairs(rd)
+    pairs = _light_pairs(rd)
     if not pairs:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
     stats, parts = _light_stats(rd, pairs)
@@ -872,7 +881,6 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
             "(expected agreement 1)."
         )
     used = [pair for pair, ok in zip(pairs, defined, strict=True) if ok]
-    skipped = sorted(skipped + [pair for pair, ok in zip(pairs, defined, strict=True) if not ok])
 
     def ids(pair_list: list[tuple[int, int]]) -> tuple[tuple[Hashable, Hashable], ...]:
         return tuple((rd.coders[g], rd.coders[h]) for g, h in pair_list)
@@ -888,5 +896,5 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
         n_coders=rd.n_coders,
         pairs=ids(used),
         pair_values=tuple(float(k) for k in kappas[defined]),
-        skipped_pairs=ids(skipped),
+        skipped_pairs=_skipped_pairs(rd, used),
     )
