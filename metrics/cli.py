@@ -513,7 +513,7 @@ def _plan_run(args: argparse.Namespace) -> Any:
     domain = None if args.domain is None else [v.strip() for v in args.domain.split(",")]
     data = read_annotations(args.file, level=args.level, domain=domain)
     distance = report_distance(args.level, args.distance)
-    decompose = _plan_decompose(args.coefficient, data.codes.shape[0], distance)
+    decompose = _plan_decompose(args.coefficient, data.n_coders, distance)
     return plan_items(decompose(data), **common)
 
 

@@ -1,8 +1,9 @@
 """Reliability data: what every coefficient reads, and the one way in.
 
-Values are stored once, as integer codes into a value *domain*; the data itself is a
-coders × items matrix of codes with ``-1`` for a missing value. A missing annotation is
-absent, never a label.
+Values are stored once, as integer codes into a value *domain*; the data itself is in long
+format, one (item, coder, value code) triple per annotation, so memory is linear in the number
+of annotations (a dense coders × items matrix is only built on request, ``.codes``). A missing
+annotation is absent, never a label.
 
 Every coefficient, decomposition, diagnostic, standard error and the report take their data
 through :func:`as_reliability_data` (``data, *, domain=None``): ``ReliabilityData`` as is (or
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from numbers import Real
 from typing import Any, TypeAlias
@@ -40,53 +40,184 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import NDArray
+from scipy import sparse
 
 MISSING = -1
 
 
-@dataclass(frozen=True, eq=False)
 class ReliabilityData:
-    """Coders × items matrix of value codes, with the value domain and the labels of both axes.
+    """Annotations in long format: one (item, coder, value code) triple per annotation.
+
+    This is the one internal representation: memory and time are linear in the number of
+    annotations, whatever the numbers of coders and items (2,000 coders who each label a few
+    of 200,000 items cost what 10 coders labelling 100,000 items cost).
+
+    ``ReliabilityData(codes, domain, items, coders)`` still accepts a dense coders × items
+    code matrix (``-1`` for missing) and converts it; the constructors below build the long
+    arrays directly.
 
     Attributes
     ----------
-    codes : ndarray of int, shape (n_coders, n_items)
-        ``codes[c, u]`` indexes ``domain``; ``-1`` where coder ``c`` left item ``u`` unlabelled.
+    item_index, coder_index, value_code : ndarray of intp, shape (n_annotations,)
+        Per annotation: the item (indexes ``items``), the coder (indexes ``coders``) and the
+        value (indexes ``domain``). Sorted item-major, then by coder; read-only; a coder
+        labels an item at most once.
     domain : tuple
         Every value a label may take, in order (the order matters for ordinal data). Declared
         values nobody used stay in the domain.
     items, coders : tuple
-        Identifiers of the columns and rows.
+        Identifiers of the items and coders.
     coders_identified : bool, default True
-        False for data built from an agreement table, whose rows are anonymous slots rather
-        than coders.
+        False for data built from an agreement table, whose "coders" are anonymous slots.
     domain_declared : bool, default True
         False when the domain was inferred from the labels that occur (``from_long`` and
         ``from_matrix`` without ``domain=``); True when the caller gave it (a domain passed to
         the constructor, or a table's rows and columns).
+    codes : ndarray of intp, shape (n_coders, n_items)
+        The dense code matrix (``-1`` for missing), materialised on first access: for small
+        data and for callers; internal code never uses it.
     """
 
-    codes: NDArray[np.intp]
+    item_index: NDArray[np.intp]
+    coder_index: NDArray[np.intp]
+    value_code: NDArray[np.intp]
     domain: tuple[Hashable, ...]
     items: tuple[Hashable, ...]
     coders: tuple[Hashable, ...]
-    coders_identified: bool = True
-    domain_declared: bool = True
+    coders_identified: bool
+    domain_declared: bool
 
-    def __post_init__(self) -> None:
-        codes = np.asarray(self.codes)
-        if codes.ndim != 2:
+    def __init__(
+        self,
+        codes: npt.ArrayLike,
+        domain: Sequence[Hashable],
+        items: Sequence[Hashable],
+        coders: Sequence[Hashable],
+        coders_identified: bool = True,
+        domain_declared: bool = True,
+    ) -> None:
+        matrix = np.asarray(codes)
+        if matrix.ndim != 2:
             raise ValueError("Reliability data must be a coders × items matrix (2 dimensions).")
-        if codes.shape != (len(self.coders), len(self.items)):
+        if matrix.shape != (len(coders), len(items)):
             raise ValueError(
-                f"The code matrix has shape {codes.shape} but there are {len(self.coders)} coders "
-                f"and {len(self.items)} items."
+                f"The code matrix has shape {matrix.shape} but there are {len(coders)} coders "
+                f"and {len(items)} items."
             )
-        if codes.size and (codes.min() < MISSING or codes.max() >= len(self.domain)):
+        if matrix.size and (matrix.min() < MISSING or matrix.max() >= len(domain)):
             raise ValueError("Every code must index the value domain, or be -1 for missing.")
-        codes = codes.astype(np.intp, copy=False)
-        codes.setflags(write=False)
-        object.__setattr__(self, "codes", codes)
+        by_item = matrix.T
+        item, coder = np.nonzero(by_item != MISSING)  # item-major, then coder
+        self._assign(
+            item.astype(np.intp),
+            coder.astype(np.intp),
+            by_item[item, coder].astype(np.intp),
+            domain,  # type: ignore[arg-type]  # stored as given, as before
+            items,  # type: ignore[arg-type]
+            coders,  # type: ignore[arg-type]
+            coders_identified,
+            domain_declared,
+        )
+
+    def _assign(
+        self,
+        item: NDArray[np.intp],
+        coder: NDArray[np.intp],
+        value: NDArray[np.intp],
+        domain: tuple[Hashable, ...],
+        items: tuple[Hashable, ...],
+        coders: tuple[Hashable, ...],
+        coders_identified: bool,
+        domain_declared: bool,
+    ) -> None:
+        for array in (item, coder, value):
+            array.setflags(write=False)
+        fields = {
+            "item_index": item,
+            "coder_index": coder,
+            "value_code": value,
+            "domain": domain,
+            "items": items,
+            "coders": coders,
+            "coders_identified": bool(coders_identified),
+            "domain_declared": bool(domain_declared),
+        }
+        for name, field in fields.items():
+            object.__setattr__(self, name, field)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ReliabilityData is immutable; cannot set {name!r}.")
+
+    def __repr__(self) -> str:
+        return (
+            f"ReliabilityData(n_coders={self.n_coders}, n_items={self.n_items}, "
+            f"n_annotations={self.n_annotations}, domain={self.domain!r})"
+        )
+
+    @classmethod
+    def from_codes(
+        cls,
+        item_index: npt.ArrayLike,
+        coder_index: npt.ArrayLike,
+        value_code: npt.ArrayLike,
+        domain: Sequence[Hashable],
+        items: Sequence[Hashable],
+        coders: Sequence[Hashable],
+        *,
+        coders_identified: bool = True,
+        domain_declared: bool = True,
+    ) -> ReliabilityData:
+        """Build from integer triples: positions in ``items``, ``coders`` and ``domain``.
+
+        The triples may come in any order (they are sorted item-major, then by coder, in
+        O(n log n), or O(n) when already sorted). Raises ``ValueError`` for a position out of
+        range or for a coder who labelled an item twice.
+        """
+        item = np.asarray(item_index, dtype=np.intp).reshape(-1)
+        coder = np.asarray(coder_index, dtype=np.intp).reshape(-1)
+        value = np.asarray(value_code, dtype=np.intp).reshape(-1)
+        domain_tuple, items_tuple, coders_tuple = tuple(domain), tuple(items), tuple(coders)
+        if not (item.size == coder.size == value.size):
+            raise ValueError("items, coders and labels must have the same length.")
+        for array, size, what in (
+            (item, len(items_tuple), "item"),
+            (coder, len(coders_tuple), "coder"),
+            (value, len(domain_tuple), "value"),
+        ):
+            if array.size and (array.min() < 0 or array.max() >= size):
+                raise ValueError(f"Every {what} code must index the {what}s.")
+        n_coders = max(len(coders_tuple), 1)
+        key = item.astype(np.int64) * n_coders + coder
+        if key.size > 1 and not np.all(key[1:] > key[:-1]):
+            n_values = max(len(domain_tuple), 1)
+            if max(len(items_tuple), 1) * n_coders * n_values < 2**62:
+                # One in-place sort of (key, value) packed in an int64: no gathers.
+                packed = np.sort(key * n_values + value)
+                key, value = np.divmod(packed, n_values)
+                value = value.astype(np.intp)
+            else:
+                order = np.argsort(key)
+                key, value = key[order], value[order]
+            item, coder = (part.astype(np.intp) for part in np.divmod(key, n_coders))
+            repeated = np.flatnonzero(key[1:] == key[:-1])
+            if repeated.size:
+                first = int(repeated[0])
+                raise ValueError(
+                    f"Coder {coders_tuple[coder[first]]!r} labelled item "
+                    f"{items_tuple[item[first]]!r} more than once."
+                )
+        data = cls.__new__(cls)
+        data._assign(
+            item,
+            coder,
+            value,
+            domain_tuple,
+            items_tuple,
+            coders_tuple,
+            coders_identified,
+            domain_declared,
+        )
+        return data
 
     # -- constructors --------------------------------------------------------------------
 
@@ -103,7 +234,8 @@ class ReliabilityData:
 
         ``domain`` declares the value domain in order; without it, the observed values are
         sorted (see the module docstring). A label outside a declared domain, or two labels
-        by one coder on one item, raise ``ValueError``.
+        by one coder on one item, raise ``ValueError``. Memory is linear in the number of
+        triples (no coders × items array is built).
 
         Examples
         --------
@@ -123,20 +255,13 @@ class ReliabilityData:
         else:
             label_values, label_index = _numeric_strings_in_order(label_values, label_index)
             domain_tuple = tuple(label_values)
-        codes = np.full((len(coder_ids), len(item_ids)), MISSING, dtype=np.intp)
-        flat = coder_index * len(item_ids) + item_index
-        if len(np.unique(flat)) != len(flat):
-            duplicated = np.flatnonzero(np.bincount(flat) > 1)[0]
-            coder, item = divmod(int(duplicated), len(item_ids))
-            raise ValueError(
-                f"Coder {coder_ids[coder]!r} labelled item {item_ids[item]!r} more than once."
-            )
-        codes.ravel()[flat] = label_index
-        return cls(
-            codes,
+        return cls.from_codes(
+            item_index,
+            coder_index,
+            label_index,
             domain_tuple,
-            tuple(item_ids),
-            tuple(coder_ids),
+            item_ids,
+            coder_ids,
             domain_declared=domain is not None,
         )
 
@@ -155,42 +280,48 @@ class ReliabilityData:
         """
         numeric = np.asarray(matrix) if not isinstance(matrix, np.ndarray) else matrix
         if numeric.ndim == 2 and numeric.dtype.kind in "biuf":
-            present = (
-                ~np.isnan(numeric) if numeric.dtype.kind == "f" else np.ones(numeric.shape, bool)
-            )
-            values, inverse = _factorize_numbers(numeric[present])
+            n_coders, n_items = numeric.shape
+            by_item = np.ascontiguousarray(numeric.T).reshape(-1)  # item-major, then coder
+            if numeric.dtype.kind == "f":
+                flat = np.flatnonzero(~np.isnan(by_item))
+                item, coder = np.divmod(flat, max(n_coders, 1))
+                present = by_item[flat]
+            else:
+                item = np.repeat(np.arange(n_items, dtype=np.intp), n_coders)
+                coder = np.tile(np.arange(n_coders, dtype=np.intp), n_items)
+                present = by_item
+            values, inverse = _factorize_numbers(present)
             if domain is None:
                 domain_tuple = tuple(values.tolist())
             else:
                 domain_tuple = tuple(domain)
                 inverse = _remap(values.tolist(), inverse, domain_tuple)
-            codes = np.full(numeric.shape, MISSING, dtype=np.intp)
-            codes[present] = inverse
-            n_coders, n_items = numeric.shape
-            return cls(
-                codes,
+            return cls.from_codes(
+                item,
+                coder,
+                inverse,
                 domain_tuple,
-                tuple(range(n_items)),
-                tuple(range(n_coders)),
+                range(n_items),
+                range(n_coders),
                 domain_declared=domain is not None,
             )
         array = np.asarray(matrix, dtype=object)
         if array.ndim != 2:
             raise ValueError("matrix must be 2-dimensional: coders × items.")
-        present = ~_missing_mask(array)
-        coder_index, item_index = np.nonzero(present)
+        by_item = array.T
+        item, coder = np.nonzero(~_missing_mask(by_item))
+        data = cls.from_long(item, coder, list(by_item[item, coder]), domain=domain)
+        # from_long numbers only the coders and items with a value; put them back in place.
         n_coders, n_items = array.shape
-        data = cls.from_long(item_index, coder_index, list(array[present]), domain=domain)
-        # from_long drops coders and items without any value; put them back in place.
-        codes = np.full((n_coders, n_items), MISSING, dtype=np.intp)
-        rows = np.asarray(data.coders, dtype=np.intp)
-        cols = np.asarray(data.items, dtype=np.intp)
-        codes[np.ix_(rows, cols)] = data.codes
-        return cls(
-            codes,
+        item_position = np.asarray(data.items, dtype=np.intp)
+        coder_position = np.asarray(data.coders, dtype=np.intp)
+        return cls.from_codes(
+            item_position[data.item_index] if data.n_annotations else data.item_index,
+            coder_position[data.coder_index] if data.n_annotations else data.coder_index,
+            data.value_code,
             data.domain,
-            tuple(range(n_items)),
-            tuple(range(n_coders)),
+            range(n_items),
+            range(n_coders),
             domain_declared=data.domain_declared,
         )
 
@@ -216,9 +347,12 @@ class ReliabilityData:
         if len(domain_tuple) != k:
             raise ValueError(f"{len(domain_tuple)} domain values given for a {k} × {k} table.")
         flat_counts = counts.astype(np.intp).ravel()
-        pair = np.repeat(np.arange(k * k), flat_counts)
-        codes = np.vstack([pair // k, pair % k])
-        return cls(codes, domain_tuple, tuple(range(codes.shape[1])), ("A", "B"))
+        pair = np.repeat(np.arange(k * k, dtype=np.intp), flat_counts)
+        n_items = pair.size
+        item = np.repeat(np.arange(n_items, dtype=np.intp), 2)
+        coder = np.tile(np.array([0, 1], dtype=np.intp), n_items)
+        value = np.column_stack([pair // k, pair % k]).reshape(-1)
+        return cls.from_codes(item, coder, value, domain_tuple, range(n_items), ("A", "B"))
 
     @classmethod
     def from_agreement_table(
@@ -230,8 +364,8 @@ class ReliabilityData:
         """Build from items × categories counts (how many coders chose each category).
 
         ``domain`` names the columns' categories in order (default ``0 .. k-1``). Coders are
-        anonymous here: the rows of ``codes`` are slots, not people, so only coefficients with
-        a pooled chance model (S, pi, multi-pi, alpha, AC1) apply.
+        anonymous here: the "coders" are slots, not people, so only coefficients with a pooled
+        chance model (S, pi, multi-pi, alpha, AC1) apply.
         """
         table = np.asarray(counts)
         if table.ndim != 2:
@@ -245,16 +379,16 @@ class ReliabilityData:
             raise ValueError(f"{len(domain_tuple)} domain values given for {k} columns.")
         per_item = table.sum(axis=1)
         slots = int(per_item.max()) if n_items else 0
-        values = np.repeat(np.tile(np.arange(k), n_items), table.ravel())
-        item_of_value = np.repeat(np.arange(n_items), per_item)
-        starts = np.concatenate([[0], np.cumsum(per_item)[:-1]])
-        slot_of_value = np.arange(len(values)) - np.repeat(starts, per_item)
-        codes = np.full((slots, n_items), MISSING, dtype=np.intp)
-        codes[slot_of_value, item_of_value] = values
-        return cls(
-            codes,
+        values = np.repeat(np.tile(np.arange(k, dtype=np.intp), n_items), table.ravel())
+        item_of_value = np.repeat(np.arange(n_items, dtype=np.intp), per_item)
+        starts = np.concatenate([[0], np.cumsum(per_item)[:-1]]).astype(np.intp)
+        slot_of_value = np.arange(len(values), dtype=np.intp) - np.repeat(starts, per_item)
+        return cls.from_codes(
+            item_of_value,
+            slot_of_value,
+            values,
             domain_tuple,
-            tuple(range(n_items)),
+            range(n_items),
             tuple(f"slot {i + 1}" for i in range(slots)),
             coders_identified=False,
         )
@@ -277,28 +411,92 @@ class ReliabilityData:
         domain_tuple = tuple(domain)
         if domain_tuple == self.domain and self.domain_declared:
             return self
-        used = np.zeros(self.n_values, dtype=bool)
-        present = self.codes != MISSING
-        used[np.unique(self.codes[present])] = True
+        used = np.bincount(self.value_code, minlength=self.n_values) > 0
         values = [value for value, is_used in zip(self.domain, used, strict=True) if is_used]
         old_codes = np.flatnonzero(used)
         new_codes = _remap(values, np.arange(len(values), dtype=np.intp), domain_tuple)
         lookup = np.full(max(self.n_values, 1), MISSING, dtype=np.intp)
         lookup[old_codes] = new_codes
-        codes = np.where(present, lookup[np.where(present, self.codes, 0)], MISSING)
-        return ReliabilityData(
-            codes, domain_tuple, self.items, self.coders, self.coders_identified, True
+        return self._derived(
+            self.item_index,
+            self.coder_index,
+            lookup[self.value_code],
+            domain=domain_tuple,
+            domain_declared=True,
         )
+
+    def restricted_to_items(self, mask: NDArray[np.bool_]) -> ReliabilityData:
+        """The same data with only the items where ``mask`` is True."""
+        mask = np.asarray(mask, dtype=bool)
+        kept = tuple(item for item, keep in zip(self.items, mask, strict=True) if keep)
+        entries = mask[self.item_index]
+        renumber = np.cumsum(mask, dtype=np.intp) - 1
+        return self._derived(
+            renumber[self.item_index[entries]],
+            self.coder_index[entries],
+            self.value_code[entries],
+            items=kept,
+        )
+
+    def restricted_to_coders(self, positions: Sequence[int]) -> ReliabilityData:
+        """The annotations of the coders at ``positions`` (in that order), every item kept.
+
+        Costs O(their annotations) after a one-off O(n) grouping by coder.
+        """
+        chosen = [int(position) for position in positions]
+        start, stop = self._coder_starts
+        order = self._coder_order
+        entries = np.concatenate(
+            [order[start[g] : stop[g]] for g in chosen] or [np.zeros(0, dtype=np.intp)]
+        )
+        new_coder = np.repeat(
+            np.arange(len(chosen), dtype=np.intp),
+            [int(stop[g] - start[g]) for g in chosen],
+        )
+        return ReliabilityData.from_codes(
+            self.item_index[entries],
+            new_coder,
+            self.value_code[entries],
+            self.domain,
+            self.items,
+            tuple(self.coders[g] for g in chosen),
+            coders_identified=self.coders_identified,
+            domain_declared=self.domain_declared,
+        )
+
+    def _derived(
+        self,
+        item: NDArray[np.intp],
+        coder: NDArray[np.intp],
+        value: NDArray[np.intp],
+        *,
+        domain: tuple[Hashable, ...] | None = None,
+        items: tuple[Hashable, ...] | None = None,
+        domain_declared: bool | None = None,
+    ) -> ReliabilityData:
+        """A copy with new arrays (already sorted item-major) and the other fields kept."""
+        data = ReliabilityData.__new__(ReliabilityData)
+        data._assign(
+            np.ascontiguousarray(item, dtype=np.intp),
+            np.ascontiguousarray(coder, dtype=np.intp),
+            np.ascontiguousarray(value, dtype=np.intp),
+            self.domain if domain is None else domain,
+            self.items if items is None else items,
+            self.coders,
+            self.coders_identified,
+            self.domain_declared if domain_declared is None else domain_declared,
+        )
+        return data
 
     # -- derived views ------------------------------------------------------------------
 
     @property
     def n_coders(self) -> int:
-        return self.codes.shape[0]
+        return len(self.coders)
 
     @property
     def n_items(self) -> int:
-        return self.codes.shape[1]
+        return len(self.items)
 
     @property
     def n_values(self) -> int:
@@ -307,7 +505,7 @@ class ReliabilityData:
 
     @property
     def n_annotations(self) -> int:
-        return int(np.count_nonzero(self.codes != MISSING))
+        return int(self.value_code.size)
 
     @property
     def ordered_domain(self) -> bool:
@@ -320,18 +518,63 @@ class ReliabilityData:
         return self.domain_declared or all(_is_number(value) for value in self.domain)
 
     @cached_property
+    def codes(self) -> NDArray[np.intp]:
+        """``(n_coders, n_items)`` dense code matrix, ``-1`` where a coder left an item.
+
+        Materialised on first access (``n_coders × n_items`` integers): for small data and
+        for callers; internal code never uses it.
+        """
+        matrix = np.full((self.n_coders, self.n_items), MISSING, dtype=np.intp)
+        matrix[self.coder_index, self.item_index] = self.value_code
+        matrix.setflags(write=False)
+        return matrix
+
+    @cached_property
     def item_value_counts(self) -> NDArray[np.float64]:
-        """``(n_items, V)``: how many coders gave item u the value v (``n_uv``)."""
-        present = self.codes != MISSING
-        item_index = np.nonzero(present)[1]
-        flat = item_index * self.n_values + self.codes[present]
+        """``(n_items, V)`` dense: how many coders gave item u the value v (``n_uv``).
+
+        Linear in the data only while V is small; see :attr:`item_value_counts_csr` and
+        :attr:`dense_counts_are_linear`.
+        """
+        flat = self.item_index * self.n_values + self.value_code
         counts = np.bincount(flat, minlength=self.n_items * self.n_values)
         return counts.reshape(self.n_items, self.n_values).astype(np.float64)
 
     @cached_property
+    def item_value_counts_csr(self) -> sparse.csr_matrix:
+        """``(n_items, V)`` sparse (CSR) ``n_uv``: memory linear in annotations for any V."""
+        matrix = sparse.csr_matrix(
+            (np.ones(self.n_annotations), (self.item_index, self.value_code)),
+            shape=(self.n_items, self.n_values),
+        )
+        matrix.sum_duplicates()
+        return matrix
+
+    @property
+    def dense_counts_are_linear(self) -> bool:
+        """Whether an ``n_items × V`` array is no larger than a few times the data."""
+        return self.n_items * self.n_values <= max(4 * self.n_annotations, 1 << 16)
+
+    @cached_property
+    def coder_value_counts(self) -> NDArray[np.float64]:
+        """``(n_coders, V)``: how often each coder gave each value (per-coder marginals)."""
+        flat = self.coder_index * self.n_values + self.value_code
+        counts = np.bincount(flat, minlength=self.n_coders * self.n_values)
+        return counts.reshape(self.n_coders, self.n_values).astype(np.float64)
+
+    @cached_property
     def values_per_item(self) -> NDArray[np.intp]:
         """``(n_items,)``: how many values each item received (``m_u``)."""
-        return np.count_nonzero(self.codes != MISSING, axis=0)
+        counts = np.bincount(self.item_index, minlength=self.n_items).astype(np.intp)
+        counts.setflags(write=False)
+        return counts
+
+    @cached_property
+    def item_starts(self) -> NDArray[np.intp]:
+        """``(n_items + 1,)``: item u's annotations are ``item_starts[u]:item_starts[u+1]``."""
+        starts = np.zeros(self.n_items + 1, dtype=np.intp)
+        np.cumsum(self.values_per_item, out=starts[1:])
+        return starts
 
     @cached_property
     def pairable(self) -> NDArray[np.bool_]:
@@ -344,20 +587,79 @@ class ReliabilityData:
 
     def pairable_value_counts(self) -> NDArray[np.float64]:
         """``(V,)``: how often each value occurs among pairable values (``n_k``)."""
-        codes = self.codes[:, self.pairable]
-        return np.bincount(codes[codes != MISSING], minlength=self.n_values).astype(np.float64)
+        kept = self.value_code[self.pairable[self.item_index]]
+        return np.bincount(kept, minlength=self.n_values).astype(np.float64)
 
-    def restricted_to_items(self, mask: NDArray[np.bool_]) -> ReliabilityData:
-        """The same data with only the items where ``mask`` is True."""
-        kept = tuple(item for item, keep in zip(self.items, mask, strict=True) if keep)
-        return ReliabilityData(
-            self.codes[:, mask],
-            self.domain,
-            kept,
-            self.coders,
-            self.coders_identified,
-            self.domain_declared,
+    # -- coders and coder pairs --------------------------------------------------------------
+
+    @cached_property
+    def _coder_order(self) -> NDArray[np.intp]:
+        """Annotation positions grouped by coder (items ascending within a coder)."""
+        return np.argsort(self.coder_index, kind="stable").astype(np.intp)
+
+    @cached_property
+    def _coder_starts(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        per_coder = np.bincount(self.coder_index, minlength=self.n_coders)
+        stop = np.cumsum(per_coder).astype(np.intp)
+        return stop - per_coder, stop
+
+    def coder_annotations(self, coder: int) -> NDArray[np.intp]:
+        """Positions of coder ``coder``'s annotations (position in ``coders``), by item."""
+        start, stop = self._coder_starts
+        return self._coder_order[start[coder] : stop[coder]]
+
+    def paired_codes(
+        self, first: int, second: int
+    ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]:
+        """Items both coders labelled (ascending) and the two coders' value codes on them.
+
+        ``first`` and ``second`` are positions in ``coders``.
+        """
+        a = self.coder_annotations(first)
+        b = self.coder_annotations(second)
+        items, in_a, in_b = np.intersect1d(
+            self.item_index[a], self.item_index[b], assume_unique=True, return_indices=True
         )
+        return items.astype(np.intp), self.value_code[a[in_a]], self.value_code[b[in_b]]
+
+    def shared_items(self) -> sparse.csr_matrix:
+        """``(C, C)`` sparse: how many items each pair of coders both labelled.
+
+        One sparse product of the coder × item incidence matrix with its transpose: cost
+        ``Σ_u m_u²``, never ``C² × items``. The diagonal holds each coder's item count.
+        """
+        incidence = sparse.csr_matrix(
+            (np.ones(self.n_annotations), (self.coder_index, self.item_index)),
+            shape=(self.n_coders, self.n_items),
+        )
+        product = (incidence @ incidence.T).tocsr()
+        product.sum_duplicates()
+        return product
+
+    def coder_pairs(self) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.int64]]:
+        """The coder pairs ``g < h`` that share at least one item, and how many they share.
+
+        Sorted by ``g`` then ``h``; only pairs that share items are listed.
+        """
+        shared = self.shared_items().tocoo()
+        upper = (shared.row < shared.col) & (shared.data > 0)
+        first, second = shared.row[upper].astype(np.intp), shared.col[upper].astype(np.intp)
+        counts = np.rint(shared.data[upper]).astype(np.int64)
+        order = np.lexsort((second, first))
+        return first[order], second[order], counts[order]
+
+    def item_pairs(self) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Every unordered pair of annotations on the same item, as positions ``(a, b)``.
+
+        ``a < b``, so ``coder_index[a] < coder_index[b]``; ``Σ_u m_u (m_u - 1) / 2`` pairs.
+        """
+        n = self.n_annotations
+        rank = np.arange(n, dtype=np.intp) - self.item_starts[self.item_index]
+        after = self.values_per_item[self.item_index] - rank - 1
+        left = np.repeat(np.arange(n, dtype=np.intp), after)
+        block_start = np.cumsum(after) - after
+        right = left + 1 + (np.arange(left.size, dtype=np.intp) - np.repeat(block_start, after))
+        return left, right
 
 
 #: What every public function accepts as data: see :func:`as_reliability_data`.
@@ -489,6 +791,9 @@ def _factorize(
     if array is not None and array.ndim == 1 and array.dtype.kind in "biufUS":
         if array.dtype.kind == "f" and np.isnan(array).any():
             raise ValueError(f"{what} contain NaN: a missing annotation is absent, not NaN.")
+        if array.dtype.kind in "iuf":
+            numbers, inverse = _factorize_numbers(array)
+            return numbers.tolist(), inverse
         unique, inverse = np.unique(array, return_inverse=True)
         return unique.tolist(), inverse.astype(np.intp).reshape(-1)
     index: dict[Hashable, int] = {}

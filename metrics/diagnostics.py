@@ -33,7 +33,7 @@ from metrics.coefficients.agreement import (
 from metrics.coefficients.gwet import brennan_prediger, gwet_ac1
 from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import weighted_kappa
-from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.distances import DistanceLike, MatrixDistance, distance_matrix
 
 __all__ = [
@@ -145,10 +145,9 @@ def contingency_matrix(
     """
     rd = as_reliability_data(data, domain=domain)
     _require_coders(rd, "A contingency matrix")
-    first, second = rd.codes[_coder_index(rd, coder_a)], rd.codes[_coder_index(rd, coder_b)]
-    both = (first != MISSING) & (second != MISSING)
+    _, first, second = rd.paired_codes(_coder_index(rd, coder_a), _coder_index(rd, coder_b))
     size = rd.n_values
-    flat = first[both] * size + second[both]
+    flat = first * size + second
     counts = np.bincount(flat, minlength=size * size).reshape(size, size).astype(np.int64)
     return ContingencyMatrix(coder_a, coder_b, rd.domain, counts)
 
@@ -253,12 +252,13 @@ def pairwise_coder_matrix(
     _require_coders(rd, "A pairwise coder matrix")
     # A data-dependent distance (ordinal) is fixed once, from the full data.
     fixed = None if distance is None else MatrixDistance(distance_matrix(distance, rd))
-    present = (rd.codes != MISSING).astype(np.int64)
-    shared = present @ present.T
+    shared = np.rint(rd.shared_items().toarray()).astype(np.int64)
     if rd.n_coders**2 * rd.n_values**2 <= _DENSE_LIMIT:
         values = _pairwise_vectorised(rd, coefficient, agreement_weights(rd, fixed))
+    elif np.count_nonzero(np.triu(shared, 1)) * rd.n_values**2 <= _DENSE_LIMIT:
+        values = _pairwise_sharing(rd, coefficient, agreement_weights(rd, fixed))
     else:
-        values = _pairwise_by_pairs(rd, coefficient, fixed, shared)
+        values = _pairwise_by_pairs(rd, coefficient, fixed)
     values[shared == 0] = np.nan
     np.fill_diagonal(values, 1.0)
     defined = ~np.isnan(values)
@@ -268,28 +268,83 @@ def pairwise_coder_matrix(
 _DENSE_LIMIT = 20_000_000  # entries of the all-pairs contingency array C × V × C × V
 
 
+def _pairwise_sharing(
+    rd: ReliabilityData, coefficient: str, weights: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """``(C, C)`` values from the contingency tables of the pairs that share items only.
+
+    The tables (pairs × V × V) come from the pairs of annotations on each item, in
+    O(``Σ_u m_u²``); same conventions as :func:`_pairwise_vectorised`.
+    """
+    size, n_coders = rd.n_values, rd.n_coders
+    first, second, _ = rd.coder_pairs()
+    left, right = rd.item_pairs()  # coder_index[left] < coder_index[right]
+    pair_key = first.astype(np.int64) * n_coders + second
+    pair = np.searchsorted(
+        pair_key, rd.coder_index[left].astype(np.int64) * n_coders + rd.coder_index[right]
+    )
+    flat = (pair * size + rd.value_code[left]) * size + rd.value_code[right]
+    tables = np.bincount(flat, minlength=len(first) * size * size).astype(np.float64)
+    tables = tables.reshape(len(first), size, size)  # [p, k, l]: first said k, second l
+    counts = rd.coder_value_counts
+    w = np.eye(size) if weights is None else weights
+    both = tables.sum(axis=(1, 2))
+    agree = np.einsum("pkl,kl->p", tables, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        observed = agree / both
+        if coefficient in ("kappa", "weighted_kappa"):
+            totals = counts.sum(axis=1, keepdims=True)
+            shares = np.where(totals > 0, counts / np.where(totals > 0, totals, 1), 0.0)
+            expected = np.einsum("pk,kl,pl->p", shares[first], w, shares[second])
+        elif coefficient in ("pi", "ac1"):
+            totals = counts.sum(axis=1)
+            union = totals[first] + totals[second] - both
+            rated_by_second = tables.sum(axis=2)  # [p, k]: first said k, second rated
+            rated_by_first = tables.sum(axis=1)  # [p, l]: second said l, first rated
+            pooled = counts[first] + counts[second] - (rated_by_second + rated_by_first) / 2
+            pooled = pooled / union[:, None]
+            if coefficient == "pi":
+                expected = np.einsum("pk,kl,pl->p", pooled, w, pooled)
+            elif size > 1:
+                spread = (pooled * (1 - pooled)).sum(axis=-1)
+                expected = w.sum() / (size * (size - 1)) * spread
+            else:
+                expected = np.ones_like(observed)
+        elif coefficient in ("s", "brennan_prediger"):
+            expected = np.full_like(observed, w.sum() / size**2 if size > 1 else 1.0)
+        else:
+            expected = np.zeros_like(observed)
+        value = (observed - expected) / (1 - expected)
+    if coefficient == "observed_agreement":
+        value = np.where(both > 0, observed, np.nan)
+    else:
+        value = np.where((both > 0) & (np.abs(1 - expected) > 1e-12), value, np.nan)
+    values = np.full((n_coders, n_coders), np.nan)
+    values[first, second] = value
+    values[second, first] = value
+    return values
+
+
 def _pairwise_by_pairs(
     rd: ReliabilityData,
     coefficient: str,
     distance: MatrixDistance | None,
-    shared: NDArray[np.int64],
 ) -> NDArray[np.float64]:
-    """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined)."""
+    """``(C, C)`` values by calling the coefficient on each pair's data (nan if undefined).
+
+    Only the pairs that share an item are visited (listed by one sparse product).
+    """
     function = _PAIRWISE[coefficient]
     options = {} if distance is None else {"distance": distance}
     size = rd.n_coders
     values = np.full((size, size), np.nan)
-    for g in range(size):
-        for h in range(g + 1, size):
-            if shared[g, h] == 0:
-                continue
-            pair = ReliabilityData(
-                rd.codes[[g, h]], rd.domain, rd.items, (rd.coders[g], rd.coders[h])
-            )
-            try:
-                values[g, h] = values[h, g] = function(pair, **options).value
-            except ValueError:
-                pass
+    first, second, _ = rd.coder_pairs()
+    for g, h in zip(first.tolist(), second.tolist(), strict=True):
+        pair = rd.restricted_to_coders([g, h])
+        try:
+            values[g, h] = values[h, g] = function(pair, **options).value
+        except ValueError:
+            pass
     return values
 
 
@@ -302,9 +357,8 @@ def _pairwise_vectorised(
     :func:`~metrics.coefficients.agreement.agreement_weights` gives them).
     """
     size, n_coders = rd.n_values, rd.n_coders
-    coder, item = np.nonzero(rd.codes != MISSING)
     one_hot = sparse.csr_matrix(
-        (np.ones(len(item)), (coder * size + rd.codes[coder, item], item)),
+        (np.ones(rd.n_annotations), (rd.coder_index * size + rd.value_code, rd.item_index)),
         shape=(n_coders * size, rd.n_items),
     )
     tables = (one_hot @ one_hot.T).toarray().reshape(n_coders, size, n_coders, size)
@@ -457,11 +511,7 @@ def per_category_agreement(
 def _coder_shares(rd: ReliabilityData) -> tuple[NDArray[np.float64], int]:
     """``(C, V)`` each coder's category shares (zero rows for coders without values), and
     the number of coders with values."""
-    coder, item = np.nonzero(rd.codes != MISSING)
-    flat = coder * rd.n_values + rd.codes[coder, item]
-    counts = np.bincount(flat, minlength=rd.n_coders * rd.n_values).reshape(
-        rd.n_coders, rd.n_values
-    )
+    counts = rd.coder_value_counts
     totals = counts.sum(axis=1)
     shares = np.zeros(counts.shape)
     shares[totals > 0] = counts[totals > 0] / totals[totals > 0, None]
@@ -650,11 +700,7 @@ def coder_distributions(
     _require_coders(rd, "Coder distributions")
     if rd.n_annotations == 0:
         raise ValueError("The data holds no value.")
-    coder, item = np.nonzero(rd.codes != MISSING)
-    flat = coder * rd.n_values + rd.codes[coder, item]
-    counts = np.bincount(flat, minlength=rd.n_coders * rd.n_values).reshape(
-        rd.n_coders, rd.n_values
-    )
+    counts = rd.coder_value_counts.astype(np.int64)
     totals = counts.sum(axis=1)
     proportions = np.zeros(counts.shape)
     proportions[totals > 0] = counts[totals > 0] / totals[totals > 0, None]

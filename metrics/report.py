@@ -421,8 +421,7 @@ def _true_agreement(
         return None, None
     if data.n_values != 2:
         return None, "the true-agreement interval needs two categories (a 2 × 2 table)"
-    both = (data.codes >= 0).all(axis=0)
-    first, second = data.codes[0, both], data.codes[1, both]
+    _, first, second = data.paired_codes(0, 1)
     table = np.bincount(first * 2 + second, minlength=4).reshape(2, 2)
     try:
         interval = true_agreement_interval(table, model=model, confidence=confidence)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Literal
 
 import numpy as np
@@ -50,7 +49,7 @@ from metrics.coefficients.closed_forms import (
     two_coder_kappa_from_array,
 )
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 from metrics.distances import DistanceLike, distance_matrix
 
@@ -135,10 +134,9 @@ def _pooled_columns(data: ReliabilityData) -> NDArray[np.float64]:
 
 def _coder_columns(data: ReliabilityData) -> sparse.csr_matrix:
     """``(n_items, C·V)`` sparse: column ``g·V + k`` is 1 where coder g gave the item value k."""
-    coder, item = np.nonzero(data.codes != MISSING)
-    column = coder * data.n_values + data.codes[coder, item]
+    column = data.coder_index * data.n_values + data.value_code
     shape = (data.n_items, data.n_coders * data.n_values)
-    return sparse.csr_matrix((np.ones(len(item)), (item, column)), shape=shape)
+    return sparse.csr_matrix((np.ones(data.n_annotations), (data.item_index, column)), shape=shape)
 
 
 # -- chance models on totals (vectorised over leading axes) --------------------------------
@@ -725,27 +723,41 @@ class LightKappaResult(CoefficientResult):
     skipped_pairs: tuple[tuple[Hashable, Hashable], ...]
 
 
-def _light_pairs(rd: ReliabilityData) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    present = (rd.codes != MISSING).astype(np.float64)
-    shared = present @ present.T
-    used: list[tuple[int, int]] = []
-    skipped: list[tuple[int, int]] = []
-    for g, h in combinations(range(rd.n_coders), 2):
-        (used if shared[g, h] > 0 else skipped).append((g, h))
-    return used, skipped
+def _light_pairs(rd: ReliabilityData) -> list[tuple[int, int]]:
+    """The coder pairs sharing an item (from one sparse product of the coder incidence)."""
+    first, second, _ = rd.coder_pairs()
+    return list(zip(first.tolist(), second.tolist(), strict=True))
 
 
-def _csr_with_coder_columns(block: NDArray[np.bool_], rd: ReliabilityData) -> sparse.csr_matrix:
+def _skipped_pairs(
+    rd: ReliabilityData, used: Sequence[tuple[int, int]]
+) -> tuple[tuple[Hashable, Hashable], ...]:
+    """Every coder pair not in ``used``, as coder ids, in order (no per-pair Python test)."""
+    skip = np.triu(np.ones((rd.n_coders, rd.n_coders), dtype=bool), 1)
+    if used:
+        kept = np.asarray(used, dtype=np.intp)
+        skip[kept[:, 0], kept[:, 1]] = False
+    first, second = np.nonzero(skip)
+    labels = np.empty(rd.n_coders, dtype=object)
+    for position, coder in enumerate(rd.coders):
+        labels[position] = coder
+    return tuple(zip(labels[first].tolist(), labels[second].tolist(), strict=True))
+
+
+def _csr_with_coder_columns(
+    block_rows: NDArray[np.intp],
+    block_cols: NDArray[np.intp],
+    width: int,
+    rd: ReliabilityData,
+) -> sparse.csr_matrix:
     """``[block | coder columns]`` as CSR, built in O(nnz) without sorting.
 
-    ``block`` is a dense ``(n_items, a)`` indicator; the coder columns are those of
-    :func:`_coder_columns`, shifted by ``a``.
+    The block is an ``(n_items, width)`` indicator given by its ones (``block_rows`` sorted);
+    the coder columns are those of :func:`_coder_columns`, shifted by ``width``.
     """
-    n_items, width = block.shape
-    block_rows, block_cols = np.nonzero(block)
-    present = (rd.codes != MISSING).T  # (items, coders), item-major like block
-    coder_rows, coder_of = np.nonzero(present)
-    coder_cols = width + coder_of * rd.n_values + rd.codes[coder_of, coder_rows]
+    n_items = rd.n_items
+    coder_rows = rd.item_index  # item-major, like the block
+    coder_cols = width + rd.coder_index * rd.n_values + rd.value_code
     per_row_block = np.bincount(block_rows, minlength=n_items)
     per_row = per_row_block + np.bincount(coder_rows, minlength=n_items)
     indptr = np.concatenate([[0], np.cumsum(per_row)])
@@ -767,13 +779,19 @@ def _light_stats(
 ) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
     first = np.array([g for g, _ in pairs], dtype=np.intp)
     second = np.array([h for _, h in pairs], dtype=np.intp)
-    codes = rd.codes
-    both = (codes[first] != MISSING) & (codes[second] != MISSING)  # (pairs, items)
-    columns = np.empty((rd.n_items, len(pairs), 2), dtype=bool)
-    columns[:, :, 0] = (both & (codes[first] == codes[second])).T
-    columns[:, :, 1] = both.T
-    stats = _csr_with_coder_columns(columns.reshape(rd.n_items, -1), rd)
     n_pairs = len(pairs)
+    # Column 2p: pair p agrees on the item; column 2p + 1: both coders of pair p labelled it.
+    left, right = rd.item_pairs()  # every pair of annotations sharing an item, by item
+    pair_key = first.astype(np.int64) * rd.n_coders + second
+    key = rd.coder_index[left].astype(np.int64) * rd.n_coders + rd.coder_index[right]
+    position = np.minimum(np.searchsorted(pair_key, key), max(n_pairs - 1, 0))
+    listed = pair_key[position] == key if n_pairs else np.zeros(key.size, dtype=bool)
+    left, right, position = left[listed], right[listed], position[listed]
+    agree = rd.value_code[left] == rd.value_code[right]
+    rows = np.repeat(rd.item_index[left], 2)
+    cols = np.column_stack([2 * position, 2 * position + 1]).reshape(-1)
+    ones = np.column_stack([agree, np.ones(agree.size, dtype=bool)]).reshape(-1)
+    stats = _csr_with_coder_columns(rows[ones], cols[ones], 2 * n_pairs, rd)
 
     def parts(totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
         totals = np.asarray(totals, dtype=np.float64)
@@ -812,7 +830,7 @@ def decompose_light_kappa(
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs, _ = _light_pairs(rd)
+    pairs = _light_pairs(rd)
     stats, parts = _light_stats(rd, pairs)
     return Decomposition("light_kappa", stats, _mean_defined(parts))
 
@@ -862,7 +880,7 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     """
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs, skipped = _light_pairs(rd)
+    pairs = _light_pairs(rd)
     if not pairs:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
     stats, parts = _light_stats(rd, pairs)
@@ -875,7 +893,6 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
             "(expected agreement 1)."
         )
     used = [pair for pair, ok in zip(pairs, defined, strict=True) if ok]
-    skipped = sorted(skipped + [pair for pair, ok in zip(pairs, defined, strict=True) if not ok])
 
     def ids(pair_list: list[tuple[int, int]]) -> tuple[tuple[Hashable, Hashable], ...]:
         return tuple((rd.coders[g], rd.coders[h]) for g, h in pair_list)
@@ -891,5 +908,5 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
         n_coders=rd.n_coders,
         pairs=ids(used),
         pair_values=tuple(float(k) for k in kappas[defined]),
-        skipped_pairs=ids(skipped),
+        skipped_pairs=_skipped_pairs(rd, used),
     )

@@ -103,13 +103,10 @@ class _Pairable:
 
 
 def _pairable(data: ReliabilityData) -> _Pairable:
-    codes = data.codes
-    present = codes >= 0
-    per_item = np.count_nonzero(present, axis=0)
-    pairable = per_item >= 2
-    kept = present & pairable[None, :]
-    item_all, coder = np.nonzero(kept.T)
-    code = codes[coder, item_all]
+    per_item = data.values_per_item
+    pairable = data.pairable
+    kept = pairable[data.item_index]
+    item_all, coder, code = data.item_index[kept], data.coder_index[kept], data.value_code[kept]
     renumber = np.cumsum(pairable) - 1
     item = renumber[item_all] if item_all.size else item_all
     m = per_item[pairable].astype(np.float64)

@@ -81,7 +81,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 
 Model = Literal["oneway", "twoway_random", "twoway_mixed"]
@@ -454,16 +454,9 @@ def _complete_ratings_mask(
             "A two-way ICC needs coder identities, but these data come from an agreement "
             "table (anonymous rating slots); use model='oneway'."
         )
-    values = _ratings(data, domain)
-    if values.ndim != 2:
-        raise ValueError("Ratings must be a coders × items matrix (2 dimensions).")
-    n_items = values.shape[1]
-    if oneway:
-        values = np.sort(values, axis=0)  # nan sorts last: each item's ratings on top
-        per_item = np.count_nonzero(~np.isnan(values), axis=0)
-        values = values[: int(per_item.max()) if n_items else 0]
+    values, complete = _ratings(data, domain, oneway=oneway)
+    n_items = complete.size
     n_coders = values.shape[0]
-    complete = ~np.isnan(values).any(axis=0)
     n_incomplete = int(n_items - np.count_nonzero(complete))
     if n_incomplete:
         if missing == "raise":
@@ -476,7 +469,6 @@ def _complete_ratings_mask(
                 f"The ICC needs a complete design, {design}: {n_incomplete} of {n_items} "
                 "items miss a rating. Pass missing='drop' to leave those items out."
             )
-        values = values[:, complete]
     if n_coders < 2:
         what = "ratings per item" if oneway else "coders"
         raise ValueError(f"The ICC needs at least two {what}; got {n_coders}.")
@@ -490,18 +482,47 @@ def _complete_ratings_mask(
     return values, complete
 
 
-def _ratings(data: DataLike, domain: Sequence[Hashable] | None) -> NDArray[np.float64]:
+def _ratings(
+    data: DataLike, domain: Sequence[Hashable] | None, *, oneway: bool
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Rows × complete items float ratings, and which items are complete.
+
+    Rows are coders, or with ``oneway`` rating slots (each item's ratings sorted, on top; an
+    item is complete when it has as many ratings as the best-rated item). For
+    :class:`ReliabilityData` the matrix is built from the long arrays for the complete items
+    only, never coders × all items.
+    """
     if domain is None and not isinstance(data, ReliabilityData):
         array = np.asarray(data)
         if array.dtype.kind in "biuf":
             values = array.astype(np.float64)
             if np.isinf(values).any():
                 raise ValueError("Ratings must be finite numbers (nan marks a missing rating).")
-            return values
+            if values.ndim != 2:
+                raise ValueError("Ratings must be a coders × items matrix (2 dimensions).")
+            if oneway:
+                values = np.sort(values, axis=0)  # nan sorts last: each item's ratings on top
+                per_item = np.count_nonzero(~np.isnan(values), axis=0)
+                values = values[: int(per_item.max()) if values.shape[1] else 0]
+            complete = ~np.isnan(values).any(axis=0)
+            return np.ascontiguousarray(values[:, complete]), complete
     rd = as_reliability_data(data, domain=domain)
     numbers = _numeric_domain(rd.domain)
-    present = rd.codes != MISSING
-    return np.where(present, numbers[np.where(present, rd.codes, 0)], np.nan)
+    per_item = rd.values_per_item
+    rows = (int(per_item.max()) if rd.n_items else 0) if oneway else rd.n_coders
+    complete = per_item == rows
+    kept = complete[rd.item_index]
+    column = (np.cumsum(complete) - 1)[rd.item_index[kept]]
+    rating = numbers[rd.value_code[kept]]
+    if oneway:
+        row = np.arange(rd.n_annotations)[kept] - rd.item_starts[rd.item_index[kept]]
+    else:
+        row = rd.coder_index[kept]
+    values = np.full((rows, int(np.count_nonzero(complete))), np.nan)
+    values[row, column] = rating
+    if oneway:
+        values = np.sort(values, axis=0)
+    return values, complete
 
 
 def _numeric_domain(domain: tuple[Hashable, ...]) -> NDArray[np.float64]:

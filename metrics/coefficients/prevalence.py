@@ -33,7 +33,7 @@ from metrics.coefficients.agreement import (
     require_two_coders,
 )
 from metrics.coefficients.result import CoefficientResult
-from metrics.data import MISSING, DataLike, ReliabilityData, as_reliability_data
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
 
 
 def _labelled_by_both(data: ReliabilityData) -> NDArray[np.bool_]:
-    return np.all(data.codes != MISSING, axis=0)
+    return np.asarray(data.values_per_item == data.n_coders)
 
 
 def _complete_pairs(
@@ -79,7 +79,7 @@ def contingency_table(
     Di Eugenio & Glass (2004) and Cohen (1960).
     """
     rd = _complete_pairs(data, "A contingency table", domain)
-    first, second = rd.codes
+    _, first, second = rd.paired_codes(0, 1)
     size = rd.n_values
     return (
         np.bincount(first * size + second, minlength=size * size)
@@ -538,14 +538,7 @@ def annotator_bias(data: DataLike, *, domain: Sequence[Hashable] | None = None) 
     require_identified(rd, "Annotator bias")
     kappa = conger_kappa(rd)
     pi = fleiss_pi(rd)
-    coder, item = np.nonzero(rd.codes != MISSING)
-    counts = (
-        np.bincount(
-            coder * rd.n_values + rd.codes[coder, item], minlength=rd.n_coders * rd.n_values
-        )
-        .reshape(rd.n_coders, rd.n_values)
-        .astype(np.float64)
-    )
+    counts = rd.coder_value_counts
     totals = counts.sum(axis=1)
     shares = counts[totals > 0] / totals[totals > 0, None]
     variance_form = float(shares.var(axis=0).sum() / (len(shares) - 1))

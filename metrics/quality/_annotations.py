@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import NDArray
 
-from metrics.data import MISSING, ReliabilityData
+from metrics.data import ReliabilityData
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,11 +138,10 @@ def _from_reliability_data(data: ReliabilityData) -> Annotations:
             "The coders of data built from an agreement table are anonymous slots: "
             "coder quality models need each annotation's coder."
         )
-    coder, item = np.nonzero(data.codes != MISSING)
     return Annotations(
-        item.astype(np.intp),
-        coder.astype(np.intp),
-        data.codes[coder, item],
+        data.item_index,
+        data.coder_index,
+        data.value_code,
         id_array(data.items),
         id_array(data.coders),
         data.domain,

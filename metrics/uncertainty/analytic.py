@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from scipy import special, stats
 
 from metrics.coefficients.agreement import agreement_weights
-from metrics.data import MISSING, ReliabilityData, as_reliability_data
+from metrics.data import ReliabilityData, as_reliability_data
 from metrics.distances import DistanceLike
 
 Coefficient = Literal[
@@ -556,7 +556,7 @@ def _raw_linearized(
     if name == "alpha":
         return _raw_alpha(raw, confidence, weighted=distance is not None)
     if name == "conger":
-        estimate, variance = _raw_conger(raw, data.codes[:, rated])
+        estimate, variance = _raw_conger(raw, data, rated)
     else:
         estimate, variance = _RAW_FORMULAS[name](raw)
     label = {
@@ -620,17 +620,12 @@ def _raw_bp(raw: _Raw) -> tuple[float, float]:
 _RAW_FORMULAS = {"ac1": _raw_ac1, "fleiss": _raw_fleiss, "brennan_prediger": _raw_bp}
 
 
-def _raw_conger(raw: _Raw, codes: NDArray[np.intp]) -> tuple[float, float]:
-    """Conger's kappa and irrCAC's linearised variance (``codes``: coders × rated items)."""
-    r = codes.shape[0]
+def _raw_conger(raw: _Raw, data: ReliabilityData, rated: NDArray[np.bool_]) -> tuple[float, float]:
+    """Conger's kappa and irrCAC's linearised variance (over the ``rated`` items)."""
+    r = data.n_coders
     if r < 2:
         raise ValueError("Conger's kappa needs at least two coders.")
-    q = raw.counts.shape[1]
-    present = codes != MISSING
-    coder, item = np.nonzero(present)
-    by_coder = (
-        np.bincount(coder * q + codes[coder, item], minlength=r * q).reshape(r, q).astype(float)
-    )
+    by_coder = data.coder_value_counts
     n_g = by_coder.sum(axis=1)
     if np.any(n_g == 0):
         raise ValueError("Conger's kappa needs every coder to have at least one value.")
@@ -647,9 +642,16 @@ def _raw_conger(raw: _Raw, codes: NDArray[np.intp]) -> tuple[float, float]:
     b = spread @ w  # (r, q): sum_k spread[g, k] w[k, l]
     c = np.sum(p_gk * b, axis=1)  # (r,)
     n = raw.n
-    gathered = np.where(present, np.take_along_axis(b, np.where(present, codes, 0), axis=1), 0.0)
-    lam = (n / n_g)[:, None] * (gathered - (present - (n_g / n)[:, None]) * c[:, None])
-    pe_items = lam.sum(axis=0) / (r * (r - 1.0))
+    # A coder without a value on item i contributes lambda_ig = C_g; one with value k
+    # contributes (n / n_g) [B[g, k] - (1 - n_g / n) C_g]. Sum over the annotations only.
+    coder, code = data.coder_index, data.value_code
+    item = (np.cumsum(rated) - 1)[data.item_index]
+    share = n_g[coder] / n
+    present_terms = (b[coder, code] - (1.0 - share) * c[coder]) / share - c[coder]
+    lam_sum = float(c.sum()) + np.bincount(
+        item, weights=present_terms, minlength=int(np.count_nonzero(rated))
+    )
+    pe_items = lam_sum / (r * (r - 1.0))
     terms = raw.kappa_items(pe) - 2.0 * (1.0 - kappa) * (pe_items - pe) / (1.0 - pe)
     return kappa, raw.variance(terms, kappa)
 
@@ -822,10 +824,9 @@ def _two_coder_table(
                 f"This needs exactly two identified coders; the data have {data.n_coders} "
                 f"{'coders' if data.coders_identified else 'anonymous slots'}."
             )
-        both = np.all(data.codes != MISSING, axis=0)
-        if not np.any(both):
+        _, a, b = data.paired_codes(0, 1)
+        if not a.size:
             raise ValueError("No item was labelled by both coders.")
-        a, b = data.codes[0, both], data.codes[1, both]
         v = data.n_values
         table = np.bincount(a * v + b, minlength=v * v).reshape(v, v).astype(np.float64)
         return table, data

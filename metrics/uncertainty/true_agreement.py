@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Literal, Protocol
 
 import numpy as np
@@ -53,7 +52,7 @@ import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy import stats
 
-from metrics.data import MISSING, DataLike, as_reliability_data
+from metrics.data import DataLike, as_reliability_data
 
 Model = Literal["conservative", "homogeneity"]
 Rule = Literal["paper", "minlike"]
@@ -616,12 +615,9 @@ def true_agreement_by_pair(
             raise ValueError(f"positive={positive!r} is not in the value domain {data.domain}.")
         categories = [data.domain.index(positive)]
     results: list[PairTrueAgreement] = []
-    codes = data.codes
-    for i, j in combinations(range(data.n_coders), 2):
-        both = (codes[i] != MISSING) & (codes[j] != MISSING)
-        if not both.any():
-            continue
-        a, b = codes[i, both], codes[j, both]
+    first, second, _ = data.coder_pairs()  # only the pairs that share an item
+    for i, j in zip(first.tolist(), second.tolist(), strict=True):
+        _, a, b = data.paired_codes(i, j)
         for category in categories:
             pos_a, pos_b = a == category, b == category
             counts = (
