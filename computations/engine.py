@@ -367,6 +367,16 @@ def _distance(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> A
     return report_distance(options["level"], options["distance"], tree=options.get("tree"))
 
 
+def report_distance_of(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> Any:
+    """The distance the report uses with these parameters (None: the nominal distance)."""
+    return _distance(params, parents)
+
+
+def json_float(value: Any) -> float | None:
+    """A float for JSON: None for nan and infinities."""
+    return _float(value)
+
+
 def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
     values = metrics_bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
     return [None if math.isnan(v) else float(v) for v in values.tolist()]
