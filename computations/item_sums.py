@@ -84,6 +84,27 @@ def distance_name(params: Mapping[str, Any]) -> str:
     return "nominal" if distance is None else str(distance.name)
 
 
+def item_ranges(
+    rounds: NDArray[np.int64], items: NDArray[np.int64], counts: NDArray[np.int64], limit: int
+) -> list[tuple[int, int, int, int]]:
+    """(round, first item, last item, annotations) of consecutive items of one round holding
+    about ``limit`` annotations each (an item is never cut), in (round, item) order: the
+    order of the one-process path's rows."""
+    if not len(items):
+        return []
+    index = np.arange(len(items))
+    new_round = np.r_[True, rounds[1:] != rounds[:-1]]
+    before = np.cumsum(counts) - counts
+    round_start = np.maximum.accumulate(np.where(new_round, index, 0))
+    bucket = (before - before[round_start]) // limit
+    starts = np.flatnonzero(new_round | np.r_[True, bucket[1:] != bucket[:-1]])
+    stops = np.r_[starts[1:], len(items)]
+    return [
+        (int(rounds[a]), int(items[a]), int(items[b - 1]), int(counts[a:b].sum()))
+        for a, b in zip(starts.tolist(), stops.tolist(), strict=True)
+    ]
+
+
 def split_refusal(kind: str, params: Mapping[str, Any]) -> str | None:
     """Why a computation of this question kind with these parameters stays on one step
     (None when it can be split by items)."""
@@ -172,7 +193,7 @@ def chunk_sums(
             arrays[f"{name}.shape"] = np.asarray(csr.shape, dtype=np.int64)
         else:
             arrays[f"{name}.dense"] = np.asarray(stats, dtype=np.float64)
-    _, inverse, per_item = np.unique(np.asarray(items), return_inverse=True, return_counts=True)
+    per_item = np.unique(np.asarray(items), return_counts=True)[1]
     summary: dict[str, Any] = {
         "coefficients": list(decompositions),
         "n_items": int(per_item.size),
@@ -259,7 +280,9 @@ def _recentred(
 ) -> list[NDArray[np.float64]]:
     """Interval alpha's rows ``[D_o part, m, Σ(x-c), Σ(x-c)²]`` of every chunk moved from the
     chunk's centre ``c`` to the scope's (the mean of every pairable value)."""
-    totals = sum(float(p[:, 2].sum()) + float(p[:, 1].sum()) * c for p, c in zip(parts, centres, strict=True))
+    totals = sum(
+        float(p[:, 2].sum()) + float(p[:, 1].sum()) * c for p, c in zip(parts, centres, strict=True)
+    )
     count = sum(float(p[:, 1].sum()) for p in parts)
     centre = totals / count if count else 0.0
     moved = []

@@ -119,7 +119,7 @@ def _copy_rows(
     sql = (
         f'COPY (SELECT "round_id", "item_id", "coder_id", "{column}" FROM "{table}" '
         f'WHERE "question_id" = {int(question.pk)} AND "round_id" IN '
-        f'({",".join(str(int(r)) for r in round_ids) or "NULL"}){item_range} '
+        f"({','.join(str(int(r)) for r in round_ids) or 'NULL'}){item_range} "
         f'AND "{column}" IS NOT NULL) TO STDOUT (FORMAT BINARY)'
     )
     buffer = bytearray()
@@ -498,3 +498,11 @@ def scope_coder_ids(*, question: Question, round_ids: Sequence[int]) -> list[int
         .distinct()
         .order_by("coder_id")
     )
+
+
+def question_domain(question: Question) -> tuple[str, ...] | None:
+    """The value domain ``scope_annotations`` gives for the question: its category codes in
+    order (nominal, ordinal, hierarchy), else None (the observed values are used)."""
+    if question.kind in (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY):
+        return tuple(_category_codes(question)[1])
+    return None
