@@ -350,3 +350,60 @@ def test_annotations_changed_while_split_fail_the_merge_with_the_reason(
         "The annotations changed while the computation ran split by items; request the "
         "computation again."
     )
+
+
+# -- real workers ------------------------------------------------------------------------------
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_split_and_combine_to_the_one_process_result(
+    celery_worker_process: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL (binary COPY of each item range), Redis and two worker processes: a
+    scaled-down crowd study (2,000 annotations per chunk) computed split by items, with its
+    bootstrap fanned out after the merge, stores what one process computes."""
+    from tests.factories import StudyFactory
+    from tests.test_worker_e2e import chaining_worker, finished, wait_until
+
+    celery_worker_process.stop()
+    celery_worker_process.env["AGREEMENT_ITEM_CHUNK_ANNOTATIONS"] = "2000"
+    first, second = (chaining_worker(celery_worker_process, n) for n in ("first", "second"))
+    first.start()
+    second.start()
+    try:
+        study = StudyFactory()
+        question = nominal_question(study, codes=("a", "b", "c", "d"))
+        round_ = RoundFactory(study=study)
+        label_round(round_, question, sparse_table(6, 2500, ["a", "b", "c", "d"], seed=12))
+        params = {"coefficients": NOMINAL, "bootstrap": 1000, "chunk_size": 400, "seed": 3}
+        split = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters=params,
+        ).computation  # fmt: skip
+        wait_until(finished(split.pk), first, timeout=300)
+        split.refresh_from_db()
+        assert split.status == ComputationStatus.DONE, split.error
+        chunks = ComputationItemChunk.objects.filter(computation=split)
+        assert split.results["item_chunks"]["chunks"] == chunks.count() >= 5
+        assert split.chunks_total == 3
+        logs = (first.log(), second.log())
+        assert all("computations.item_chunk" in log for log in logs), "one worker took no chunk"
+    finally:
+        first.stop()
+        second.stop()
+
+    # One process, here: the same request, read whole and bootstrapped inline.
+    Computation.objects.filter(pk=split.pk).update(status=ComputationStatus.FAILED)
+    monkeypatch.setattr(dispatch, "computation_run_send", lambda _pk: True)
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
+    single = computation_request(
+        study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+        parameters={**params, "chunk_size": 1000},
+    ).computation  # fmt: skip
+    assert service.computation_claim(computation_id=single.pk)
+    service.computation_run(computation_id=single.pk)
+    single.refresh_from_db()
+    assert single.status == ComputationStatus.DONE, single.error
+    assert "item_chunks" not in single.results
+    assert_same_results(single.results, split.results)
