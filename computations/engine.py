@@ -40,6 +40,7 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
+from metrics.distances.scalar import midranks as midranks  # for item_sums
 from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha

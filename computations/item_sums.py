@@ -46,8 +46,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from computations import engine
-from metrics import Decomposition
-from metrics.distances.scalar import midranks
+from computations.engine import Decomposition, midranks
 from studies.models import LabelKind
 
 #: The phantom item's id: below every item id, so its row is the first.
