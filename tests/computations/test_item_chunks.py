@@ -4,6 +4,7 @@ chunk whose worker died is sent again by the sweep."""
 
 from __future__ import annotations
 
+import inspect
 from datetime import timedelta
 from typing import Any
 
@@ -237,6 +238,13 @@ def test_item_ranges_hold_about_the_limit_and_never_cut_an_item_or_cross_a_round
         (1, 14, 14, 1),  # 12 before
         (2, 10, 11, 4),  # a new round starts a new chunk
     ]
+
+
+def test_the_item_chunk_task_takes_one_integer_id_and_is_quiet_on_a_missing_row() -> None:
+    parameters = list(inspect.signature(tasks.computation_item_chunk_task.run).parameters.values())
+    assert [p.annotation for p in parameters] in ([int], ["int"])
+    assert tasks.computation_item_chunk_task.name == "computations.item_chunk"
+    tasks.computation_item_chunk_task(424242)
 
 
 class Killed(BaseException):
