@@ -415,3 +415,29 @@ def test_two_workers_split_and_combine_to_the_one_process_result(
     assert single.status == ComputationStatus.DONE, single.error
     assert "item_chunks" not in single.results
     assert_same_results(single.results, split.results)
+
+
+def test_the_round_report_of_a_split_computation_says_what_it_left_out(
+    study: Any,
+    viewer: Any,
+    client: Any,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from django.urls import reverse
+
+    question = nominal_question(study, codes=("a", "b", "c"), key="topic")
+    round_ = RoundFactory(study=study, name="Pilot", position=1)
+    label_round(round_, question, random_table(3, 20, ["a", "b", "c"], agree=0.7, seed=3))
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    compute(study, question, [round_], {"bootstrap": 50}, django_capture_on_commit_callbacks)
+    client.force_login(viewer)
+    response = client.get(
+        reverse("pages:round-report", args=[study.pk, round_.pk]), {"question": question.pk}
+    )
+    assert response.status_code == 200
+    assert (
+        '<p class="quality-skipped">No coder quality: Not computed for a computation split by '
+        "items (more annotations than AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every "
+        "annotation on one worker.</p>"
+    ) in response.content.decode()
