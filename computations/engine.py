@@ -306,12 +306,39 @@ def _most_disputed(
     items = list(getattr(disputed, "items", data.items))
     if array.ndim != 1 or len(array) != len(items):
         return _jsonable(disputed)  # type: ignore[no-any-return]
-    order = np.argsort(-np.nan_to_num(array, nan=-np.inf), kind="stable")[:MOST_DISPUTED]
-    shown = [int(i) for i in order if not math.isnan(array[i])]
+    shown = _disputed_order(array, MOST_DISPUTED)
     names = item_names([items[i] for i in shown])  # only the items shown are looked up
     return [
         {"item": names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
         for i in shown
+    ]
+
+
+def _disputed_order(values: np.ndarray, count: int) -> list[int]:
+    """Positions of the ``count`` highest values (ties in position order), nan left out."""
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")[:count]
+    return [int(i) for i in order if not math.isnan(values[i])]
+
+
+def most_disputed_units(data: Any, *, leave_out: Hashable) -> list[tuple[Any, float]]:
+    """(item, observed disagreement) of the ``MOST_DISPUTED`` most disputed items of
+    ``data`` but ``leave_out``, in the order the diagnostics list them; an item's
+    disagreement depends on that item only, so the lists of item ranges merge into the
+    whole scope's (a stable sort on the disagreement, ranges in item order)."""
+    disputed = item_disagreement(data)
+    values = np.asarray(disputed.disagreement, dtype=np.float64)
+    items = list(getattr(disputed, "items", data.items))
+    shown = _disputed_order(values, MOST_DISPUTED + 1)
+    return [(items[i], float(values[i])) for i in shown if items[i] != leave_out][:MOST_DISPUTED]
+
+
+def most_disputed_json(
+    rows: Sequence[tuple[Any, float]], item_names: Callable[[list[Any]], dict[Any, str]]
+) -> list[dict[str, Any]]:
+    """The stored shape of the most disputed items, from (item, disagreement) rows."""
+    names = item_names([item for item, _ in rows])
+    return [
+        {"item": names.get(item, str(item)), "disagreement": _float(value)} for item, value in rows
     ]
 
 

@@ -61,11 +61,11 @@ _SPLITTABLE: dict[tuple[str, str], tuple[str, ...]] = {
     (LabelKind.ORDINAL, "ordinal"): (*UNWEIGHTED, "alpha"),
     (LabelKind.INTERVAL, "interval"): ("alpha",),
 }
-#: Diagnostics a split computation does not compute (they need every annotation at once).
+#: Diagnostics a split computation does not compute (they need every annotation at once;
+#: the most disputed items are merged from the ranges' lists).
 ONE_STEP_DIAGNOSTICS = (
     "per_category",
     "coder_pairs",
-    "most_disputed_items",
     "coder_distributions",
     "kappa_comparisons",
     "annotator_bias",
@@ -200,6 +200,11 @@ def chunk_sums(
         "n_pairable_items": int(np.count_nonzero(per_item >= 2)),
         "fingerprint": fingerprint,
     }
+    # Per item, so the ranges' lists merge into the scope's (the phantom item left out).
+    summary["most_disputed"] = [
+        [int(item), value]
+        for item, value in engine.most_disputed_units(data, leave_out=PHANTOM_ITEM)
+    ]
     if kind == LabelKind.INTERVAL and "alpha" in decompositions:
         summary["alpha_centre"] = _pairable_mean(all_items, all_labels)
     buffer = io.BytesIO()
@@ -391,6 +396,20 @@ def _alpha_parts(totals: NDArray[np.float64], kind: str, distance: str) -> tuple
     counts = t[1:]
     n = float(counts.sum())
     return t[0] / n, (n * n - float((counts * counts).sum())) / (n * (n - 1.0))
+
+
+def most_disputed_rows(
+    chunks: Sequence[tuple[int, Mapping[str, Any]]], *, pooled: bool
+) -> list[tuple[int, float]]:
+    """The scope's most disputed (unit, disagreement), from each range's list: ``chunks``
+    are (round id, summary) in item order; units as ``scope_annotations`` numbers them."""
+    rows = [
+        ((round_id << 40) + int(item) if pooled else int(item), float(value))
+        for round_id, summary in chunks
+        for item, value in summary.get("most_disputed") or []
+    ]
+    rows.sort(key=lambda row: -row[1])  # stable: ties stay in item order
+    return rows[: engine.MOST_DISPUTED]
 
 
 def chunks_fingerprint(fingerprints: Sequence[str]) -> str:

@@ -417,6 +417,14 @@ def _names(
     loaded: _Loaded, computation: Computation
 ) -> tuple[Callable[[list[Any]], dict[Any, str]], dict[int, str]]:
     """Coder keys, and a lookup of item names for the few items a result shows."""
+    coders = coder_keys(int(c) for c in loaded.data.coders)
+    return _item_namer(computation), {
+        int(c): coders.get(int(c), str(c)) for c in loaded.data.coders
+    }
+
+
+def _item_namer(computation: Computation) -> Callable[[list[Any]], dict[Any, str]]:
+    """A lookup of item names (``round/external id`` when rounds are pooled) by unit id."""
 
     def item_names(units: list[Any]) -> dict[Any, str]:
         items = item_external_ids(unit_label(int(u))[1] for u in units)
@@ -432,8 +440,7 @@ def _names(
             names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
         return names
 
-    coders = coder_keys(int(c) for c in loaded.data.coders)
-    return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
+    return item_names
 
 
 @contextmanager
@@ -1001,11 +1008,16 @@ def _merge_step(computation: Computation) -> None:
         params=params,
     )
     categorical = question.kind in CATEGORY_KINDS
+    pooled = len(set(computation_round_ids(computation))) > 1
+    disputed = item_sums.most_disputed_rows(
+        [(chunk.round_id, chunk.summary or {}) for chunk in chunks], pooled=pooled
+    )
     results["diagnostics"] = {
+        "most_disputed_items": engine.most_disputed_json(disputed, _item_namer(computation)),
         "skipped": {
             key: item_sums.ONE_STEP_REASON
-            for key in item_sums.ONE_STEP_DIAGNOSTICS[: None if categorical else 4]
-        }
+            for key in item_sums.ONE_STEP_DIAGNOSTICS[: None if categorical else 3]
+        },
     }
     results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
     replicates = int(params["bootstrap"])

@@ -93,6 +93,12 @@ def one_process_then_split(
 
 
 def assert_same_results(single: dict[str, Any], split: dict[str, Any]) -> None:
+    disputed = single["diagnostics"]["most_disputed_items"]
+    merged = split["diagnostics"]["most_disputed_items"]
+    assert [row["item"] for row in merged] == [row["item"] for row in disputed]
+    assert [row["disagreement"] for row in merged] == pytest.approx(
+        [row["disagreement"] for row in disputed], abs=1e-12, rel=0
+    )
     for key in ("n_items", "n_coders", "n_annotations", "n_pairable_items", "level", "distance"):
         assert split[key] == single[key], key
     assert list(split["coefficients"]) == list(single["coefficients"])
@@ -167,7 +173,8 @@ def test_split_by_items_stores_the_one_process_results(
     split_reads = reads[len(reads) - len(chunks) :]
     assert split_reads == [(chunk.first_item, chunk.last_item) for chunk in chunks]
     assert all(chunk.n_annotations < TINY + n_coders for chunk in chunks)
-    assert split.results["diagnostics"]["skipped"]["most_disputed_items"].startswith(
+    assert len(split.results["diagnostics"]["most_disputed_items"]) == 20
+    assert split.results["diagnostics"]["skipped"]["per_category"].startswith(
         "Not computed for a computation split by items"
     )
 
