@@ -107,13 +107,15 @@ def item_ranges(
 def split_refusal(kind: str, params: Mapping[str, Any]) -> str | None:
     """Why a computation of this question kind with these parameters stays on one step
     (None when it can be split by items)."""
+    if kind not in {k for k, _ in _SPLITTABLE}:
+        return f"{kind} questions are computed in one step only"
     try:
         name = distance_name(params)
     except ValueError as error:
         return str(error)
     allowed = _SPLITTABLE.get((kind, name))
     if allowed is None:
-        return f"a {kind} question at the {name} distance is computed in one step"
+        return f"a {kind} question at the {name} distance is computed in one step only"
     refused = [c for c in params["coefficients"] if c not in allowed]
     if refused:
         return (

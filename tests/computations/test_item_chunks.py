@@ -448,3 +448,30 @@ def test_the_round_report_of_a_split_computation_says_what_it_left_out(
         "items (more annotations than AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every "
         "annotation on one worker.</p>"
     ) in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "reason"),
+    [
+        (LabelKind.HIERARCHY, {"coefficients": ["alpha"], "level": "hierarchy",
+                               "distance": "tree"},
+         "hierarchy questions are computed in one step only"),
+        (LabelKind.RATIO, {"coefficients": ["alpha"], "level": "ratio", "distance": "ratio"},
+         "ratio questions are computed in one step only"),
+        (LabelKind.INTERVAL, {"coefficients": ["alpha", "s"], "level": "interval",
+                              "distance": "interval"},
+         "s at the interval distance is computed in one step only"),
+        (LabelKind.NOMINAL, {"coefficients": ["alpha"], "level": "interval",
+                             "distance": "interval"},
+         "a nominal question at the interval distance is computed in one step only"),
+        (LabelKind.ORDINAL, {"coefficients": ["kappa_w", "ac1", "alpha"], "level": "ordinal",
+                             "distance": "ordinal"},
+         "kappa_w, ac1 at the ordinal distance are computed in one step only"),
+        (LabelKind.NOMINAL, {"coefficients": NOMINAL, "level": "nominal", "distance": "nominal"},
+         None),
+    ],
+)  # fmt: skip
+def test_what_is_split_and_what_stays_on_one_step(
+    kind: str, params: dict[str, Any], reason: str | None
+) -> None:
+    assert item_sums.split_refusal(kind, params) == reason
