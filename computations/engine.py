@@ -31,6 +31,7 @@ from metrics import (
     coefficient_specs,
     coincidence_matrix,
     item_disagreement,
+    jackknife_values,
     kappa_comparison,
     pairwise_coder_matrix,
     per_category_agreement,
@@ -432,6 +433,20 @@ def bootstrap_chunks(
     return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
 
 
+def jackknife_slices(
+    decompositions: Mapping[str, Any], *, index: int, total: int
+) -> dict[str, np.ndarray]:
+    """Slice ``index`` of ``total`` (by items) of every coefficient's leave-one-item-out
+    values: a bootstrap chunk computes its slice, so the combine step need not."""
+    out = {}
+    for name, decomposition in decompositions.items():
+        n = decomposition.n_items
+        out[name] = jackknife_values(
+            decomposition, start=n * index // total, stop=n * (index + 1) // total
+        )
+    return out
+
+
 class _Stacked:
     """One decomposition whose statistics are every coefficient's, side by side.
 
@@ -487,12 +502,19 @@ def bootstrap_combine(
     seed: int,
     replicates: int,
     confidence: float,
+    jackknife: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The interval of one coefficient from its replicate chunks, with the share of the
-    replicates in each benchmark band (``ci["benchmarks"]``, as ``metrics.report`` gives)."""
+    replicates in each benchmark band (``ci["benchmarks"]``, as ``metrics.report`` gives);
+    ``jackknife``: its leave-one-item-out values if the chunks computed them."""
     arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
     result = metrics_bootstrap_combine(
-        decomposition, arrays, seed=seed, replicates=replicates, confidence=confidence
+        decomposition,
+        arrays,
+        seed=seed,
+        replicates=replicates,
+        confidence=confidence,
+        jackknife=jackknife,
     )
     out = bootstrap_json(result)
     try:

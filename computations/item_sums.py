@@ -209,9 +209,7 @@ def chunk_sums(
     ]
     if kind == LabelKind.INTERVAL and "alpha" in decompositions:
         summary["alpha_centre"] = _pairable_mean(all_items, all_labels)
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
-    return ChunkSums(buffer.getvalue(), summary)
+    return ChunkSums(pack(arrays), summary)
 
 
 def _pairable_mean(items: NDArray[np.int64], labels: NDArray[Any]) -> float:
@@ -221,6 +219,18 @@ def _pairable_mean(items: NDArray[np.int64], labels: NDArray[Any]) -> float:
     pairable = counts[inverse] >= 2
     values = np.asarray(labels, dtype=np.float64)[pairable]
     return float(values.mean()) if values.size else 0.0
+
+
+def pack(arrays: Mapping[str, NDArray[Any]]) -> bytes:
+    """Named arrays as a compressed ``.npz`` (what the chunk rows' binary fields hold)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
+def unpack(blob: bytes) -> dict[str, Any]:
+    """The named arrays of a ``pack``ed blob."""
+    return _load(blob)
 
 
 def _load(blob: bytes) -> dict[str, Any]:

@@ -127,6 +127,10 @@ class ComputationChunk(models.Model):
     stop = models.PositiveIntegerField()
     done = models.BooleanField(default=False)
     values = models.JSONField(null=True, blank=True)
+    # This chunk's slice (by items, slice ``index`` of ``chunks_total``) of every
+    # coefficient's leave-one-item-out values, a compressed ``.npz``: the combine step's
+    # BCa acceleration then costs nothing there (``engine.jackknife_slices``).
+    jackknife = models.BinaryField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

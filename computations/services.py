@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
@@ -678,8 +679,10 @@ def _apply_intervals(
     decompositions: Mapping[str, Any],
     chunks: Sequence[Mapping[str, Sequence[float | None]]],
     params: Mapping[str, Any],
+    jackknifes: Mapping[str, Any] | None = None,
 ) -> None:
-    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE)."""
+    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE), with the
+    leave-one-item-out values the chunks computed when they did (``jackknifes``)."""
     coefficients = results.get("coefficients", {})
     skipped = results.setdefault("skipped", {})
     for name, decomposition in decompositions.items():
@@ -687,12 +690,14 @@ def _apply_intervals(
         if entry is None:
             continue
         try:
+            given = (jackknifes or {}).get(name)
             interval = engine.bootstrap_combine(
                 decomposition,
                 [chunk[name] for chunk in chunks],
                 seed=int(params["seed"]),
                 replicates=int(params["bootstrap"]),
                 confidence=float(params["confidence"]),
+                **({"jackknife": given} if given is not None else {}),
             )
         except ValueError as error:  # e.g. fewer than two valid replicates
             skipped[f"{name}.ci"] = str(error)
@@ -795,12 +800,17 @@ def computation_chunk_run(*, chunk_id: int) -> None:
         values = engine.bootstrap_chunks(
             decompositions, seed=seed, start=chunk.start, stop=chunk.stop
         )
+        # This chunk's share of the BCa jackknife too, so the combine step is short.
+        slices = engine.jackknife_slices(
+            decompositions, index=chunk.index, total=computation.chunks_total or 1
+        )
+        jackknife = item_sums.pack(slices) if slices else None
         with transaction.atomic():
             # Chunks finishing together on two workers take turns here: without the row
             # lock each could count the other's chunk as not done, and no one would combine.
             list(Computation.objects.select_for_update().filter(pk=computation.pk).values("pk"))
             wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
-                done=True, values=values, finished_at=timezone.now()
+                done=True, values=values, jackknife=jackknife, finished_at=timezone.now()
             )
             if not wrote:
                 return
@@ -840,7 +850,11 @@ def _combine_step(computation: Computation) -> None:
     decompositions = _decompositions_for(computation)
     results = dict(computation.results or {})
     _apply_intervals(
-        results, decompositions, [chunk.values or {} for chunk in chunks], computation.parameters
+        results,
+        decompositions,
+        [chunk.values or {} for chunk in chunks],
+        computation.parameters,
+        _chunk_jackknifes(chunks, decompositions),
     )
     _store_comparison(computation, results, computation.n_annotations or 0)
     Computation.objects.filter(
@@ -1059,6 +1073,19 @@ def _merge_step(computation: Computation) -> None:
         pk=computation.pk, status=ComputationStatus.RUNNING, phase="merging"
     ).update(status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common)
     logger.info("computation merged id=%s item chunks=%s", computation.pk, len(chunks))
+
+
+def _chunk_jackknifes(
+    chunks: Sequence[ComputationChunk], decompositions: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Each coefficient's leave-one-item-out values, joined from the chunks' slices (in
+    index order); a coefficient some chunk has no slice of is left to the combine step."""
+    slices = [item_sums.unpack(bytes(c.jackknife)) if c.jackknife else {} for c in chunks]
+    return {
+        name: np.concatenate([piece[name] for piece in slices])
+        for name in decompositions
+        if slices and all(name in piece for piece in slices)
+    }
 
 
 # -- sweep ---------------------------------------------------------------------------------------

@@ -171,6 +171,7 @@ from metrics.uncertainty.bootstrap import (
     bootstrap_combine,
     bootstrap_difference,
     bootstrap_difference_unpaired,
+    jackknife_values,
 )
 from metrics.uncertainty.interpretation import (
     SCALES,
@@ -307,6 +308,7 @@ __all__ = [
     "interpret_value",
     "item_disagreement",
     "jaccard_distance",
+    "jackknife_values",
     "kappa_comparison",
     "kappa_max",
     "krippendorff_alpha",
