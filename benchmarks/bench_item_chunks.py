@@ -20,8 +20,10 @@ Usage (PostgreSQL and Redis; a scratch study is created and deleted afterwards):
     python benchmarks/bench_item_chunks.py --annotations 6000000 --coders 2413 --per-item 6 \
         --chunk-annotations 50000
 
-Prints the wall time per number of workers, the worker-side split of the last run, and
-the ratio two workers / one worker.
+Prints per run the wall time, the seconds each worker spent in tasks ("busy"; the work
+splits evenly when the machine has a free core per worker) and the 1-minute load average
+before the run (other jobs on the machine take cores from the workers), then the medians
+and the ratio two workers / one worker.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import time
 from pathlib import Path
 
@@ -127,6 +130,15 @@ def compute_and_wait(
     raise SystemExit(f"not done after {timeout:.0f} s (a worker killed for memory?)")
 
 
+def busy_seconds(log_dir: Path, n_workers: int) -> list[float]:
+    """Seconds each worker spent in tasks (from its log's "succeeded in" lines)."""
+    found = []
+    for index in range(n_workers):
+        text = (log_dir / f"worker-{index}.log").read_text(errors="replace")
+        found.append(sum(float(s) for s in re.findall(r"succeeded in ([0-9.]+)s", text)))
+    return found
+
+
 def delete_study(study: Study) -> None:
     with connection.cursor() as cursor:
         for table in (
@@ -187,6 +199,7 @@ def main() -> None:
             limit = args.chunk_annotations if path == "split" else 10**12
             os.environ["AGREEMENT_ITEM_CHUNK_ANNOTATIONS"] = str(limit)
             purge_queue()
+            load = os.getloadavg()[0]
             workers = start_workers(n_workers, log_dir)
             try:
                 seconds, computation = compute_and_wait(
@@ -206,10 +219,12 @@ def main() -> None:
             if computation.status != ComputationStatus.DONE:
                 raise SystemExit(f"computation failed: {computation.error}")
             walls.setdefault((path, n_workers), []).append(seconds)
+            busy = busy_seconds(log_dir, n_workers)
             chunks = ComputationItemChunk.objects.filter(computation=computation).count()
             alpha = computation.results["coefficients"].get("alpha", {})
             print(
                 f"{path:>8}, {n_workers} worker(s): {seconds:6.1f} s  "
+                f"(busy {' + '.join(f'{b:.1f}' for b in busy)} s; load {load:.1f}) "
                 f"({chunks} item chunks, {computation.chunks_total} bootstrap chunks; "
                 f"alpha {alpha.get('value', float('nan')):.6f} "
                 f"[{alpha.get('ci', {}).get('low')}, {alpha.get('ci', {}).get('high')}]; "
