@@ -290,6 +290,9 @@ CELERY_TASK_IGNORE_RESULT = True
 
 # Bootstraps larger than a chunk fan out over workers.
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
+# Computations over more annotations than this are split by item ranges over the workers
+# (computations/item_sums.py; docs/operations.md#scaling).
+AGREEMENT_ITEM_CHUNK_ANNOTATIONS = env_int("AGREEMENT_ITEM_CHUNK_ANNOTATIONS", 1_000_000, minimum=1)
 # Rounds larger than this are not compared with the previous round when a computation ends.
 AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS", 500_000, minimum=0)
 # Rounds above this many annotations store no coder quality models (Dawid-Skene, MACE).

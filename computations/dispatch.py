@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 RUN_TASK = "studies.computation_run"
 CHUNK_TASK = "studies.computation_chunk"
 COMBINE_TASK = "studies.computation_combine"
+ITEM_CHUNK_TASK = "computations.item_chunk"
 SWEEP_TASK = "studies.computations_sweep"
 
 
@@ -38,6 +39,12 @@ def computation_chunks_enqueue(computation_id: int, chunk_ids: Sequence[int]) ->
     """Send one task per chunk of ``computation_id`` once the current transaction commits."""
     ids = list(chunk_ids)
     transaction.on_commit(lambda: computation_chunks_send(computation_id, ids))
+
+
+def computation_item_chunks_enqueue(computation_id: int, chunk_ids: Sequence[int]) -> None:
+    """Send one task per item chunk of ``computation_id`` once the transaction commits."""
+    ids = list(chunk_ids)
+    transaction.on_commit(lambda: computation_item_chunks_send(computation_id, ids))
 
 
 def computation_combine_enqueue(computation_id: int) -> None:
@@ -53,6 +60,11 @@ def computation_run_send(computation_id: int) -> bool:
 def computation_chunks_send(computation_id: int, chunk_ids: Sequence[int]) -> bool:
     """Send the chunk tasks now; False if the broker refused one (the rest are not tried)."""
     return _send(computation_id, [(CHUNK_TASK, chunk_id) for chunk_id in chunk_ids])
+
+
+def computation_item_chunks_send(computation_id: int, chunk_ids: Sequence[int]) -> bool:
+    """Send the item chunk tasks now; False if the broker refused one (the rest are not tried)."""
+    return _send(computation_id, [(ITEM_CHUNK_TASK, chunk_id) for chunk_id in chunk_ids])
 
 
 def computation_combine_send(computation_id: int) -> bool:

@@ -31,6 +31,7 @@ from metrics import (
     coefficient_specs,
     coincidence_matrix,
     item_disagreement,
+    jackknife_values,
     kappa_comparison,
     pairwise_coder_matrix,
     per_category_agreement,
@@ -40,6 +41,7 @@ from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
 from metrics import distance_names as metrics_distance_names
 from metrics import report as metrics_report
+from metrics.distances.scalar import midranks as midranks  # for item_sums
 from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
@@ -305,12 +307,39 @@ def _most_disputed(
     items = list(getattr(disputed, "items", data.items))
     if array.ndim != 1 or len(array) != len(items):
         return _jsonable(disputed)  # type: ignore[no-any-return]
-    order = np.argsort(-np.nan_to_num(array, nan=-np.inf), kind="stable")[:MOST_DISPUTED]
-    shown = [int(i) for i in order if not math.isnan(array[i])]
+    shown = _disputed_order(array, MOST_DISPUTED)
     names = item_names([items[i] for i in shown])  # only the items shown are looked up
     return [
         {"item": names.get(items[i], str(items[i])), "disagreement": _float(array[i])}
         for i in shown
+    ]
+
+
+def _disputed_order(values: np.ndarray, count: int) -> list[int]:
+    """Positions of the ``count`` highest values (ties in position order), nan left out."""
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), kind="stable")[:count]
+    return [int(i) for i in order if not math.isnan(values[i])]
+
+
+def most_disputed_units(data: Any, *, leave_out: Hashable) -> list[tuple[Any, float]]:
+    """(item, observed disagreement) of the ``MOST_DISPUTED`` most disputed items of
+    ``data`` but ``leave_out``, in the order the diagnostics list them; an item's
+    disagreement depends on that item only, so the lists of item ranges merge into the
+    whole scope's (a stable sort on the disagreement, ranges in item order)."""
+    disputed = item_disagreement(data)
+    values = np.asarray(disputed.disagreement, dtype=np.float64)
+    items = list(getattr(disputed, "items", data.items))
+    shown = _disputed_order(values, MOST_DISPUTED + 1)
+    return [(items[i], float(values[i])) for i in shown if items[i] != leave_out][:MOST_DISPUTED]
+
+
+def most_disputed_json(
+    rows: Sequence[tuple[Any, float]], item_names: Callable[[list[Any]], dict[Any, str]]
+) -> list[dict[str, Any]]:
+    """The stored shape of the most disputed items, from (item, disagreement) rows."""
+    names = item_names([item for item, _ in rows])
+    return [
+        {"item": names.get(item, str(item)), "disagreement": _float(value)} for item, value in rows
     ]
 
 
@@ -367,6 +396,16 @@ def _distance(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> A
     return report_distance(options["level"], options["distance"], tree=options.get("tree"))
 
 
+def report_distance_of(params: Mapping[str, Any], parents: Mapping[str, str | None]) -> Any:
+    """The distance the report uses with these parameters (None: the nominal distance)."""
+    return _distance(params, parents)
+
+
+def json_float(value: Any) -> float | None:
+    """A float for JSON: None for nan and infinities."""
+    return _float(value)
+
+
 def bootstrap_chunk(decomposition: Any, *, seed: int, start: int, stop: int) -> list[float | None]:
     values = metrics_bootstrap_chunk(decomposition, seed=seed, start=start, stop=stop)
     return [None if math.isnan(v) else float(v) for v in values.tolist()]
@@ -392,6 +431,20 @@ def bootstrap_chunks(
     for index, name in enumerate(names[1:], start=1):
         out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
     return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
+
+
+def jackknife_slices(
+    decompositions: Mapping[str, Any], *, index: int, total: int
+) -> dict[str, np.ndarray]:
+    """Slice ``index`` of ``total`` (by items) of every coefficient's leave-one-item-out
+    values: a bootstrap chunk computes its slice, so the combine step need not."""
+    out = {}
+    for name, decomposition in decompositions.items():
+        n = decomposition.n_items
+        out[name] = jackknife_values(
+            decomposition, start=n * index // total, stop=n * (index + 1) // total
+        )
+    return out
 
 
 class _Stacked:
@@ -449,12 +502,19 @@ def bootstrap_combine(
     seed: int,
     replicates: int,
     confidence: float,
+    jackknife: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The interval of one coefficient from its replicate chunks, with the share of the
-    replicates in each benchmark band (``ci["benchmarks"]``, as ``metrics.report`` gives)."""
+    replicates in each benchmark band (``ci["benchmarks"]``, as ``metrics.report`` gives);
+    ``jackknife``: its leave-one-item-out values if the chunks computed them."""
     arrays = [np.array([np.nan if v is None else v for v in c], dtype=np.float64) for c in chunks]
     result = metrics_bootstrap_combine(
-        decomposition, arrays, seed=seed, replicates=replicates, confidence=confidence
+        decomposition,
+        arrays,
+        seed=seed,
+        replicates=replicates,
+        confidence=confidence,
+        jackknife=jackknife,
     )
     out = bootstrap_json(result)
     try:

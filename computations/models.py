@@ -73,10 +73,15 @@ class Computation(models.Model):
     n_annotations = models.PositiveIntegerField(null=True, blank=True)
     metrics_version = models.CharField(max_length=50, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)
-    # "" while computing the point estimates, "chunks" while bootstrap chunks run on the
-    # workers, "combining" once one task has claimed the final combine step.
+    # "" while computing the point estimates, "items" while item chunks are read and summed
+    # on the workers, "merging" once one task has claimed adding them up, "chunks" while
+    # bootstrap chunks run on the workers, "combining" once one task has claimed the final
+    # combine step.
     phase = models.CharField(max_length=10, blank=True, default="")
     results = models.JSONField(null=True, blank=True)
+    # A computation split by items (``computations/item_sums.py``): the coders of the scope
+    # in order and its data revision when it was split; null for one-step computations.
+    item_plan = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-id"]
@@ -122,6 +127,10 @@ class ComputationChunk(models.Model):
     stop = models.PositiveIntegerField()
     done = models.BooleanField(default=False)
     values = models.JSONField(null=True, blank=True)
+    # This chunk's slice (by items, slice ``index`` of ``chunks_total``) of every
+    # coefficient's leave-one-item-out values, a compressed ``.npz``: the combine step's
+    # BCa acceleration then costs nothing there (``engine.jackknife_slices``).
+    jackknife = models.BinaryField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -134,4 +143,45 @@ class ComputationChunk(models.Model):
     def __str__(self) -> str:
         return (
             f"Chunk {self.index} [{self.start}, {self.stop}) of computation {self.computation_id}"
+        )
+
+
+class ComputationItemChunk(models.Model):
+    """A share of a computation split by items: the annotations of items ``first_item`` to
+    ``last_item`` (ids, inclusive) of one round, read by one worker.
+
+    ``sums`` holds that worker's per-item sums of every requested coefficient's
+    decomposition as a compressed ``.npz`` (``computations/item_sums.py``), ``summary`` the
+    counts beside them. A chunk computed twice (redelivered message) is written once: the
+    first writer flips ``done``.
+    """
+
+    computation = models.ForeignKey(
+        Computation, on_delete=models.CASCADE, related_name="item_chunks"
+    )
+    index = models.PositiveIntegerField()
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    first_item = models.BigIntegerField()
+    last_item = models.BigIntegerField()
+    n_annotations = models.PositiveIntegerField()
+    done = models.BooleanField(default=False)
+    sums = models.BinaryField(null=True, blank=True)
+    summary = models.JSONField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["computation", "index"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["computation", "index"], name="item_chunk_unique_index"
+            ),
+            models.CheckConstraint(
+                condition=Q(first_item__lte=models.F("last_item")), name="item_chunk_not_empty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"Items {self.first_item}-{self.last_item} of round {self.round_id}, "
+            f"computation {self.computation_id}"
         )

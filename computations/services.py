@@ -14,6 +14,14 @@ conditional UPDATE, chunks are written once, the combine step is claimed the sam
 A bootstrap larger than ``chunk_size`` replicates fans out: the run step stores the point
 estimates and creates one chunk per ``chunk_size`` replicates; each chunk task computes its
 replicates; the task that finishes the last chunk enqueues the combine step.
+
+A scope of more than ``AGREEMENT_ITEM_CHUNK_ANNOTATIONS`` annotations is split by item
+ranges first (phase ``items``): the run step only counts annotations per item and creates
+one item chunk per range; each item chunk task reads its range and stores its per-item sums
+(``computations/item_sums.py``); the task that finishes the last one enqueues the combine
+step, which adds them up (phase ``merging``) into the point estimates and the bootstrap's
+rows, and then bootstraps inline or fans the bootstrap out as above. No worker reads the
+whole scope then.
 """
 
 from __future__ import annotations
@@ -30,17 +38,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from computations import dispatch, engine
+from computations import dispatch, engine, item_sums
 from computations.comparison import COMPARISON_KEY, comparison_with_previous
 from computations.models import (
     Computation,
     ComputationChunk,
+    ComputationItemChunk,
     ComputationScope,
     ComputationStatus,
     ComputationTrigger,
@@ -51,14 +61,17 @@ from computations.scope import (
     ScopeSpans,
     coder_keys,
     item_external_ids,
+    question_domain,
     scope_annotations,
+    scope_coder_ids,
     scope_data_revision,
+    scope_item_counts,
     scope_spans,
     unit_label,
 )
 from computations.selectors import computation_round_ids
 from computations.signals import computation_finished
-from studies.models import LabelKind, Question, Round, Study
+from studies.models import Annotation, LabelKind, Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +91,11 @@ def heartbeat_timeout() -> timedelta:
 def heartbeat_interval() -> float:
     """How often a working task refreshes its heartbeat (well under the timeout)."""
     return float(settings.AGREEMENT_COMPUTATION_HEARTBEAT_INTERVAL_SECONDS)
+
+
+def item_chunk_annotations() -> int:
+    """Above this many annotations a computation is split by item ranges over the workers."""
+    return int(settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS)
 
 
 def resend_after() -> timedelta:
@@ -400,6 +418,14 @@ def _names(
     loaded: _Loaded, computation: Computation
 ) -> tuple[Callable[[list[Any]], dict[Any, str]], dict[int, str]]:
     """Coder keys, and a lookup of item names for the few items a result shows."""
+    coders = coder_keys(int(c) for c in loaded.data.coders)
+    return _item_namer(computation), {
+        int(c): coders.get(int(c), str(c)) for c in loaded.data.coders
+    }
+
+
+def _item_namer(computation: Computation) -> Callable[[list[Any]], dict[Any, str]]:
+    """A lookup of item names (``round/external id`` when rounds are pooled) by unit id."""
 
     def item_names(units: list[Any]) -> dict[Any, str]:
         items = item_external_ids(unit_label(int(u))[1] for u in units)
@@ -415,8 +441,7 @@ def _names(
             names[unit] = f"{rounds.get(round_id, round_id)}/{name}" if round_id else name
         return names
 
-    coders = coder_keys(int(c) for c in loaded.data.coders)
-    return item_names, {int(c): coders.get(int(c), str(c)) for c in loaded.data.coders}
+    return item_names
 
 
 @contextmanager
@@ -482,6 +507,9 @@ def _run_step(computation: Computation) -> None:
     if computation.question.kind == LabelKind.SPAN:
         _run_span_step(computation)
         return
+    split, refusal = _split_by_items(computation)
+    if split:
+        return
     params = computation.parameters
     clock = time.monotonic()
     seconds: dict[str, float] = {}
@@ -518,6 +546,8 @@ def _run_step(computation: Computation) -> None:
         "chunks": 0,
     }
     results["seconds"] = seconds
+    if refusal:
+        results["item_chunks"] = {"split": False, "reason": refusal}
     common = {
         "fingerprint": loaded.scope.fingerprint,
         "n_annotations": loaded.scope.n_annotations,
@@ -529,7 +559,7 @@ def _run_step(computation: Computation) -> None:
         engine.add_analytic_se(loaded.data, params, results, parents=loaded.scope.parents)
         decompositions = _decompositions_of(loaded, params, results)
         if fan_out:
-            _fan_out(computation, loaded, decompositions, common, replicates)
+            _fan_out(computation, loaded.scope.fingerprint, decompositions, common, replicates)
             return
         values = engine.bootstrap_chunks(
             decompositions, seed=int(params["seed"]), start=0, stop=replicates
@@ -649,8 +679,10 @@ def _apply_intervals(
     decompositions: Mapping[str, Any],
     chunks: Sequence[Mapping[str, Sequence[float | None]]],
     params: Mapping[str, Any],
+    jackknifes: Mapping[str, Any] | None = None,
 ) -> None:
-    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE)."""
+    """Combine replicate chunks into each coefficient's ``ci`` (and bootstrap SE), with the
+    leave-one-item-out values the chunks computed when they did (``jackknifes``)."""
     coefficients = results.get("coefficients", {})
     skipped = results.setdefault("skipped", {})
     for name, decomposition in decompositions.items():
@@ -658,12 +690,14 @@ def _apply_intervals(
         if entry is None:
             continue
         try:
+            given = (jackknifes or {}).get(name)
             interval = engine.bootstrap_combine(
                 decomposition,
                 [chunk[name] for chunk in chunks],
                 seed=int(params["seed"]),
                 replicates=int(params["bootstrap"]),
                 confidence=float(params["confidence"]),
+                **({"jackknife": given} if given is not None else {}),
             )
         except ValueError as error:  # e.g. fewer than two valid replicates
             skipped[f"{name}.ci"] = str(error)
@@ -674,7 +708,7 @@ def _apply_intervals(
 
 def _fan_out(
     computation: Computation,
-    loaded: _Loaded,
+    fingerprint: str,
     decompositions: dict[str, Any],
     common: dict[str, Any],
     replicates: int,
@@ -682,7 +716,7 @@ def _fan_out(
     # Kept for the chunks this process will run: they need not read the annotations again.
     chunk_size = int(computation.parameters["chunk_size"])
     _DECOMPOSITION_CACHE.clear()
-    _DECOMPOSITION_CACHE[computation.pk] = (loaded.scope.fingerprint, decompositions)
+    _DECOMPOSITION_CACHE[computation.pk] = (fingerprint, decompositions)
     total = math.ceil(replicates / chunk_size)
     common["results"]["bootstrap"]["chunks"] = total
     with transaction.atomic():
@@ -731,6 +765,15 @@ def _decompositions_for(computation: Computation) -> dict[str, Any]:
     cached = _DECOMPOSITION_CACHE.get(computation.pk)
     if cached is not None and cached[0] == computation.fingerprint:
         return cached[1]
+    if computation.item_plan:
+        # Split by items: the stored per-item sums, never the annotations.
+        chunks = list(computation.item_chunks.order_by("index"))
+        reported = (computation.results or {}).get("coefficients") or {}
+        merged = _merged_decompositions(computation, chunks)
+        decompositions = {name: d for name, d in merged.items() if name in reported}
+        _DECOMPOSITION_CACHE.clear()
+        _DECOMPOSITION_CACHE[computation.pk] = (computation.fingerprint, decompositions)
+        return decompositions
     loaded = _load(computation)
     if loaded.scope.fingerprint != computation.fingerprint:
         raise ValueError(
@@ -757,12 +800,17 @@ def computation_chunk_run(*, chunk_id: int) -> None:
         values = engine.bootstrap_chunks(
             decompositions, seed=seed, start=chunk.start, stop=chunk.stop
         )
+        # This chunk's share of the BCa jackknife too, so the combine step is short.
+        slices = engine.jackknife_slices(
+            decompositions, index=chunk.index, total=computation.chunks_total or 1
+        )
+        jackknife = item_sums.pack(slices) if slices else None
         with transaction.atomic():
             # Chunks finishing together on two workers take turns here: without the row
             # lock each could count the other's chunk as not done, and no one would combine.
             list(Computation.objects.select_for_update().filter(pk=computation.pk).values("pk"))
             wrote = ComputationChunk.objects.filter(pk=chunk.pk, done=False).update(
-                done=True, values=values, finished_at=timezone.now()
+                done=True, values=values, jackknife=jackknife, finished_at=timezone.now()
             )
             if not wrote:
                 return
@@ -777,7 +825,14 @@ def computation_chunk_run(*, chunk_id: int) -> None:
 
 
 def computation_combine(*, computation_id: int) -> None:
-    """Combine every chunk into the intervals, once (claimed chunks → combining)."""
+    """Add up the item chunks (claimed items → merging), or combine every bootstrap chunk
+    into the intervals (claimed chunks → combining); each once."""
+    merging = Computation.objects.filter(
+        pk=computation_id, status=ComputationStatus.RUNNING, phase="items"
+    ).update(phase="merging", heartbeat_at=timezone.now())
+    if merging:
+        _run_guarded(computation_id, _merge_step)
+        return
     claimed = Computation.objects.filter(
         pk=computation_id, status=ComputationStatus.RUNNING, phase="chunks"
     ).update(phase="combining", heartbeat_at=timezone.now())
@@ -795,7 +850,11 @@ def _combine_step(computation: Computation) -> None:
     decompositions = _decompositions_for(computation)
     results = dict(computation.results or {})
     _apply_intervals(
-        results, decompositions, [chunk.values or {} for chunk in chunks], computation.parameters
+        results,
+        decompositions,
+        [chunk.values or {} for chunk in chunks],
+        computation.parameters,
+        _chunk_jackknifes(chunks, decompositions),
     )
     _store_comparison(computation, results, computation.n_annotations or 0)
     Computation.objects.filter(
@@ -810,6 +869,225 @@ def _combine_step(computation: Computation) -> None:
     logger.info("computation combined id=%s chunks=%s", computation.pk, len(chunks))
 
 
+# -- split by items ------------------------------------------------------------------------------
+
+#: Phases in which chunks run on the workers: item chunks, then bootstrap chunks.
+_CHUNK_PHASES = ("items", "chunks")
+
+
+def _split_by_items(computation: Computation) -> tuple[bool, str]:
+    """Split a large computation by item ranges and send its item chunks: (True, "").
+
+    (False, "") for a scope within ``item_chunk_annotations()``; (False, reason) for a
+    larger one whose question or coefficients are computed in one step only.
+    """
+    limit = item_chunk_annotations()
+    question = computation.question
+    round_ids = computation_round_ids(computation)
+    count = Annotation.objects.filter(question=question, round_id__in=round_ids).count()
+    if count <= limit:
+        return False, ""
+    refusal = item_sums.split_refusal(question.kind, computation.parameters)
+    if refusal is not None:
+        logger.info("computation not split by items id=%s (%s)", computation.pk, refusal)
+        return False, f"{count} annotations, but {refusal}."
+    rounds, items, counts = scope_item_counts(question=question, round_ids=round_ids)
+    ranges = item_sums.item_ranges(rounds, items, counts, limit)
+    plan = {
+        "coders": scope_coder_ids(question=question, round_ids=round_ids),
+        "revision": scope_data_revision(question=question, round_ids=round_ids),
+        "annotations_per_chunk": limit,
+    }
+    with transaction.atomic():
+        existing = list(
+            ComputationItemChunk.objects.filter(computation=computation)
+            .order_by("index")
+            .values_list("round_id", "first_item", "last_item", "n_annotations")
+        )
+        if existing != ranges or computation.item_plan != plan:
+            # A first split, or the data moved on since an earlier attempt's: start afresh.
+            ComputationItemChunk.objects.filter(computation=computation).delete()
+            ComputationItemChunk.objects.bulk_create(
+                ComputationItemChunk(
+                    computation=computation,
+                    index=index,
+                    round_id=round_id,
+                    first_item=first,
+                    last_item=last,
+                    n_annotations=n,
+                )
+                for index, (round_id, first, last, n) in enumerate(ranges)
+            )
+        updated = Computation.objects.filter(
+            pk=computation.pk, status=ComputationStatus.RUNNING
+        ).update(
+            phase="items",
+            item_plan=plan,
+            progress=0.05,
+            heartbeat_at=timezone.now(),
+            dispatched_at=timezone.now(),
+        )
+        if updated:
+            _enqueue_chunk_phase(computation.pk, "items")
+    logger.info(
+        "computation split by items id=%s annotations=%s chunks=%s", computation.pk, count,
+        len(ranges),
+    )  # fmt: skip
+    return True, ""
+
+
+def computation_item_chunk_run(*, chunk_id: int) -> None:
+    """Read one item range and store its per-item sums, once; the last chunk enqueues the
+    combine step (which adds them up)."""
+    chunk = ComputationItemChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None or chunk.done:
+        return
+
+    def step(computation: Computation) -> None:
+        if computation.phase != "items" or not computation.item_plan:
+            return
+        _beat(computation.pk)
+        scope = scope_annotations(
+            question=computation.question,
+            round_ids=[chunk.round_id],
+            items=(chunk.first_item, chunk.last_item),
+        )
+        sums = item_sums.chunk_sums(
+            kind=computation.question.kind,
+            items=scope.item_ids,
+            coders=scope.coder_ids,
+            labels=scope.labels,
+            domain=scope.domain,
+            all_coders=computation.item_plan["coders"],
+            params=computation.parameters,
+            fingerprint=scope.fingerprint,
+        )
+        with transaction.atomic():
+            # As for the bootstrap chunks: the row lock makes chunks finishing together
+            # take turns, so exactly one of them sees every chunk done.
+            list(Computation.objects.select_for_update().filter(pk=computation.pk).values("pk"))
+            wrote = ComputationItemChunk.objects.filter(pk=chunk.pk, done=False).update(
+                done=True, sums=sums.blob, summary=sums.summary, finished_at=timezone.now()
+            )
+            if not wrote:
+                return
+            chunks = ComputationItemChunk.objects.filter(computation=computation)
+            done, total = chunks.filter(done=True).count(), chunks.count()
+            _beat(computation.pk, 0.05 + 0.25 * done / max(total, 1))
+            if done >= total:
+                Computation.objects.filter(pk=computation.pk).update(dispatched_at=timezone.now())
+                dispatch.computation_combine_enqueue(computation.pk)
+
+    _run_guarded(chunk.computation_id, step)
+
+
+def _merged_decompositions(
+    computation: Computation, chunks: Sequence[ComputationItemChunk]
+) -> dict[str, Any]:
+    plan = computation.item_plan or {}
+    return item_sums.merged_decompositions(
+        [(bytes(chunk.sums or b""), chunk.summary or {}) for chunk in chunks],
+        kind=computation.question.kind,
+        domain=question_domain(computation.question),
+        all_coders=plan["coders"],
+        params=computation.parameters,
+    )
+
+
+def _merge_step(computation: Computation) -> None:
+    """Add up the item chunks: the point report, then the bootstrap inline or fanned out."""
+    chunks = list(computation.item_chunks.order_by("index"))
+    if not chunks or not all(chunk.done for chunk in chunks):
+        # A chunk is missing: back to the item phase; the sweep or the chunks finish it.
+        Computation.objects.filter(pk=computation.pk, phase="merging").update(phase="items")
+        return
+    params = computation.parameters
+    plan = computation.item_plan or {}
+    clock = time.monotonic()
+    question = computation.question
+    revision = scope_data_revision(question=question, round_ids=computation_round_ids(computation))
+    if revision != plan.get("revision"):
+        raise ValueError(
+            "The annotations changed while the computation ran split by items; request the "
+            "computation again."
+        )
+    decompositions = _merged_decompositions(computation, chunks)
+    summaries = [chunk.summary or {} for chunk in chunks]
+    results = item_sums.point_results(
+        decompositions,
+        summaries,
+        kind=question.kind,
+        domain=question_domain(question),
+        n_coders=len(plan["coders"]),
+        params=params,
+    )
+    categorical = question.kind in CATEGORY_KINDS
+    pooled = len(set(computation_round_ids(computation))) > 1
+    disputed = item_sums.most_disputed_rows(
+        [(chunk.round_id, chunk.summary or {}) for chunk in chunks], pooled=pooled
+    )
+    results["diagnostics"] = {
+        "most_disputed_items": engine.most_disputed_json(disputed, _item_namer(computation)),
+        "skipped": {
+            key: item_sums.ONE_STEP_REASON
+            for key in item_sums.ONE_STEP_DIAGNOSTICS[: None if categorical else 3]
+        },
+    }
+    results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
+    replicates = int(params["bootstrap"])
+    results["bootstrap"] = {
+        "replicates": replicates,
+        "seed": params["seed"],
+        "confidence": params["confidence"],
+        "chunks": 0,
+    }
+    results["item_chunks"] = {
+        "split": True,
+        "chunks": len(chunks),
+        "annotations_per_chunk": plan.get("annotations_per_chunk"),
+    }
+    seconds = {"merge": round(time.monotonic() - clock, 3)}
+    results["seconds"] = seconds
+    fingerprint = item_sums.chunks_fingerprint([s.get("fingerprint", "") for s in summaries])
+    n_annotations = int(results["n_annotations"])
+    common = {
+        "fingerprint": fingerprint,
+        "n_annotations": n_annotations,
+        "metrics_version": engine.metrics_version(),
+        "results": results,
+        "heartbeat_at": timezone.now(),
+    }
+    reported = {n: d for n, d in decompositions.items() if n in results["coefficients"]}
+    if replicates:
+        if replicates > int(params["chunk_size"]):
+            _fan_out(computation, fingerprint, reported, common, replicates)
+            return
+        clock = time.monotonic()
+        values = engine.bootstrap_chunks(
+            reported, seed=int(params["seed"]), start=0, stop=replicates
+        )
+        _apply_intervals(results, reported, [values], params)
+        seconds["bootstrap"] = round(time.monotonic() - clock, 3)
+    _store_comparison(computation, results, n_annotations)
+    Computation.objects.filter(
+        pk=computation.pk, status=ComputationStatus.RUNNING, phase="merging"
+    ).update(status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common)
+    logger.info("computation merged id=%s item chunks=%s", computation.pk, len(chunks))
+
+
+def _chunk_jackknifes(
+    chunks: Sequence[ComputationChunk], decompositions: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Each coefficient's leave-one-item-out values, joined from the chunks' slices (in
+    index order); a coefficient some chunk has no slice of is left to the combine step."""
+    slices = [item_sums.unpack(bytes(c.jackknife)) if c.jackknife else {} for c in chunks]
+    return {
+        name: np.concatenate([piece[name] for piece in slices])
+        for name in decompositions
+        if slices and all(name in piece for piece in slices)
+    }
+
+
 # -- sweep ---------------------------------------------------------------------------------------
 
 
@@ -818,10 +1096,11 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
 
     - running, but its heartbeat older than ``timeout`` (default: the heartbeat timeout;
       its worker died): back to queued, and its run task sent again; in the chunk phase,
-      its pending chunks sent again instead (the chunks done are kept);
+      its pending chunks (of replicates, or of items) sent again instead (the chunks done
+      are kept);
     - queued, and its run message refused by the broker (``dispatched_at`` null) or sent
       longer than ``resend_after()`` ago and still not claimed (lost): sent again;
-    - running in the chunk phase, and its chunk or combine messages refused: the pending
+    - running in a chunk phase, and its chunk or combine messages refused: the pending
       chunks (or, when all are done, the combine step) sent again.
 
     Each is taken with a conditional UPDATE (status, heartbeat, ``dispatched_at`` as read),
@@ -839,12 +1118,12 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
             unchanged = Computation.objects.filter(
                 pk=computation_id, status=ComputationStatus.RUNNING, heartbeat_at=heartbeat
             )
-            if phase == "chunks":
+            if phase in _CHUNK_PHASES:
                 # The chunks keep the work done: send the pending ones again (the dead
                 # worker's among them) rather than start over; a chunk is written once.
                 if unchanged.update(heartbeat_at=now, dispatched_at=now):
                     acted.append(computation_id)
-                    _enqueue_chunk_phase(computation_id)
+                    _enqueue_chunk_phase(computation_id, phase)
                 continue
             if unchanged.update(
                 status=ComputationStatus.QUEUED, phase="", heartbeat_at=None, dispatched_at=now
@@ -863,13 +1142,13 @@ def computations_sweep(*, timeout: timedelta | None = None) -> list[int]:
                 acted.append(computation_id)
                 dispatch.computation_run_enqueue(computation_id)
     refused = Computation.objects.filter(
-        status=ComputationStatus.RUNNING, phase="chunks", dispatched_at__isnull=True
-    ).values_list("id", flat=True)
-    for computation_id in list(refused):
+        status=ComputationStatus.RUNNING, phase__in=_CHUNK_PHASES, dispatched_at__isnull=True
+    ).values_list("id", "phase")
+    for computation_id, phase in list(refused):
         with transaction.atomic():
             if _take_for_sending(computation_id, ComputationStatus.RUNNING, None, now):
                 acted.append(computation_id)
-                _enqueue_chunk_phase(computation_id)
+                _enqueue_chunk_phase(computation_id, phase)
     if acted:
         logger.warning("computations sent again by the sweep ids=%s", acted)
     return acted
@@ -887,8 +1166,20 @@ def _take_for_sending(
     return unchanged.update(dispatched_at=now) == 1
 
 
-def _enqueue_chunk_phase(computation_id: int) -> None:
-    """Send the chunks not yet done, or the combine step when every chunk is."""
+def _enqueue_chunk_phase(computation_id: int, phase: str = "chunks") -> None:
+    """Send the chunks (of items or of replicates, by ``phase``) not yet done, or the
+    combine step when every chunk is."""
+    if phase == "items":
+        items = list(
+            ComputationItemChunk.objects.filter(
+                computation_id=computation_id, done=False
+            ).values_list("id", flat=True)
+        )
+        if items:
+            dispatch.computation_item_chunks_enqueue(computation_id, items)
+        else:
+            dispatch.computation_combine_enqueue(computation_id)
+        return
     pending = list(
         ComputationChunk.objects.filter(computation_id=computation_id, done=False).values_list(
             "id", flat=True

@@ -1,13 +1,14 @@
 """Celery tasks: thin shells that take ids, call one service, and are safe to repeat.
 
 Every task is idempotent: the run task claims its computation with a conditional UPDATE
-(a second delivery finds it running or done and returns), a chunk is written once, and
-the combine step is claimed the same way. Messages are acknowledged after the task ends
-(``CELERY_TASK_ACKS_LATE``) and requeued when the worker dies; the periodic sweep
-requeues what a dead worker left running.
+(a second delivery finds it running or done and returns), a chunk (of replicates or of
+items) is written once, and the combine step is claimed the same way. Messages are
+acknowledged after the task ends (``CELERY_TASK_ACKS_LATE``) and requeued when the worker
+dies; the periodic sweep requeues what a dead worker left running.
 
 The task names predate the ``computations`` app; they are kept so that messages already
-in a broker's queue still find their task after an upgrade.
+in a broker's queue still find their task after an upgrade (the item chunk task, newer,
+is named after the app).
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def computation_run_task(computation_id: int) -> None:
 @shared_task(name=dispatch.CHUNK_TASK, ignore_result=True)
 def computation_chunk_task(chunk_id: int) -> None:
     services.computation_chunk_run(chunk_id=chunk_id)
+
+
+@shared_task(name=dispatch.ITEM_CHUNK_TASK, ignore_result=True)
+def computation_item_chunk_task(chunk_id: int) -> None:
+    services.computation_item_chunk_run(chunk_id=chunk_id)
 
 
 @shared_task(name=dispatch.COMBINE_TASK, ignore_result=True)

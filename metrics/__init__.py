@@ -179,6 +179,7 @@ from metrics.uncertainty.bootstrap import (
     bootstrap_combine,
     bootstrap_difference,
     bootstrap_difference_unpaired,
+    jackknife_values,
 )
 from metrics.uncertainty.interpretation import (
     SCALES,
@@ -318,6 +319,7 @@ __all__ = [
     "interpret_value",
     "item_disagreement",
     "jaccard_distance",
+    "jackknife_values",
     "kappa_comparison",
     "kappa_max",
     "krippendorff_alpha",

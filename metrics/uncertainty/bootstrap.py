@@ -239,6 +239,7 @@ def bootstrap_combine(
     confidence: float = 0.95,
     method: Method = "bca",
     minimums: Sequence[float] = (0.667, 0.8),
+    jackknife: NDArray[np.float64] | None = None,
 ) -> BootstrapResult:
     """Combine replicate values from :func:`bootstrap_chunk` into an interval.
 
@@ -255,6 +256,10 @@ def bootstrap_combine(
         Total number of replicates; the chunks' lengths must add up to it.
     confidence, method, minimums
         As in :func:`bootstrap`.
+    jackknife : 1-D array, optional
+        The leave-one-item-out values behind the BCa acceleration, one per item, if they were
+        computed elsewhere (by :func:`jackknife_values` on slices of the items, for example
+        beside the chunks); computed here when omitted.
 
     Returns
     -------
@@ -275,14 +280,23 @@ def bootstrap_combine(
     _check_options(replicates=replicates, seed=seed, confidence=confidence, method=method)
     values = _concatenate_chunks(chunks, replicates)
     estimate = _full_estimate(decomposition)
+    if jackknife is not None:
+        given = np.asarray(jackknife, dtype=np.float64).reshape(-1)
+        if given.size != decomposition.n_items:
+            raise ValueError(
+                f"{given.size} jackknife values for a decomposition of {decomposition.n_items} "
+                "items."
+            )
 
-    def jackknife() -> tuple[NDArray[np.float64], ...]:
+    def leave_one_out() -> tuple[NDArray[np.float64], ...]:
+        if jackknife is not None:
+            return (np.where(np.isfinite(given), given, np.nan),)
         return (_jackknife(decomposition),)
 
     return _summarise(
         values,
         estimate=estimate,
-        jackknife=jackknife,
+        jackknife=leave_one_out,
         seed=seed,
         confidence=confidence,
         method=method,
@@ -497,17 +511,46 @@ def _full_estimate(decomposition: Decomposition) -> float:
 
 def _jackknife(decomposition: Decomposition) -> NDArray[np.float64]:
     """``finalize(total - s_u)`` for every item ``u``, in row blocks (nan where undefined)."""
+    return jackknife_values(decomposition)
+
+
+def jackknife_values(
+    decomposition: Decomposition, *, start: int = 0, stop: int | None = None
+) -> NDArray[np.float64]:
+    """The leave-one-item-out values ``finalize(total - s_u)`` of items ``start`` to
+    ``stop - 1`` (all items by default), ``nan`` where undefined.
+
+    They give the BCa acceleration (:func:`bootstrap_combine`); on many items they cost as
+    much as a bootstrap chunk, so a caller that fans the bootstrap out can compute them in
+    slices beside the chunks and pass them to :func:`bootstrap_combine` concatenated. Each
+    value depends on its item's row and the totals only, so slices give the values of the
+    whole, bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metrics import Decomposition
+    >>> stats = np.array([[1.0, 1.0]] * 3 + [[0.0, 1.0]])
+    >>> ao = Decomposition("ao", stats, lambda t: t[..., 0] / t[..., 1])
+    >>> [round(float(v), 4) for v in jackknife_values(ao)]
+    [0.6667, 0.6667, 0.6667, 1.0]
+    >>> jackknife_values(ao, start=2, stop=4).tolist() == jackknife_values(ao)[2:].tolist()
+    True
+    """
     stats: Any = decomposition.item_stats  # ndarray or csr_matrix; both slice by rows
     total = decomposition.totals()
     n = decomposition.n_items
+    stop = n if stop is None else min(int(stop), n)
+    start = max(0, int(start))
     step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
-    out = np.empty(n, dtype=np.float64)
-    for begin in range(0, n, step):
-        block = stats[begin : begin + step]
+    out = np.empty(max(stop - start, 0), dtype=np.float64)
+    for begin in range(start, stop, step):
+        end = min(begin + step, stop)
+        block = stats[begin:end]
         dense = block.toarray() if sparse.issparse(block) else np.asarray(block)
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.asarray(decomposition.finalize(total - dense), dtype=np.float64)
-        out[begin : begin + step] = values.reshape(-1)
+        out[begin - start : end - start] = values.reshape(-1)
     return np.where(np.isfinite(out), out, np.nan)
 
 

@@ -94,6 +94,7 @@ class EngineDouble:
             "decompositions",
             "bootstrap_chunks",
             "bootstrap_combine",
+            "jackknife_slices",
             "add_analytic_se",
             "metrics_version",
         ):
@@ -166,6 +167,9 @@ class EngineDouble:
     ) -> dict:
         values = [v for chunk in chunks for v in chunk]
         return {"ci": self._ci(values, replicates), "se": float(np.std(values, ddof=1))}
+
+    def jackknife_slices(self, decompositions: Any, *, index: int, total: int) -> dict:
+        return {}  # the double's intervals are percentiles: no jackknife
 
     @staticmethod
     def _ci(values: Sequence[float], replicates: int) -> dict:

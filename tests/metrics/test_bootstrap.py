@@ -20,6 +20,7 @@ from metrics.uncertainty.bootstrap import (
     bootstrap_combine,
     bootstrap_difference,
     bootstrap_difference_unpaired,
+    jackknife_values,
 )
 
 
@@ -124,6 +125,35 @@ def test_any_chunking_equals_the_whole_bit_for_bit(
     )
     # The order of the chunks does not matter either.
     assert bootstrap_combine(alpha_data, chunks[::-1], seed=7, replicates=1000) == whole
+
+
+def test_jackknife_slices_computed_elsewhere_give_the_same_interval_bit_for_bit(
+    alpha_data: Decomposition,
+) -> None:
+    whole = bootstrap(alpha_data, replicates=1000, seed=7)
+    chunks = [
+        bootstrap_chunk(alpha_data, seed=7, start=a, stop=a + 250) for a in range(0, 1000, 250)
+    ]
+    n = alpha_data.n_items
+    cuts = [0, n // 3, n // 3 + 1, n]
+    slices = [jackknife_values(alpha_data, start=a, stop=b) for a, b in itertools.pairwise(cuts)]
+    given = np.concatenate(slices)
+    assert np.array_equal(given, jackknife_values(alpha_data), equal_nan=True)
+    assert bootstrap_combine(alpha_data, chunks, seed=7, replicates=1000, jackknife=given) == whole
+
+
+def test_leave_one_out_values_of_observed_agreement() -> None:
+    # 3 agreeing items and 1 disagreeing: leaving an agreeing one out gives 2/3, the other 3/3.
+    decomposition = observed_agreement(np.array([1.0, 1.0, 1.0, 0.0]))
+    assert jackknife_values(decomposition).tolist() == [2 / 3, 2 / 3, 2 / 3, 1.0]
+    with pytest.raises(ValueError, match="3 jackknife values for a decomposition of 4 items"):
+        bootstrap_combine(
+            decomposition,
+            [bootstrap_chunk(decomposition, seed=0, start=0, stop=10)],
+            seed=0,
+            replicates=10,
+            jackknife=np.zeros(3),
+        )
 
 
 def test_chunking_with_many_items_uses_several_blocks_and_still_agrees() -> None:

@@ -1,0 +1,477 @@
+"""Computations split by item ranges (``AGREEMENT_ITEM_CHUNK_ANNOTATIONS``): the chunks' per-item
+sums, added up, give the stored results of the one-process path; chunks are idempotent and a
+chunk whose worker died is sent again by the sweep."""
+
+from __future__ import annotations
+
+import inspect
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from computations import dispatch, item_sums, tasks
+from computations import services as service
+from computations.models import (
+    Computation,
+    ComputationItemChunk,
+    ComputationScope,
+    ComputationStatus,
+)
+from computations.services import computation_request, computations_sweep
+from studies.models import Annotation, LabelKind, Round
+from tests.computations.helpers import label_round, nominal_question, random_table
+from tests.factories import RoundFactory
+
+pytestmark = pytest.mark.django_db
+
+NOMINAL = ["observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa", "ac1",
+           "brennan_prediger"]  # fmt: skip
+ORDINAL = ["observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa"]
+#: Annotations per item chunk in these tests: a few items each.
+TINY = 17
+
+
+def sparse_table(
+    n_coders: int, n_items: int, codes: list[str], *, seed: int, missing: float = 0.3
+) -> list[list[Any]]:
+    """``random_table`` with about ``missing`` of the labels left out."""
+    rng = np.random.default_rng(seed + 1000)
+    table: list[list[Any]] = random_table(n_coders, n_items, codes, agree=0.7, seed=seed)
+    for row in table:
+        for u in range(n_items):
+            if rng.random() < missing:
+                row[u] = None
+    return table
+
+
+def numbers_table(n_coders: int, n_items: int, *, seed: int) -> list[list[Any]]:
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(50.0, 10.0, n_items)
+    return [
+        [None if rng.random() < 0.2 else round(float(t + rng.normal(0, 4)), 3) for t in truth]
+        for _ in range(n_coders)
+    ]
+
+
+def compute(
+    study: Any,
+    question: Any,
+    rounds: list[Round],
+    params: dict[str, Any],
+    capture: Any,
+) -> Computation:
+    scope = ComputationScope.ROUND if len(rounds) == 1 else ComputationScope.ROUNDS
+    with capture(execute=True):
+        computation = computation_request(
+            study=study, question=question, scope=scope, rounds=rounds, parameters=params
+        ).computation
+    computation.refresh_from_db()
+    assert computation.status == ComputationStatus.DONE, computation.error
+    return computation
+
+
+def one_process_then_split(
+    study: Any,
+    question: Any,
+    rounds: list[Round],
+    params: dict[str, Any],
+    settings: Any,
+    capture: Any,
+) -> tuple[dict[str, Any], Computation]:
+    """The one-process results (kept), then the same request split by items."""
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
+    single = compute(study, question, rounds, params, capture)
+    assert "item_chunks" not in single.results
+    results = single.results
+    single.delete()  # the same request again is a new computation
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    split = compute(study, question, rounds, params, capture)
+    return results, split
+
+
+def assert_same_results(single: dict[str, Any], split: dict[str, Any]) -> None:
+    disputed = single["diagnostics"]["most_disputed_items"]
+    merged = split["diagnostics"]["most_disputed_items"]
+    assert [row["item"] for row in merged] == [row["item"] for row in disputed]
+    assert [row["disagreement"] for row in merged] == pytest.approx(
+        [row["disagreement"] for row in disputed], abs=1e-12, rel=0
+    )
+    for key in ("n_items", "n_coders", "n_annotations", "n_pairable_items", "level", "distance"):
+        assert split[key] == single[key], key
+    assert list(split["coefficients"]) == list(single["coefficients"])
+    for name, entry in single["coefficients"].items():
+        other = split["coefficients"][name]
+        assert other["kind"] == entry["kind"]
+        for field in ("value", "observed", "expected"):
+            assert other[field] == pytest.approx(entry[field], abs=1e-12, rel=0), (name, field)
+        if "ci" in entry:
+            for bound in ("low", "high"):
+                assert other["ci"][bound] == pytest.approx(entry["ci"][bound], abs=1e-12, rel=0)
+            assert other["ci"]["replicates"] == entry["ci"]["replicates"]
+            assert other["bootstrap_se"] == pytest.approx(entry["bootstrap_se"], abs=1e-12, rel=0)
+            assert other["ci"]["benchmarks"] == entry["ci"]["benchmarks"]
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The item ranges every ``scope_annotations`` call of the services read (None: all)."""
+    calls: list[Any] = []
+    real = service.scope_annotations
+
+    def recorded(**kwargs: Any) -> Any:
+        calls.append(kwargs.get("items"))
+        return real(**kwargs)
+
+    monkeypatch.setattr(service, "scope_annotations", recorded)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("case", "n_coders", "coefficients"),
+    [
+        ("nominal, many coders", 5, NOMINAL),
+        ("nominal, two coders", 2, NOMINAL),
+        ("ordinal", 4, ORDINAL),
+        ("interval", 4, ["alpha"]),
+    ],
+)
+def test_split_by_items_stores_the_one_process_results(
+    study: Any,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+    reads: list[Any],
+    case: str,
+    n_coders: int,
+    coefficients: list[str],
+) -> None:
+    round_ = RoundFactory(study=study)
+    if case == "interval":
+        question = nominal_question(study, codes=(), kind=LabelKind.INTERVAL)
+        label_round(round_, question, numbers_table(n_coders, 40, seed=3))
+        level = "interval"
+    else:
+        kind = LabelKind.ORDINAL if case == "ordinal" else LabelKind.NOMINAL
+        question = nominal_question(study, codes=("a", "b", "c", "d"), kind=kind)
+        label_round(round_, question, sparse_table(n_coders, 40, ["a", "b", "c", "d"], seed=4))
+        level = "ordinal" if case == "ordinal" else "nominal"
+    params = {"coefficients": coefficients, "level": level, "distance": level,
+              "bootstrap": 200, "seed": 11}  # fmt: skip
+    single, split = one_process_then_split(
+        study, question, [round_], params, settings, django_capture_on_commit_callbacks
+    )
+    assert_same_results(single, split.results)
+    chunks = list(ComputationItemChunk.objects.filter(computation=split).order_by("index"))
+    assert split.results["item_chunks"] == {
+        "split": True, "chunks": len(chunks), "annotations_per_chunk": TINY,
+    }  # fmt: skip
+    assert len(chunks) >= 3
+    assert sum(chunk.n_annotations for chunk in chunks) == Annotation.objects.count()
+    # The split computation read item ranges only, each one chunk's, never the whole scope.
+    split_reads = reads[len(reads) - len(chunks) :]
+    assert split_reads == [(chunk.first_item, chunk.last_item) for chunk in chunks]
+    assert all(chunk.n_annotations < TINY + n_coders for chunk in chunks)
+    assert len(split.results["diagnostics"]["most_disputed_items"]) == 20
+    assert split.results["diagnostics"]["skipped"]["per_category"].startswith(
+        "Not computed for a computation split by items"
+    )
+
+
+def test_pooled_rounds_and_a_bootstrap_fanned_out_after_the_merge(
+    study: Any, settings: Any, django_capture_on_commit_callbacks: Any, reads: list[Any]
+) -> None:
+    question = nominal_question(study, codes=("a", "b", "c"))
+    first, second = RoundFactory(study=study), RoundFactory(study=study)
+    coders, items = label_round(first, question, sparse_table(4, 25, ["a", "b", "c"], seed=8))
+    label_round(
+        second, question, sparse_table(4, 25, ["a", "b", "c"], seed=9), coders=coders, items=items
+    )
+    params = {"coefficients": ["alpha", "kappa", "pi", "light_kappa"], "bootstrap": 300,
+              "chunk_size": 100, "seed": 2}  # fmt: skip
+    single, split = one_process_then_split(
+        study, question, [first, second], params, settings, django_capture_on_commit_callbacks
+    )
+    assert_same_results(single, split.results)
+    assert split.chunks_total == 3  # the bootstrap, fanned out from the merged rows
+    rounds = set(
+        ComputationItemChunk.objects.filter(computation=split).values_list("round_id", flat=True)
+    )
+    assert rounds == {first.pk, second.pk}
+    assert None not in reads[-6:]  # the bootstrap chunks read no annotations either
+
+
+def test_a_small_scope_keeps_the_one_step_path(
+    study: Any, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    round_ = RoundFactory(study=study)
+    label_round(round_, question, random_table(3, 5, ["a", "b", "c"], agree=0.8, seed=1))
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 15  # exactly the 15 annotations
+    computation = compute(
+        study, question, [round_], {"bootstrap": 0}, django_capture_on_commit_callbacks
+    )
+    assert "item_chunks" not in computation.results
+    assert computation.item_plan is None
+    assert not ComputationItemChunk.objects.exists()
+
+
+def test_coefficients_computed_in_one_step_only_keep_a_large_scope_on_one_step(
+    study: Any, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study, codes=("1", "2", "3"), kind=LabelKind.ORDINAL)
+    round_ = RoundFactory(study=study)
+    label_round(round_, question, random_table(2, 30, ["1", "2", "3"], agree=0.7, seed=2))
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    params = {"coefficients": ["alpha", "kappa_w"], "bootstrap": 0}
+    computation = compute(study, question, [round_], params, django_capture_on_commit_callbacks)
+    assert computation.results["item_chunks"] == {
+        "split": False,
+        "reason": "60 annotations, but kappa_w at the ordinal distance is computed in one "
+        "step only.",
+    }
+    assert "kappa_w" in computation.results["coefficients"]
+    assert not ComputationItemChunk.objects.exists()
+
+
+def test_item_ranges_hold_about_the_limit_and_never_cut_an_item_or_cross_a_round() -> None:
+    rounds = np.array([1, 1, 1, 1, 1, 2, 2])
+    items = np.array([10, 11, 12, 13, 14, 10, 11])
+    counts = np.array([3, 3, 3, 3, 1, 2, 2])
+    assert item_sums.item_ranges(rounds, items, counts, 5) == [
+        (1, 10, 11, 6),  # 0 and 3 annotations before: both in the first 5
+        (1, 12, 13, 6),  # 6 and 9 before
+        (1, 14, 14, 1),  # 12 before
+        (2, 10, 11, 4),  # a new round starts a new chunk
+    ]
+
+
+def test_the_item_chunk_task_takes_one_integer_id_and_is_quiet_on_a_missing_row() -> None:
+    parameters = list(inspect.signature(tasks.computation_item_chunk_task.run).parameters.values())
+    assert [p.annotation for p in parameters] in ([int], ["int"])
+    assert tasks.computation_item_chunk_task.name == "computations.item_chunk"
+    tasks.computation_item_chunk_task(424242)
+
+
+class Killed(BaseException):
+    """A worker killed mid-chunk: nothing after it runs in that process (not an Exception,
+    so no handler on the way marks the computation failed)."""
+
+
+def test_a_chunk_run_twice_is_written_once_and_a_killed_chunk_is_sent_again_by_the_sweep(
+    study: Any,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    question = nominal_question(study)
+    round_ = RoundFactory(study=study)
+    label_round(round_, question, sparse_table(3, 30, ["a", "b", "c"], seed=5))
+    params = {"coefficients": ["alpha", "kappa", "light_kappa"], "bootstrap": 100, "seed": 4}
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
+    single = compute(study, question, [round_], params, django_capture_on_commit_callbacks)
+    expected = single.results
+    single.delete()
+
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    sent: list[int] = []
+    monkeypatch.setattr(
+        dispatch, "computation_item_chunks_send", lambda _pk, ids: sent.extend(ids) or True
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        computation = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters=params,
+        ).computation  # fmt: skip
+    computation.refresh_from_db()
+    assert computation.phase == "items"
+    chunks = list(ComputationItemChunk.objects.filter(computation=computation).order_by("index"))
+    assert sent == [chunk.pk for chunk in chunks]
+
+    # Run twice (a redelivered message): written once, the same bytes.
+    first, *others = chunks
+    tasks.computation_item_chunk_task(first.pk)
+    first.refresh_from_db()
+    written, finished = bytes(first.sums), first.finished_at
+    tasks.computation_item_chunk_task(first.pk)
+    first.refresh_from_db()
+    assert bytes(first.sums) == written
+    assert first.finished_at == finished
+
+    # The worker of the second chunk dies in the middle: nothing of it is written.
+    killed, rest = others[0], others[1:]
+    real = item_sums.chunk_sums
+
+    def dies(**kwargs: Any) -> Any:
+        raise Killed
+
+    monkeypatch.setattr(item_sums, "chunk_sums", dies)
+    with pytest.raises(Killed):
+        tasks.computation_item_chunk_task(killed.pk)
+    monkeypatch.setattr(item_sums, "chunk_sums", real)
+    with django_capture_on_commit_callbacks(execute=True):
+        for chunk in rest:
+            tasks.computation_item_chunk_task(chunk.pk)
+    computation.refresh_from_db()
+    killed.refresh_from_db()
+    assert not killed.done
+    assert (computation.status, computation.phase) == (ComputationStatus.RUNNING, "items")
+
+    # Its heartbeat stops; the sweep sends the pending chunk again (only it), which finishes
+    # the computation.
+    Computation.objects.filter(pk=computation.pk).update(
+        heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
+    sent.clear()
+    monkeypatch.undo()
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    with django_capture_on_commit_callbacks(execute=True):
+        assert computations_sweep() == [computation.pk]
+    computation.refresh_from_db()
+    assert computation.status == ComputationStatus.DONE, computation.error
+    assert computation.attempts == 1  # not started over
+    assert_same_results(expected, computation.results)
+
+
+def test_annotations_changed_while_split_fail_the_merge_with_the_reason(
+    study: Any,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    question = nominal_question(study)
+    round_ = RoundFactory(study=study)
+    label_round(round_, question, random_table(3, 20, ["a", "b", "c"], agree=0.7, seed=6))
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    real = service.computation_item_chunk_run
+    changed: list[bool] = []
+
+    def change_then_run(*, chunk_id: int) -> None:
+        if not changed:
+            changed.append(True)
+            Annotation.objects.order_by("-id").first().delete()
+        real(chunk_id=chunk_id)
+
+    monkeypatch.setattr(service, "computation_item_chunk_run", change_then_run)
+    with django_capture_on_commit_callbacks(execute=True):
+        computation = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters={"coefficients": ["alpha"], "bootstrap": 0},
+        ).computation  # fmt: skip
+    computation.refresh_from_db()
+    assert computation.status == ComputationStatus.FAILED
+    assert computation.error == (
+        "The annotations changed while the computation ran split by items; request the "
+        "computation again."
+    )
+
+
+# -- real workers ------------------------------------------------------------------------------
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_split_and_combine_to_the_one_process_result(
+    celery_worker_process: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL (binary COPY of each item range), Redis and two worker processes: a
+    scaled-down crowd study (2,000 annotations per chunk) computed split by items, with its
+    bootstrap fanned out after the merge, stores what one process computes."""
+    from tests.factories import StudyFactory
+    from tests.test_worker_e2e import chaining_worker, finished, wait_until
+
+    celery_worker_process.stop()
+    celery_worker_process.env["AGREEMENT_ITEM_CHUNK_ANNOTATIONS"] = "2000"
+    first, second = (chaining_worker(celery_worker_process, n) for n in ("first", "second"))
+    first.start()
+    second.start()
+    try:
+        study = StudyFactory()
+        question = nominal_question(study, codes=("a", "b", "c", "d"))
+        round_ = RoundFactory(study=study)
+        label_round(round_, question, sparse_table(6, 2500, ["a", "b", "c", "d"], seed=12))
+        params = {"coefficients": NOMINAL, "bootstrap": 1000, "chunk_size": 400, "seed": 3}
+        split = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters=params,
+        ).computation  # fmt: skip
+        wait_until(finished(split.pk), first, timeout=300)
+        split.refresh_from_db()
+        assert split.status == ComputationStatus.DONE, split.error
+        chunks = ComputationItemChunk.objects.filter(computation=split)
+        assert split.results["item_chunks"]["chunks"] == chunks.count() >= 5
+        assert split.chunks_total == 3
+        logs = (first.log(), second.log())
+        assert all("computations.item_chunk" in log for log in logs), "one worker took no chunk"
+    finally:
+        first.stop()
+        second.stop()
+
+    # One process, here: the same request, read whole and bootstrapped inline.
+    Computation.objects.filter(pk=split.pk).update(status=ComputationStatus.FAILED)
+    monkeypatch.setattr(dispatch, "computation_run_send", lambda _pk: True)
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
+    single = computation_request(
+        study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+        parameters={**params, "chunk_size": 1000},
+    ).computation  # fmt: skip
+    assert service.computation_claim(computation_id=single.pk)
+    service.computation_run(computation_id=single.pk)
+    single.refresh_from_db()
+    assert single.status == ComputationStatus.DONE, single.error
+    assert "item_chunks" not in single.results
+    assert_same_results(single.results, split.results)
+
+
+def test_the_round_report_of_a_split_computation_says_what_it_left_out(
+    study: Any,
+    viewer: Any,
+    client: Any,
+    settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from django.urls import reverse
+
+    question = nominal_question(study, codes=("a", "b", "c"), key="topic")
+    round_ = RoundFactory(study=study, name="Pilot", position=1)
+    label_round(round_, question, random_table(3, 20, ["a", "b", "c"], agree=0.7, seed=3))
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    compute(study, question, [round_], {"bootstrap": 50}, django_capture_on_commit_callbacks)
+    client.force_login(viewer)
+    response = client.get(
+        reverse("pages:round-report", args=[study.pk, round_.pk]), {"question": question.pk}
+    )
+    assert response.status_code == 200
+    assert (
+        '<p class="quality-skipped">No coder quality: Not computed for a computation split by '
+        "items (more annotations than AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every "
+        "annotation on one worker.</p>"
+    ) in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "reason"),
+    [
+        (LabelKind.HIERARCHY, {"coefficients": ["alpha"], "level": "hierarchy",
+                               "distance": "tree"},
+         "hierarchy questions are computed in one step only"),
+        (LabelKind.RATIO, {"coefficients": ["alpha"], "level": "ratio", "distance": "ratio"},
+         "ratio questions are computed in one step only"),
+        (LabelKind.INTERVAL, {"coefficients": ["alpha", "s"], "level": "interval",
+                              "distance": "interval"},
+         "s at the interval distance is computed in one step only"),
+        (LabelKind.NOMINAL, {"coefficients": ["alpha"], "level": "interval",
+                             "distance": "interval"},
+         "a nominal question at the interval distance is computed in one step only"),
+        (LabelKind.ORDINAL, {"coefficients": ["kappa_w", "ac1", "alpha"], "level": "ordinal",
+                             "distance": "ordinal"},
+         "kappa_w, ac1 at the ordinal distance are computed in one step only"),
+        (LabelKind.NOMINAL, {"coefficients": NOMINAL, "level": "nominal", "distance": "nominal"},
+         None),
+    ],
+)  # fmt: skip
+def test_what_is_split_and_what_stays_on_one_step(
+    kind: str, params: dict[str, Any], reason: str | None
+) -> None:
+    assert item_sums.split_refusal(kind, params) == reason
