@@ -37,6 +37,7 @@ from django.test import TestCase
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from computations.comparison_requests import comparison_request
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
 from review.models import ReviewEntry
@@ -143,7 +144,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/computations/<pk>/"): VIEWER,
     ("GET", f"{S}/history/"): VIEWER,
     ("GET", f"{S}/history/coders/"): VIEWER,
-    ("GET", f"{S}/history/compare/"): VIEWER,
+    ("GET", f"{S}/comparisons/"): VIEWER,
+    ("POST", f"{S}/comparisons/"): ANNOTATOR,
+    ("GET", f"{S}/comparisons/<pk>/"): VIEWER,
     ("GET", f"{S}/webhooks/"): MANAGER,
     ("POST", f"{S}/webhooks/"): MANAGER,
     ("GET", f"{S}/webhooks/<pk>/"): MANAGER,
@@ -316,6 +319,10 @@ def _extend(world: World) -> dict[str, Any]:
     )
     CategoryFactory(question=span, code="PER")
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        comparison = comparison_request(
+            study=study, question=question, first=rounds[1], second=rounds[0], replicates=20
+        ).comparison
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
@@ -327,6 +334,7 @@ def _extend(world: World) -> dict[str, Any]:
         "span": span,
         "document": document,
         "webhook": endpoint.pk,
+        "comparison": comparison.pk,
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
     }
 
@@ -368,6 +376,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "rounds": world.object_ids["rounds"],
         "annotations": world.object_ids["annotations"],
         "computations": ids["computation"].pk,
+        "comparisons": ids["comparison"],
         "webhooks": ids["webhook"],
         "review": ids["review"],
     }.get(resource)
@@ -467,8 +476,13 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
             body={"question": pages_question.pk, "rounds": [second.pk]}
         ),
         ("GET", f"{S}/history/coders/"): Call(query={"question": pages_question.key}),
-        ("GET", f"{S}/history/compare/"): Call(
-            query={"question": pages_question.key, "first": first.pk, "second": second.pk}
+        ("POST", f"{S}/comparisons/"): Call(
+            body={
+                "question": pages_question.key,
+                "first": first.pk,
+                "second": second.pk,
+                "bootstrap": 20,
+            }
         ),
         ("POST", f"{S}/webhooks/"): Call(
             body={"url": "https://hooks.example.org/other", "events": ["computation.finished"]}
