@@ -98,7 +98,7 @@ class IngestReport:
             "coders_created": self.coders_created,
             "rejected": self.rejected,
             "partial": self.partial,
-            "errors": [
+            "rejections": [
                 {"line": e.line, "field": e.field, "code": e.code, "detail": e.message}
                 for e in sorted(self.errors, key=lambda e: e.line)
             ],

@@ -129,7 +129,7 @@ def test_partial_mode_writes_the_good_rows_and_reports_the_bad_ones(scheme: Sche
         (6, "item", "unknown_item"),
     ]
     assert _stored(scheme) == [("doc-1", "alice", "pos"), ("doc-2", "alice", "neg")]
-    assert report.as_dict()["errors"][0] == {
+    assert report.as_dict()["rejections"][0] == {
         "line": 3,
         "field": "label",
         "code": "unknown_category",
@@ -269,3 +269,66 @@ def test_the_command_in_partial_mode_reports_what_it_left_out(
         out.getvalue()
     )
     assert Annotation.objects.count() == 5
+
+
+# The API's CSV upload -------------------------------------------------------------------------
+
+
+def _upload(client: APIClient, scheme: Scheme, text: str, **query: str) -> Any:
+    parameters = "&".join(
+        f"{k}={v}" for k, v in {"round": scheme.round.pk, "question": "sentiment", **query}.items()
+    )
+    return client.post(f"{bulk_url(scheme.study)}?{parameters}", text, content_type="text/csv")
+
+
+def test_a_csv_upload_above_the_bulk_limit_streams_through_the_ingest(
+    scheme: Scheme, annotator_client: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("annotations.api.parsers.MAX_BULK_ROWS", 3)
+    response = _upload(annotator_client, scheme, CROWD, create_missing="true")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert (body["rows"], body["created"], body["rejected"], body["rejections"]) == (5, 5, 0, [])
+    assert len(_stored(scheme)) == 5
+    refused = _upload(annotator_client, scheme, CROWD + "doc-4,erin,maybe\n", create_missing="1")
+    assert refused.status_code == 400
+    assert refused.json()["errors"] == [
+        {
+            "code": "unknown_category",
+            "detail": "'maybe' is not a category of this question.",
+            "attr": "line 7.label",
+        }
+    ]
+    assert not Item.objects.filter(external_id="doc-4").exists()
+
+
+def test_a_partial_csv_upload_reports_the_rows_it_left_out(
+    scheme: Scheme, annotator_client: APIClient
+) -> None:
+    text = "item,coder,label\ndoc-1,alice,pos\ndoc-2,alice,maybe\n"
+    response = _upload(annotator_client, scheme, text, partial="true")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert (body["rows"], body["created"], body["rejected"]) == (2, 1, 1)
+    assert body["rejections"] == [
+        {
+            "line": 3,
+            "field": "label",
+            "code": "unknown_category",
+            "detail": "'maybe' is not a category of this question.",
+        }
+    ]
+    assert _stored(scheme) == [("doc-1", "alice", "pos")]
+
+
+def test_a_small_csv_upload_keeps_the_bulk_upload_answer(
+    scheme: Scheme, annotator_client: APIClient
+) -> None:
+    response = _upload(annotator_client, scheme, "item,coder,label\ndoc-1,alice,pos\n")
+    assert response.json() == {
+        "created": 1,
+        "updated": 0,
+        "unchanged": 0,
+        "items_created": 0,
+        "coders_created": 0,
+    }
