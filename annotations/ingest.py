@@ -438,75 +438,92 @@ class _CopySink(_Sink):
     def finish(
         self, report: IngestReport, *, create_missing: bool, actor: Actor, now: datetime
     ) -> None:
+        with connection.cursor() as cursor:
+            # The statements below join the whole file to the study's items, coders and
+            # annotations: hash joins. The planner's statistics predate the rows created in
+            # this transaction and would pick nested loops (a minute per 100,000 rows).
+            cursor.execute("SET LOCAL enable_nestloop = off")
+            try:
+                self._finish(cursor, report, create_missing=create_missing, actor=actor, now=now)
+            finally:
+                cursor.execute("RESET enable_nestloop")
+
+    def _finish(
+        self,
+        cursor: Any,
+        report: IngestReport,
+        *,
+        create_missing: bool,
+        actor: Actor,
+        now: datetime,
+    ) -> None:
         study_id = self.study.pk
         items, coders = Item._meta.db_table, Coder._meta.db_table
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE INDEX ON annotation_ingest (item, coder)")
-            cursor.execute("ANALYZE annotation_ingest")
-            if not create_missing:
-                known_item = (
-                    f"EXISTS (SELECT 1 FROM {items} t WHERE t.study_id = %s"
-                    " AND t.external_id = r.item)"
-                )
-                known_coder = (
-                    f"EXISTS (SELECT 1 FROM {coders} t WHERE t.study_id = %s AND t.key = r.coder)"
-                )
-                unknown = f"(NOT {known_item} OR NOT {known_coder})"
-                cursor.execute(
-                    f"SELECT line, item, coder, {known_item} FROM annotation_ingest r"
-                    f" WHERE {unknown} ORDER BY line",
-                    [study_id, study_id, study_id],
-                )
-                for line, item, coder, item_known in cursor.fetchall():
-                    name, key = ("coder", coder) if item_known else ("item", item)
-                    report.reject(_unknown_error(line, name, key))
-                if report.partial:
-                    cursor.execute(
-                        f"DELETE FROM annotation_ingest r WHERE {unknown}", [study_id, study_id]
-                    )
-            cursor.execute(
-                "SELECT r.line, r.item, r.coder, f.first FROM annotation_ingest r JOIN"
-                " (SELECT item, coder, min(line) AS first FROM annotation_ingest"
-                "  GROUP BY item, coder HAVING count(*) > 1) f USING (item, coder)"
-                " WHERE r.line > f.first ORDER BY r.line"
+        cursor.execute("CREATE INDEX ON annotation_ingest (item, coder)")
+        cursor.execute("ANALYZE annotation_ingest")
+        if not create_missing:
+            known_item = (
+                f"EXISTS (SELECT 1 FROM {items} t WHERE t.study_id = %s AND t.external_id = r.item)"
             )
-            duplicates = cursor.fetchall()
-            for line, item, coder, first in duplicates:
-                report.reject(_duplicate_error(line, item, coder, first))
-            if report.rejected and not report.partial:
-                return
-            if duplicates:
-                cursor.execute(
-                    "DELETE FROM annotation_ingest r USING annotation_ingest f"
-                    " WHERE r.item = f.item AND r.coder = f.coder AND r.line > f.line"
-                )
-            if create_missing:
-                cursor.execute(
-                    f"INSERT INTO {items} (study_id, external_id, text, metadata, created_at)"
-                    " SELECT DISTINCT %s, item, '', '{}'::jsonb, %s FROM annotation_ingest"
-                    " ON CONFLICT (study_id, external_id) DO NOTHING",
-                    [study_id, now],
-                )
-                report.items_created = max(cursor.rowcount, 0)
-                cursor.execute(
-                    f"INSERT INTO {coders} (study_id, key, name, is_active, created_at)"
-                    " SELECT DISTINCT %s, coder, '', true, %s FROM annotation_ingest"
-                    " ON CONFLICT (study_id, key) DO NOTHING",
-                    [study_id, now],
-                )
-                report.coders_created = max(cursor.rowcount, 0)
-            cursor.execute(
-                "CREATE TEMPORARY TABLE annotation_ingest_ids ON COMMIT DROP AS"
-                " SELECT i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
-                " r.category_set, r.new_value"
-                f" FROM annotation_ingest r JOIN {items} i"
-                "  ON i.study_id = %s AND i.external_id = r.item"
-                f" JOIN {coders} c ON c.study_id = %s AND c.key = r.coder",
-                [study_id, study_id],
+            known_coder = (
+                f"EXISTS (SELECT 1 FROM {coders} t WHERE t.study_id = %s AND t.key = r.coder)"
             )
-            kept = cursor.rowcount
-            cursor.execute("DROP TABLE annotation_ingest")
-            self._write(cursor, report, kept=kept, actor=actor, now=now)
+            unknown = f"(NOT {known_item} OR NOT {known_coder})"
+            cursor.execute(
+                f"SELECT line, item, coder, {known_item} FROM annotation_ingest r"
+                f" WHERE {unknown} ORDER BY line",
+                [study_id, study_id, study_id],
+            )
+            for line, item, coder, item_known in cursor.fetchall():
+                name, key = ("coder", coder) if item_known else ("item", item)
+                report.reject(_unknown_error(line, name, key))
+            if report.partial:
+                cursor.execute(
+                    f"DELETE FROM annotation_ingest r WHERE {unknown}", [study_id, study_id]
+                )
+        cursor.execute(
+            "SELECT r.line, r.item, r.coder, f.first FROM annotation_ingest r JOIN"
+            " (SELECT item, coder, min(line) AS first FROM annotation_ingest"
+            "  GROUP BY item, coder HAVING count(*) > 1) f USING (item, coder)"
+            " WHERE r.line > f.first ORDER BY r.line"
+        )
+        duplicates = cursor.fetchall()
+        for line, item, coder, first in duplicates:
+            report.reject(_duplicate_error(line, item, coder, first))
+        if report.rejected and not report.partial:
+            return
+        if duplicates:
+            cursor.execute(
+                "DELETE FROM annotation_ingest r USING annotation_ingest f"
+                " WHERE r.item = f.item AND r.coder = f.coder AND r.line > f.line"
+            )
+        if create_missing:
+            cursor.execute(
+                f"INSERT INTO {items} (study_id, external_id, text, metadata, created_at)"
+                " SELECT DISTINCT %s, item, '', '{}'::jsonb, %s FROM annotation_ingest"
+                " ON CONFLICT (study_id, external_id) DO NOTHING",
+                [study_id, now],
+            )
+            report.items_created = max(cursor.rowcount, 0)
+            cursor.execute(
+                f"INSERT INTO {coders} (study_id, key, name, is_active, created_at)"
+                " SELECT DISTINCT %s, coder, '', true, %s FROM annotation_ingest"
+                " ON CONFLICT (study_id, key) DO NOTHING",
+                [study_id, now],
+            )
+            report.coders_created = max(cursor.rowcount, 0)
+        cursor.execute(
+            "CREATE TEMPORARY TABLE annotation_ingest_ids ON COMMIT DROP AS"
+            " SELECT i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
+            " r.category_set, r.new_value"
+            f" FROM annotation_ingest r JOIN {items} i"
+            "  ON i.study_id = %s AND i.external_id = r.item"
+            f" JOIN {coders} c ON c.study_id = %s AND c.key = r.coder",
+            [study_id, study_id],
+        )
+        kept = cursor.rowcount
+        cursor.execute("DROP TABLE annotation_ingest")
+        self._write(cursor, report, kept=kept, actor=actor, now=now)
 
     def _write(
         self, cursor: Any, report: IngestReport, *, kept: int, actor: Actor, now: datetime
