@@ -376,6 +376,7 @@ def study_computations(*, study: Study, limit: int = 20) -> list[Computation]:
     # The question key is shown for each row.
     return list(
         Computation.objects.filter(study=study)
+        .defer("results")  # the list shows status and timestamps, not the stored results
         .select_related("question")
         .prefetch_related("rounds")
         .order_by("-created_at", "-id")[:limit]
@@ -571,7 +572,12 @@ def _labels_by_item(
     text = LabelText.for_question(question)
     queryset = Annotation.objects.filter(round=round_, question=question)
     if external_ids is not None:
-        queryset = queryset.filter(item__external_id__in=list(external_ids))
+        # The items' ids first: then the annotations' (round, question, item) index finds
+        # the few rows, instead of a join over the whole round (seconds for a crowd round).
+        item_ids = Item.objects.filter(
+            study_id=round_.study_id, external_id__in=list(external_ids)
+        ).values_list("id", flat=True)
+        queryset = queryset.filter(item_id__in=list(item_ids))
     labels: dict[str, dict[str, str]] = defaultdict(dict)
     coders: set[str] = set()
     for item, coder, category, number, category_set in queryset.values_list(
