@@ -536,16 +536,20 @@ class _CopySink(_Sink):
             "a.round_id = %s AND a.question_id = %s AND a.item_id = x.item_id"
             " AND a.coder_id = x.coder_id"
         )
+        # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
+        fresh = not Annotation.objects.filter(round_id=round_id, question_id=question_id).exists()
         # Updates first (the annotations still hold the old values): their old text is
-        # the scheme's, written in Python for the rows that change (few, on a fresh round).
-        cursor.execute(
-            f"SELECT x.item_id, x.coder_id, a.category_id, a.number, a.category_set, x.new_value"
-            f" FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
-            " WHERE (a.category_id, a.number, a.category_set)"
-            "  IS DISTINCT FROM (x.category_id, x.number, x.category_set)",
-            [round_id, question_id],
-        )
-        updated = cursor.fetchall()
+        # the scheme's, written in Python for the rows that change.
+        updated: list[Any] = []
+        if not fresh:
+            cursor.execute(
+                "SELECT x.item_id, x.coder_id, a.category_id, a.number, a.category_set,"
+                f" x.new_value FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
+                " WHERE (a.category_id, a.number, a.category_set)"
+                "  IS DISTINCT FROM (x.category_id, x.number, x.category_set)",
+                [round_id, question_id],
+            )
+            updated = cursor.fetchall()
         text = self.scheme.text
         if updated:
             with cursor.cursor.copy(
@@ -558,29 +562,33 @@ class _CopySink(_Sink):
                         (study_id, round_id, question_id, item_id, coder_id,
                          AnnotationChange.Action.UPDATED.value, old, new, now, user_id, token_id)
                     )  # fmt: skip
+        missing = "" if fresh else (
+            f" WHERE NOT EXISTS (SELECT 1 FROM {table} a WHERE {same_row})"
+        )  # fmt: skip
         cursor.execute(
             f"INSERT INTO {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
             " old_value, new_value, changed_at, changed_by_id, token_id)"
             " SELECT %s, %s, %s, x.item_id, x.coder_id, %s, NULL, x.new_value, %s, %s, %s"
-            f" FROM annotation_ingest_ids x WHERE NOT EXISTS (SELECT 1 FROM {table} a"
-            f" WHERE {same_row})",
+            f" FROM annotation_ingest_ids x{missing}",
             [study_id, round_id, question_id, AnnotationChange.Action.CREATED.value, now,
-             user_id, token_id, round_id, question_id],
+             user_id, token_id, *([] if fresh else [round_id, question_id])],
         )  # fmt: skip
         report.created = max(cursor.rowcount, 0)
         report.updated = len(updated)
         report.unchanged = kept - report.created - report.updated
+        conflict = "" if fresh else (
+            " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
+            "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
+            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
+            " WHERE (a.category_id, a.number, a.category_set)"
+            "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)"
+        )  # fmt: skip
         cursor.execute(
             f"INSERT INTO {table} AS a"
             " (round_id, question_id, item_id, coder_id, category_id, number, category_set,"
             "  updated_at)"
             " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s"
-            " FROM annotation_ingest_ids"
-            " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
-            "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
-            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
-            " WHERE (a.category_id, a.number, a.category_set)"
-            "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)",
+            f" FROM annotation_ingest_ids{conflict}",
             [round_id, question_id, now],
         )
         cursor.execute("DROP TABLE annotation_ingest_ids")
