@@ -21,7 +21,7 @@ from computations.models import (
     ComputationStatus,
     RoundComparison,
 )
-from computations.scope import scope_data_revision
+from computations.selectors import scope_changed_since
 from computations.services import LEVELS, MAX_BOOTSTRAP
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 
@@ -164,12 +164,19 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_stale(self, computation: Computation) -> bool:
         """Annotations of the scope changed after the computation was requested."""
-        cache: dict[tuple, str] = self.context["revisions"]
+        cache: dict[tuple, bool] = self.context["revisions"]
         round_ids = tuple(self.get_rounds(computation))
-        key = (computation.question_id, round_ids)
+        key = (computation.question_id, round_ids, computation.data_revision)
         if key not in cache:
-            cache[key] = scope_data_revision(question=computation.question_id, round_ids=round_ids)
-        return cache[key] != computation.data_revision
+            # Exact for ordinary scopes; indexed lookups for a crowd round (no COUNT over
+            # millions of annotations in a read).
+            cache[key] = scope_changed_since(
+                question_id=computation.question_id,
+                round_ids=round_ids,
+                revision=computation.data_revision,
+                n_annotations=computation.n_annotations,
+            )
+        return cache[key]
 
 
 class ComputationListOutputSerializer(ComputationOutputSerializer):
