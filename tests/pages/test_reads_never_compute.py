@@ -5,7 +5,8 @@ the real engine; then every entry point that computes agreement is made to raise
 ``computations.engine`` steps, every function of the ``metrics`` library except the
 interpretation of a stored value, the reading of a scope's annotations as arrays, the
 comparison of two rounds) wherever a module holds it, and every GET route of the site,
-pages and API, is read as the study's manager. Each must answer below 400 (the sign-in page redirects a signed-in user).
+pages and API, is read as the study's manager. Each must answer below 400 (the sign-in
+page redirects a signed-in user).
 """
 
 from __future__ import annotations
