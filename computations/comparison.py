@@ -280,7 +280,8 @@ def comparison_with_previous(
             "status": "skipped",
             "reason": f"{round_.name} and {earlier.name} hold {total} annotations of this "
             f"question, more than the {bound} compared when a computation finishes "
-            "(AGREEMENT_COMPARE_MAX_ANNOTATIONS); compare them with the API's history/compare.",
+            "(AGREEMENT_COMPARE_MAX_ANNOTATIONS); request their comparison from the API's "
+            "comparisons/.",
             "earlier": {"round": earlier.pk, "round_name": earlier.name},
         }
     coefficient = headline_coefficient(list(results.get("coefficients") or {}))

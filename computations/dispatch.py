@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from celery import signature
 from django.db import transaction
 
-from computations.models import Computation, ComputationStatus
+from computations.models import Computation, ComputationStatus, RoundComparison
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +28,7 @@ CHUNK_TASK = "studies.computation_chunk"
 COMBINE_TASK = "studies.computation_combine"
 ITEM_CHUNK_TASK = "computations.item_chunk"
 SWEEP_TASK = "studies.computations_sweep"
+COMPARISON_TASK = "computations.comparison_run"
 
 
 def computation_run_enqueue(computation_id: int) -> None:
@@ -97,3 +98,33 @@ def _mark_unsent(computation_id: int) -> None:
         ).update(dispatched_at=None)
     except Exception:  # the database too: the sweep still finds it, later (heartbeat or age)
         logger.exception("computation not marked unsent id=%s", computation_id)
+
+
+# -- comparisons of two rounds (``computations/comparison_requests.py``) ----------------------
+
+
+def comparison_run_enqueue(comparison_id: int) -> None:
+    """Send the comparison's run task once the current transaction commits."""
+    transaction.on_commit(lambda: comparison_run_send(comparison_id))
+
+
+def comparison_run_send(comparison_id: int) -> bool:
+    """Send the comparison's run task now; False (logged, left to the sweep) if refused."""
+    try:
+        signature(COMPARISON_TASK, args=(comparison_id,)).apply_async()
+    except Exception as error:  # kombu's OperationalError when the broker is down
+        logger.warning(
+            "comparison not sent id=%s (%s: %s); the sweep sends it later",
+            comparison_id,
+            type(error).__name__,
+            error,
+        )
+        try:
+            RoundComparison.objects.filter(
+                pk=comparison_id,
+                status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING),
+            ).update(dispatched_at=None)
+        except Exception:
+            logger.exception("comparison not marked unsent id=%s", comparison_id)
+        return False
+    return True

@@ -185,3 +185,65 @@ class ComputationItemChunk(models.Model):
             f"Items {self.first_item}-{self.last_item} of round {self.round_id}, "
             f"computation {self.computation_id}"
         )
+
+
+class RoundComparison(models.Model):
+    """Two rounds of a question compared on one coefficient, computed by a worker.
+
+    The request (rounds, question, coefficient, bootstrap replicates, seed, confidence) is
+    recorded by ``computations.comparison_requests.comparison_request``; a worker runs
+    ``computations.comparison.rounds_compare`` and stores its answer in ``result``, which the
+    API only reads. ``data_revision`` summarises both rounds' annotations when the request
+    was made: the same request on unchanged data finds this row again.
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="round_comparisons")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    first = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    second = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    # "" for the default (alpha, or the first coefficient of the later round's computation).
+    coefficient = models.CharField(max_length=50, blank=True, default="")
+    replicates = models.PositiveIntegerField()
+    seed = models.BigIntegerField(default=0)
+    confidence = models.FloatField(default=0.95)
+    # The level, distance and coefficients compared with: those of the later round's latest
+    # finished computation when the request was made, else null (the question's defaults).
+    parameters = models.JSONField(null=True, blank=True)
+    params_hash = models.CharField(max_length=64, editable=False)
+    data_revision = models.CharField(max_length=400, editable=False)
+    status = models.CharField(
+        max_length=10, choices=ComputationStatus.choices, default=ComputationStatus.QUEUED
+    )
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # When the run message was handed to the broker; null when the broker refused it: the
+    # sweep sends it again (as for ``Computation.dispatched_at``).
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering: ClassVar = ["-created_at", "-id"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["params_hash", "data_revision"],
+                condition=~Q(status="failed"),
+                name="round_comparison_unique_live_request",
+            ),
+        ]
+        indexes: ClassVar = [
+            models.Index(fields=["status", "heartbeat_at"], name="round_comparison_sweep"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Comparison {self.pk} ({self.status}) of {self.question}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in (ComputationStatus.DONE, ComputationStatus.FAILED)

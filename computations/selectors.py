@@ -4,26 +4,136 @@ round and each coder's drift. Nothing here computes: it reads what the workers s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import QuerySet
+from django.conf import settings
+from django.db import connection
+from django.db.models import Count, Max, QuerySet
+from django.db.models.fields.json import KeyTransform
 
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import scope_data_revision
-from studies.models import Question, Round, Study
+from studies.models import Annotation, AnnotationChange, Question, Round, Study
+
+#: Up to this many annotations a page compares the full data revision (count, latest id,
+#: latest update, change log); above it, the indexed check of ``scope_changed_since``.
+EXACT_STALENESS_MAX = 200_000
+_REVISION_PARTS = re.compile(r"(?:^|;)(n|id|upd|log|r)=([0-9.,]*)")
+
+
+def exact_staleness_max() -> int:
+    return int(getattr(settings, "AGREEMENT_EXACT_STALENESS_MAX", EXACT_STALENESS_MAX))
 
 
 def computation_round_ids(computation: Computation) -> list[int]:
     return sorted(computation.rounds.values_list("id", flat=True))
 
 
+def scope_changed_since(
+    *, question_id: int, round_ids: Sequence[int], revision: str, n_annotations: int | None
+) -> bool:
+    """True when the annotations of the scope changed after ``revision`` was taken.
+
+    A scope of at most ``exact_staleness_max()`` annotations recomputes its full data
+    revision (``scope_data_revision``: a count and maxima over its annotations). A larger
+    one (a crowd round of millions) is checked without reading its annotations: an
+    annotation added since (an id above the revision's latest id) or a change logged since
+    (a change-log id above the revision's), two lookups on the primary keys' order. Every
+    write through the services is logged, so only a direct delete or update in the
+    database (not through the services) goes unnoticed there.
+    """
+    ids = sorted(set(round_ids))
+    parts = dict(_REVISION_PARTS.findall(revision or ""))
+    small = n_annotations is None or n_annotations <= exact_staleness_max()
+    if small or not _has_revision_parts(parts):
+        return scope_data_revision(question=question_id, round_ids=ids) != revision
+    return _newer_row(Annotation, question_id, ids, int(parts["id"])) or _newer_row(
+        AnnotationChange, question_id, ids, int(parts["log"])
+    )
+
+
+def _newer_row(model: Any, question_id: int, round_ids: list[int], after: int) -> bool:
+    """Whether the scope holds a row of ``model`` with an id above ``after``, read along
+    the primary key from ``after`` on (the rows written since), never along the scope's
+    (round, question) index, which would visit every row of a crowd round. PostgreSQL's
+    planner picks that by its statistics; SQLite is told (``NOT INDEXED`` leaves it the
+    rowid range)."""
+    if connection.vendor != "sqlite":
+        scope = {"question_id": question_id, "round_id__in": round_ids}
+        return bool(model.objects.filter(**scope, id__gt=after).exists())
+    marks = ", ".join(["%s"] * len(round_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {model._meta.db_table} NOT INDEXED WHERE id > %s"
+            f" AND question_id = %s AND round_id IN ({marks}) LIMIT 1",
+            [after, question_id, *round_ids],
+        )
+        return cursor.fetchone() is not None
+
+
+def _has_revision_parts(parts: dict[str, str]) -> bool:
+    return all(parts.get(key, "").isdigit() for key in ("n", "id", "log"))
+
+
+def rounds_changed_since(
+    *, question_id: int, revisions: dict[int, tuple[str, int | None]]
+) -> dict[int, bool]:
+    """``scope_changed_since`` of many one-round scopes of a question (``revisions``: round
+    id -> (revision, n_annotations)), the small rounds' exact revisions read in two grouped
+    queries instead of two per round."""
+    out: dict[int, bool] = {}
+    exact: dict[int, dict[str, str]] = {}
+    for round_id, (revision, n_annotations) in revisions.items():
+        parts = dict(_REVISION_PARTS.findall(revision or ""))
+        small = n_annotations is None or n_annotations <= exact_staleness_max()
+        if small and _has_revision_parts(parts) and parts.get("r") == str(round_id):
+            exact[round_id] = parts
+        else:
+            out[round_id] = scope_changed_since(
+                question_id=question_id,
+                round_ids=[round_id],
+                revision=revision,
+                n_annotations=n_annotations,
+            )
+    if not exact:
+        return out
+    scope = {"question_id": question_id, "round_id__in": list(exact)}
+    summaries: dict[int, dict[str, Any]] = {
+        row["round_id"]: dict(row)
+        for row in Annotation.objects.filter(**scope)
+        .order_by()
+        .values("round_id")
+        .annotate(n=Count("id"), last_id=Max("id"), last_update=Max("updated_at"))
+    }
+    logged = dict(
+        AnnotationChange.objects.filter(**scope)
+        .order_by()
+        .values("round_id")
+        .annotate(last=Max("id"))
+        .values_list("round_id", "last")
+    )
+    for round_id, parts in exact.items():
+        summary: dict[str, Any] = summaries.get(round_id) or {"n": 0, "last_id": None}
+        update = summary["last_update"].timestamp() if summary.get("last_update") else 0
+        out[round_id] = (
+            int(parts["n"]) != summary["n"]
+            or int(parts["id"]) != (summary["last_id"] or 0)
+            or parts.get("upd") != f"{update:.6f}"
+            or int(parts["log"]) != (logged.get(round_id) or 0)
+        )
+    return out
+
+
 def computation_is_stale(computation: Computation) -> bool:
     """True when the scope's annotations changed after the computation was requested."""
-    current = scope_data_revision(
-        question=computation.question_id, round_ids=computation_round_ids(computation)
+    return scope_changed_since(
+        question_id=computation.question_id,
+        round_ids=computation_round_ids(computation),
+        revision=computation.data_revision,
+        n_annotations=computation.n_annotations,
     )
-    return current != computation.data_revision
 
 
 def computations_of_study(*, study_id: int) -> QuerySet[Computation]:
@@ -81,19 +191,57 @@ def _coefficient_points(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return points
 
 
+def _history_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, int], Any]:
+    """The latest done one-round computation per (question, round), with only what the
+    history shows: its coefficients, sizes and revision, never the whole stored results
+    (a crowd round's diagnostics run to megabytes)."""
+    rows = (
+        Computation.objects.filter(
+            study=study,
+            question_id__in=question_ids,
+            status=ComputationStatus.DONE,
+            scope=ComputationScope.ROUND,
+        )
+        .order_by("finished_at", "id")
+        .annotate(
+            coefficients=KeyTransform("coefficients", "results"),
+            n_items=KeyTransform("n_items", "results"),
+            n_coders=KeyTransform("n_coders", "results"),
+        )
+        .values(
+            "id",
+            "question_id",
+            "rounds__id",
+            "data_revision",
+            "n_annotations",
+            "finished_at",
+            "coefficients",
+            "n_items",
+            "n_coders",
+        )
+    )
+    return {(row["question_id"], row["rounds__id"]): row for row in rows}
+
+
 def study_history(*, study: Study, question_id: int | None = None) -> dict[str, Any]:
     """For each question, each round in order with its latest computation's coefficients."""
     questions = list(Question.objects.filter(study=study).order_by("position", "id"))
     if question_id is not None:
         questions = [q for q in questions if q.pk == question_id]
     rounds = list(Round.objects.filter(study=study).order_by("position"))
-    latest = latest_round_computations(study=study, question_ids=[q.pk for q in questions])
+    latest = _history_rows(study=study, question_ids=[q.pk for q in questions])
     out = []
     for question in questions:
-        entries = []
-        for round_ in rounds:
-            computation = latest.get((question.pk, round_.pk))
-            entries.append(_history_entry(round_, question, computation))
+        rows = {r.pk: latest.get((question.pk, r.pk)) for r in rounds}
+        stale = rounds_changed_since(
+            question_id=question.pk,
+            revisions={
+                pk: (row["data_revision"], row["n_annotations"])
+                for pk, row in rows.items()
+                if row is not None
+            },
+        )
+        entries = [_history_entry(r, rows[r.pk], stale.get(r.pk)) for r in rounds]
         out.append(
             {
                 "question": question.pk,
@@ -105,9 +253,7 @@ def study_history(*, study: Study, question_id: int | None = None) -> dict[str, 
     return {"study": study.pk, "questions": out}
 
 
-def _history_entry(
-    round_: Round, question: Question, computation: Computation | None
-) -> dict[str, Any]:
+def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "round": round_.pk,
         "round_name": round_.name,
@@ -121,18 +267,16 @@ def _history_entry(
         "n_annotations": None,
         "coefficients": {},
     }
-    if computation is None:
+    if row is None:
         return entry
-    results = computation.results or {}
-    revision = scope_data_revision(question=question.pk, round_ids=[round_.pk])
     entry.update(
-        computation=computation.pk,
-        stale=revision != computation.data_revision,
-        finished_at=computation.finished_at,
-        n_items=results.get("n_items"),
-        n_coders=results.get("n_coders"),
-        n_annotations=computation.n_annotations,
-        coefficients=_coefficient_points(results),
+        computation=row["id"],
+        stale=stale,
+        finished_at=row["finished_at"],
+        n_items=row["n_items"],
+        n_coders=row["n_coders"],
+        n_annotations=row["n_annotations"],
+        coefficients=_coefficient_points({"coefficients": row["coefficients"]}),
     )
     return entry
 

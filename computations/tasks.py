@@ -17,7 +17,7 @@ import logging
 
 from celery import shared_task
 
-from computations import dispatch, services
+from computations import comparison_requests, dispatch, services
 
 logger = logging.getLogger(__name__)
 
@@ -48,3 +48,12 @@ def computation_combine_task(computation_id: int) -> None:
 @shared_task(name=dispatch.SWEEP_TASK, ignore_result=True)
 def computations_sweep_task() -> None:
     services.computations_sweep()
+    comparison_requests.comparisons_sweep()
+
+
+@shared_task(name=dispatch.COMPARISON_TASK, ignore_result=True)
+def comparison_run_task(comparison_id: int) -> None:
+    if not comparison_requests.comparison_claim(comparison_id=comparison_id):
+        logger.info("comparison not claimed id=%s (gone, running or finished)", comparison_id)
+        return
+    comparison_requests.comparison_run(comparison_id=comparison_id)

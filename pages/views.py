@@ -34,6 +34,7 @@ from pages.selectors import (
     latest_annotated_rounds,
     question_headlines,
     round_report,
+    study_coders,
     study_computations,
     study_list_rows,
 )
@@ -46,6 +47,8 @@ from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
 from studies.selectors import question_list, round_list
 
 LOGIN_URL = reverse_lazy("login")
+#: A crowd study has thousands of coders: the study page links the first ones by key.
+CODERS_LISTED = 200
 CSV = "text/csv; charset=utf-8"
 MAX_ID_DIGITS = 18
 site_login_required = login_required(login_url=LOGIN_URL)
@@ -123,7 +126,7 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "charts": chart_rows,
         "rounds": rounds,
         "questions": questions,
-        "coders": list(Coder.objects.filter(study=study).order_by("key")),
+        "coders": study_coders(study=study, limit=CODERS_LISTED),
         "computations": study_computations(study=study),
         "form": ComputationRequestForm(study=study, initial=initial),
         "has_annotations": bool(latest),

@@ -1,5 +1,7 @@
 """CSV bodies. Bulk uploads: a header naming ``item``, ``coder`` and ``label``, one
-annotation per line (UTF-8, an optional byte-order mark; other columns are ignored). Span
+annotation per line (UTF-8, an optional byte-order mark; other columns are ignored); a body
+of more than ``MAX_BULK_ROWS`` rows, or a ``partial=true`` upload, is handed on as its lines
+for the streaming ingest. Span
 uploads: ``document,coder,begin,end,label``, read by ``annotations.spans``.
 
 Both read rows with ``studies.text_rules.read_csv``: a row with more or fewer fields than
@@ -8,7 +10,8 @@ cell the exports neutralised for spreadsheets (``'=x``) reads back as written (`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
@@ -20,11 +23,39 @@ from studies.text_rules import CsvReadError, read_csv, restore_text, text_lines
 CSV_COLUMNS = ("item", "coder", "label")
 
 
-class CsvParser(BaseParser):
-    """Parses ``text/csv`` into ``{"annotations": [{"item", "coder", "label"}, ...]}``.
+TRUE_TEXTS = frozenset({"true", "1", "yes", "on"})
 
-    Reading stops one row past ``MAX_BULK_ROWS``: the service then refuses the upload as
-    too large without the server holding an arbitrarily long body in memory.
+
+class _Recorded:
+    """The lines of a stream, kept as they are read until ``stop`` (to read them again)."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self.lines = lines
+        self.kept: list[str] | None = []
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self.lines:
+            if self.kept is not None:
+                self.kept.append(line)
+            yield line
+
+    def replay(self) -> Iterator[str]:
+        """Every line read so far, then the rest of the stream."""
+        kept, self.kept = self.kept or [], None
+        return itertools.chain(kept, self.lines)
+
+
+def _wants_partial(parser_context: Mapping[str, Any] | None) -> bool:
+    request = (parser_context or {}).get("request")
+    value = request.query_params.get("partial", "") if request is not None else ""
+    return str(value).strip().lower() in TRUE_TEXTS
+
+
+class CsvParser(BaseParser):
+    """Parses ``text/csv`` into ``{"annotations": [{"item", "coder", "label"}, ...]}``, or,
+    for a body of more than ``MAX_BULK_ROWS`` rows or a ``partial=true`` upload, into
+    ``{"csv_lines": <the body's lines, read lazily>}`` for the streaming ingest
+    (``annotations.ingest``): the server never holds a large body's rows in memory.
     """
 
     media_type = "text/csv"
@@ -34,9 +65,12 @@ class CsvParser(BaseParser):
         stream: IO[Any],
         media_type: str | None = None,
         parser_context: Mapping[str, Any] | None = None,
-    ) -> dict[str, list[dict[str, str]]]:
+    ) -> dict[str, Any]:
+        if _wants_partial(parser_context):
+            return {"csv_lines": text_lines(stream)}
+        recorded = _Recorded(text_lines(stream))
         try:
-            header, lines = read_csv(text_lines(stream))
+            header, lines = read_csv(iter(recorded))
             columns = [name.strip().lower() for name in header]
             if not any(columns):
                 raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
@@ -58,7 +92,7 @@ class CsvParser(BaseParser):
                     }
                 )
                 if len(rows) > MAX_BULK_ROWS:
-                    break
+                    return {"csv_lines": recorded.replay()}
         except UnicodeDecodeError:
             raise ParseError("The CSV body must be UTF-8 text.") from None
         except CsvReadError as error:

@@ -115,6 +115,12 @@ class AnnotationBulkQuerySerializer(serializers.Serializer):
         default=False,
         help_text="CSV uploads: create unknown items and coders.",
     )
+    partial = serializers.BooleanField(  # type: ignore[assignment]  # a field, not the flag
+        required=False,
+        default=False,
+        help_text="CSV uploads: write the good rows and report the bad ones (by line and "
+        "field) instead of refusing the whole upload.",
+    )
 
 
 class AnnotationBulkOutputSerializer(serializers.Serializer):
@@ -123,6 +129,21 @@ class AnnotationBulkOutputSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     items_created = serializers.IntegerField()
     coders_created = serializers.IntegerField()
+
+
+class IngestErrorSerializer(serializers.Serializer):
+    line = serializers.IntegerField(help_text="The CSV's line (the header is line 1).")
+    field = serializers.CharField(help_text="item, coder, label, or empty for the whole line.")
+    code = serializers.CharField()
+    detail = serializers.CharField()
+
+
+class AnnotationIngestOutputSerializer(AnnotationBulkOutputSerializer):
+    """A streamed CSV upload (more rows than a bulk upload, or ``partial=true``)."""
+
+    rows = serializers.IntegerField(help_text="Data rows read.")
+    rejected = serializers.IntegerField(help_text="Rows left out (partial uploads only).")
+    rejections = IngestErrorSerializer(many=True, help_text="The first 1,000 rows left out.")
 
 
 # --- Span uploads ----------------------------------------------------------------------------

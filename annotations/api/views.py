@@ -10,6 +10,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiRequest,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
@@ -31,6 +32,7 @@ from annotations.api.serializers import (
     AnnotationChangeOutputSerializer,
     AnnotationConflictErrorResponseSerializer,
     AnnotationFilterSerializer,
+    AnnotationIngestOutputSerializer,
     AnnotationOutputSerializer,
     AnnotationTooLargeErrorResponseSerializer,
     AnnotationUploadErrorResponseSerializer,
@@ -39,6 +41,7 @@ from annotations.api.serializers import (
     SpanUploadOutputSerializer,
     SpanUploadQuerySerializer,
 )
+from annotations.ingest import annotations_ingest_csv
 from annotations.selectors import (
     annotation_change_list,
     annotation_get,
@@ -99,7 +102,15 @@ A rejection (400) names every bad row and field, `attr` = `annotations.<row>.<fi
 `set_for_single_label`, `empty_set`, `not_a_number`, `number_out_of_range`,
 `duplicate_row`; the first 1,000 are listed, then one `too_many_errors` with the total.
 `round`/`question` errors: `unknown_round`, `unknown_question`. A closed round answers 409
-`round_closed`; more than {MAX_BULK_ROWS:,} rows answers 413 `too_many_rows`."""
+`round_closed`; a JSON upload of more than {MAX_BULK_ROWS:,} rows answers 413 `too_many_rows`.
+
+**Large CSV uploads** (more than {MAX_BULK_ROWS:,} rows; millions are fine) and CSV uploads
+with `partial=true` are streamed in batches (`annotations.ingest`, as the
+`annotations_import_csv` command does), with the same checks. Their errors name the CSV's
+line (the header is line 1) and field, `attr` = `line <n>.<field>`. Without `partial` they
+are all or none (400 listing the bad lines, nothing written); with `partial=true` the good
+rows are written and the answer (200) adds `rows`, `rejected` and `rejections` (`line`,
+`field`, `code`, `detail`, the first 1,000)."""
 
 
 _SPANS_JSON_EXAMPLE = {
@@ -254,7 +265,14 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             ),
         },
         responses={
-            200: AnnotationBulkOutputSerializer,
+            200: OpenApiResponse(
+                PolymorphicProxySerializer(
+                    component_name="AnnotationBulkResult",
+                    serializers=[AnnotationBulkOutputSerializer, AnnotationIngestOutputSerializer],
+                    resource_type_field_name=None,
+                ),
+                description="The counts; a streamed CSV upload adds rows, rejected and rejections.",
+            ),
             400: OpenApiResponse(
                 AnnotationUploadErrorResponseSerializer,
                 description="Every bad row and field, or a malformed body.",
@@ -279,6 +297,8 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
         if (request.content_type or "").split(";")[0].strip().lower() == CsvParser.media_type:
             envelope = dict(self.query)
             parsed = request.data if isinstance(request.data, dict) else {}
+            if "csv_lines" in parsed:
+                return self._ingest(envelope, parsed["csv_lines"])
             if "annotations" not in parsed:
                 # DRF skips the parser for an empty body.
                 raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
@@ -299,6 +319,21 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             actor=self.actor,
         )
         output = AnnotationBulkOutputSerializer(result)
+        return Response(output.data, status=status.HTTP_200_OK)
+
+    def _ingest(self, envelope: dict[str, Any], lines: Any) -> Response:
+        """A large (or partial) CSV upload, streamed in batches by ``annotations.ingest``."""
+        round_, question = envelope.get("round"), envelope.get("question")
+        report = annotations_ingest_csv(
+            study=self.study,
+            round_ref=round_.pk if round_ is not None else None,
+            question_key=question.key if question is not None else None,
+            lines=lines,
+            actor=self.actor,
+            create_missing=envelope.get("create_missing", False),
+            partial=envelope.get("partial", False),
+        )
+        output = AnnotationIngestOutputSerializer(report.as_dict())
         return Response(output.data, status=status.HTTP_200_OK)
 
     @extend_schema(

@@ -10,8 +10,18 @@ from rest_framework import serializers
 from rest_framework.reverse import reverse
 
 from computations import engine
-from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.scope import scope_data_revision
+from computations.comparison_requests import (
+    DEFAULT_REPLICATES,
+    MAX_REPLICATES,
+    MIN_REPLICATES,
+)
+from computations.models import (
+    Computation,
+    ComputationScope,
+    ComputationStatus,
+    RoundComparison,
+)
+from computations.selectors import scope_changed_since
 from computations.services import LEVELS, MAX_BOOTSTRAP
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 
@@ -154,12 +164,19 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_stale(self, computation: Computation) -> bool:
         """Annotations of the scope changed after the computation was requested."""
-        cache: dict[tuple, str] = self.context["revisions"]
+        cache: dict[tuple, bool] = self.context["revisions"]
         round_ids = tuple(self.get_rounds(computation))
-        key = (computation.question_id, round_ids)
+        key = (computation.question_id, round_ids, computation.data_revision)
         if key not in cache:
-            cache[key] = scope_data_revision(question=computation.question_id, round_ids=round_ids)
-        return cache[key] != computation.data_revision
+            # Exact for ordinary scopes; indexed lookups for a crowd round (no COUNT over
+            # millions of annotations in a read).
+            cache[key] = scope_changed_since(
+                question_id=computation.question_id,
+                round_ids=round_ids,
+                revision=computation.data_revision,
+                n_annotations=computation.n_annotations,
+            )
+        return cache[key]
 
 
 class ComputationListOutputSerializer(ComputationOutputSerializer):
@@ -184,16 +201,90 @@ class CoderDriftQuerySerializer(serializers.Serializer):
     )
 
 
-class CompareQuerySerializer(serializers.Serializer):
+class ComparisonRequestInputSerializer(serializers.Serializer):
+    """Two rounds of a question to compare on one coefficient, by a worker."""
+
     question = QuestionField(help_text=QUESTION_HELP)
     first = RoundField(help_text=f"One of the two rounds (either order). {ROUND_HELP}")
     second = RoundField(help_text=f"The other round. {ROUND_HELP}")
     coefficient = serializers.ChoiceField(
-        choices=[*engine.ALL_COEFFICIENTS, *engine.SPAN_DECOMPOSABLE], required=False
+        choices=[*engine.ALL_COEFFICIENTS, *engine.SPAN_DECOMPOSABLE],
+        required=False,
+        help_text="Default: alpha (alpha_u for a span question), else the first coefficient "
+        "of the later round's latest computation.",
     )
-    bootstrap = serializers.IntegerField(required=False, min_value=2, max_value=20_000)
+    bootstrap = serializers.IntegerField(
+        required=False,
+        min_value=MIN_REPLICATES,
+        max_value=MAX_REPLICATES,
+        help_text=f"Bootstrap replicates (default {DEFAULT_REPLICATES}).",
+    )
     seed = serializers.IntegerField(required=False, min_value=0, max_value=2**63 - 1)
     confidence = serializers.FloatField(required=False, min_value=0.5, max_value=0.999999)
+
+
+class ComparisonFilterSerializer(serializers.Serializer):
+    question = QuestionField(required=False, help_text=QUESTION_HELP)
+    status = serializers.ChoiceField(choices=ComputationStatus.choices, required=False)
+
+
+class ComparisonOutputSerializer(serializers.ModelSerializer):
+    """A requested comparison: its status and, once done, the stored ``result`` (the later
+    round minus the earlier one, with the bootstrap interval)."""
+
+    url = serializers.SerializerMethodField()
+    question_key = serializers.CharField(source="question.key", read_only=True)
+    first_name = serializers.CharField(source="first.name", read_only=True)
+    second_name = serializers.CharField(source="second.name", read_only=True)
+    bootstrap = serializers.IntegerField(source="replicates", read_only=True)
+    result = serializers.JSONField(
+        read_only=True,
+        allow_null=True,
+        help_text="Null until done. `question`, `question_key`, `coefficient`, "
+        "`difference_is` (later round minus earlier round), `later`, `earlier`, `first`, "
+        "`second` (round, round_name, n_items), `n_shared_items`, `paired`, `difference` "
+        "(estimate, ci with low and high, se, prob_below), `unpaired` when the item sets "
+        "differ, `parameters`.",
+    )
+
+    class Meta:
+        model = RoundComparison
+        fields: tuple[str, ...] = (
+            "id",
+            "url",
+            "study",
+            "question",
+            "question_key",
+            "first",
+            "first_name",
+            "second",
+            "second_name",
+            "coefficient",
+            "bootstrap",
+            "seed",
+            "confidence",
+            "status",
+            "error",
+            "attempts",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "result",
+        )
+        read_only_fields: tuple[str, ...] = fields
+
+    def get_url(self, comparison: RoundComparison) -> str:
+        return reverse(
+            "comparison-detail",
+            kwargs={"study_pk": comparison.study_id, "pk": comparison.pk},
+            request=self.context.get("request"),
+        )
+
+
+class ComparisonListOutputSerializer(ComparisonOutputSerializer):
+    class Meta(ComparisonOutputSerializer.Meta):
+        fields = ComparisonOutputSerializer.Meta.fields[:-1]  # all but the result
+        read_only_fields = fields
 
 
 class CoefficientPointSerializer(serializers.Serializer):
@@ -240,14 +331,3 @@ class CoderDriftOutputSerializer(serializers.Serializer):
     question_key = serializers.CharField()
     rounds = serializers.ListField(child=serializers.DictField())
     coders = serializers.ListField(child=serializers.DictField())
-
-
-class CompareOutputSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
-    question_key = serializers.CharField()
-    coefficient = serializers.CharField()
-    first = serializers.DictField()
-    second = serializers.DictField()
-    paired = serializers.BooleanField()
-    n_shared_items = serializers.IntegerField()
-    difference = serializers.DictField()

@@ -14,8 +14,10 @@ from rest_framework.response import Response
 from computations.api.serializers import (
     CoderDriftOutputSerializer,
     CoderDriftQuerySerializer,
-    CompareOutputSerializer,
-    CompareQuerySerializer,
+    ComparisonFilterSerializer,
+    ComparisonListOutputSerializer,
+    ComparisonOutputSerializer,
+    ComparisonRequestInputSerializer,
     ComputationFilterSerializer,
     ComputationListOutputSerializer,
     ComputationOutputSerializer,
@@ -23,8 +25,8 @@ from computations.api.serializers import (
     HistoryOutputSerializer,
     HistoryQuerySerializer,
 )
-from computations.comparison import rounds_compare
-from computations.models import Computation, ComputationTrigger
+from computations.comparison_requests import DEFAULT_REPLICATES, comparison_request
+from computations.models import Computation, ComputationTrigger, RoundComparison
 from computations.selectors import coder_drift, computations_of_study, study_history
 from computations.services import computation_request
 from studies.api.permissions import StudyScopedMixin
@@ -140,7 +142,6 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
     queryset = Computation.objects.none()  # the history reads finished computations
     query_serializers = {
         "list": HistoryQuerySerializer,
-        "compare": CompareQuerySerializer,
         "coders": CoderDriftQuerySerializer,
     }
 
@@ -150,32 +151,6 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
             study=self.study, question_id=question.pk if question is not None else None
         )
         return Response(HistoryOutputSerializer(history).data)
-
-    @extend_schema(
-        summary="Compare two rounds",
-        description="The later round minus the earlier one (by position, whichever order "
-        "`first` and `second` are given in) for one coefficient, with a bootstrap CI: paired on "
-        "the items both rounds labelled, plus `unpaired` on all items when the item sets differ. "
-        "`later` and `earlier` name the rounds; `prob_below[0.0]` is the probability that the "
-        "later round is not above the earlier one. `question` is an id or a key, `first` and "
-        "`second` ids or names.",
-        responses=CompareOutputSerializer,
-    )
-    @action(detail=False, methods=["get"])
-    def compare(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        data = self.query
-        question = data["question"]
-        result = rounds_compare(
-            study=self.study,
-            question=question,
-            first=data["first"],
-            second=data["second"],
-            coefficient=data.get("coefficient"),
-            replicates=data.get("bootstrap", 1000),
-            seed=data.get("seed", 0),
-            confidence=data.get("confidence", 0.95),
-        )
-        return Response({**result, "question_key": question.key})
 
     @extend_schema(
         summary="Coder drift across rounds",
@@ -192,3 +167,109 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
                 raise Http404("The study has no questions.")
         drift = coder_drift(study=self.study, question=question)
         return Response({**drift, "question_key": question.key})
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List comparisons of two rounds",
+        description="The study's requested comparisons, newest first, without their results.",
+        responses=ComparisonListOutputSerializer(many=True),
+    ),
+    retrieve=extend_schema(
+        summary="Read a comparison of two rounds",
+        description="**202** with the status (`queued` or `running`) while a worker has not "
+        "finished it; **200** once `done` (the stored `result`) or `failed` (the `error`, "
+        "e.g. data the coefficient is undefined on). Nothing is computed by this read.",
+        responses={
+            200: ComparisonOutputSerializer,
+            202: OpenApiResponse(ComparisonOutputSerializer, "Not finished yet: poll again."),
+        },
+    ),
+    create=extend_schema(
+        summary="Compare two rounds",
+        description="Queues, for a worker, the later round minus the earlier one (by "
+        "position, whichever order `first` and `second` are given in) for one coefficient, "
+        "with a bootstrap CI: paired on the items both rounds labelled, plus `unpaired` on "
+        "all items when the item sets differ. Answers **202** with the comparison's URL (also "
+        "in `Location`), or **200** with the live comparison of the same request on unchanged "
+        "annotations. `question` is an id or a key, `first` and `second` ids or names. The "
+        "same round twice, a round without annotations of the question, or a coefficient the "
+        "question's kind is not compared on is a 400 naming the field. Level and distance are "
+        "those of the later round's latest computation (else the question kind's defaults); "
+        f"`bootstrap` defaults to {DEFAULT_REPLICATES} replicates.",
+        request=ComparisonRequestInputSerializer,
+        responses={
+            202: ComparisonOutputSerializer,
+            200: OpenApiResponse(ComparisonOutputSerializer, "An identical live comparison."),
+        },
+    ),
+)
+class ComparisonViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
+    StudyScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Two rounds compared on one coefficient, computed by a worker and stored."""
+
+    write_role = Role.ANNOTATOR
+    queryset = RoundComparison.objects.none()
+    lookup_value_regex = r"[0-9]{1,18}"
+    query_serializers = {"list": ComparisonFilterSerializer}
+
+    def get_queryset(self) -> Any:
+        queryset = RoundComparison.objects.filter(study_id=self.study.pk).select_related(
+            "question", "first", "second"
+        )
+        if self.action == "list":
+            data = self.query
+            if "question" in data:
+                queryset = queryset.filter(question=data["question"])
+            if "status" in data:
+                queryset = queryset.filter(status=data["status"])
+        return queryset
+
+    def get_serializer_class(self) -> Any:
+        if self.action == "create":
+            return ComparisonRequestInputSerializer
+        if self.action == "list":
+            return ComparisonListOutputSerializer
+        return ComparisonOutputSerializer
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = dict(super().get_serializer_context())
+        if not getattr(self, "swagger_fake_view", False):
+            context["study"] = self.study
+        return context
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        comparison = self.get_object()
+        body = ComparisonOutputSerializer(comparison, context=self.get_serializer_context()).data
+        finished = comparison.is_finished
+        return Response(body, status=status.HTTP_200_OK if finished else status.HTTP_202_ACCEPTED)
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = ComparisonRequestInputSerializer(
+            data=request.data, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = comparison_request(
+            study=self.study,
+            question=data["question"],
+            first=data["first"],
+            second=data["second"],
+            coefficient=data.get("coefficient"),
+            replicates=data.get("bootstrap", DEFAULT_REPLICATES),
+            seed=data.get("seed", 0),
+            confidence=data.get("confidence", 0.95),
+            requested_by=request.user,
+        )
+        comparison = self.get_queryset().get(pk=result.comparison.pk)
+        body = ComparisonOutputSerializer(comparison, context=self.get_serializer_context()).data
+        return Response(
+            body,
+            status=status.HTTP_202_ACCEPTED if result.created else status.HTTP_200_OK,
+            headers={"Location": body["url"]},
+        )

@@ -39,6 +39,7 @@ from rest_framework.test import APIClient
 
 from adjudication.models import ReferenceResult
 from adjudication.services import adjudicate
+from computations.comparison_requests import comparison_request
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
 from planning.services import plan_request_create
@@ -147,7 +148,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/computations/<pk>/"): VIEWER,
     ("GET", f"{S}/history/"): VIEWER,
     ("GET", f"{S}/history/coders/"): VIEWER,
-    ("GET", f"{S}/history/compare/"): VIEWER,
+    ("GET", f"{S}/comparisons/"): VIEWER,
+    ("POST", f"{S}/comparisons/"): ANNOTATOR,
+    ("GET", f"{S}/comparisons/<pk>/"): VIEWER,
     ("GET", f"{S}/webhooks/"): MANAGER,
     ("POST", f"{S}/webhooks/"): MANAGER,
     ("GET", f"{S}/webhooks/<pk>/"): MANAGER,
@@ -343,6 +346,9 @@ def _extend(world: World) -> dict[str, Any]:
         plan = plan_request_create(
             study=study, question=question, pilot_round=rounds[0], target=0.1, power=0.8
         )
+        comparison = comparison_request(
+            study=study, question=question, first=rounds[1], second=rounds[0], replicates=20
+        ).comparison
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
@@ -354,6 +360,7 @@ def _extend(world: World) -> dict[str, Any]:
         "span": span,
         "document": document,
         "webhook": endpoint.pk,
+        "comparison": comparison.pk,
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
         "adjudication": adjudication.pk,
         "reference_result": ReferenceResult.objects.get(round=rounds[0], question=question).pk,
@@ -398,6 +405,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "rounds": world.object_ids["rounds"],
         "annotations": world.object_ids["annotations"],
         "computations": ids["computation"].pk,
+        "comparisons": ids["comparison"],
         "webhooks": ids["webhook"],
         "review": ids["review"],
         "adjudications": ids["adjudication"],
@@ -500,8 +508,13 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
             body={"question": pages_question.pk, "rounds": [second.pk]}
         ),
         ("GET", f"{S}/history/coders/"): Call(query={"question": pages_question.key}),
-        ("GET", f"{S}/history/compare/"): Call(
-            query={"question": pages_question.key, "first": first.pk, "second": second.pk}
+        ("POST", f"{S}/comparisons/"): Call(
+            body={
+                "question": pages_question.key,
+                "first": first.pk,
+                "second": second.pk,
+                "bootstrap": 20,
+            }
         ),
         ("POST", f"{S}/webhooks/"): Call(
             body={"url": "https://hooks.example.org/other", "events": ["computation.finished"]}

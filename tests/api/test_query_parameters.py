@@ -78,8 +78,8 @@ def test_the_annotation_list_documents_its_filters_and_pages() -> None:
         "round", "question", "item", "coder", "updated_since", "page", "page_size",
     }  # fmt: skip
     assert _query_parameters("/api/v1/studies/{study_pk}/history/", "GET") == {"question"}
-    assert _query_parameters("/api/v1/studies/{study_pk}/history/compare/", "GET") == {
-        "question", "first", "second", "coefficient", "bootstrap", "seed", "confidence",
+    assert _query_parameters("/api/v1/studies/{study_pk}/comparisons/", "GET") == {
+        "question", "status", "page", "page_size",
     }  # fmt: skip
     assert _query_parameters("/api/v1/studies/{study_pk}/questions/", "GET") == {
         "kind", "key", "page", "page_size",

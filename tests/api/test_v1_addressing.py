@@ -20,6 +20,7 @@ from tests.api.annotation_setup import (
     bulk_url,
     changes_url,
 )
+from tests.computations.comparing import compare_through_api
 from tests.computations.helpers import (
     EngineDouble,
     label_round,
@@ -496,24 +497,30 @@ def test_coder_drift_takes_a_question_key_and_shows_it(
 
 
 def test_compare_takes_a_question_key_and_round_names(
-    viewer_client: APIClient, study: Study, two_rounds: Any, monkeypatch: pytest.MonkeyPatch
+    annotator_client: APIClient,
+    study: Study,
+    two_rounds: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     monkeypatch.undo()  # the comparison runs on the real metrics engine
     question, first, second = two_rounds
 
-    response = viewer_client.get(
-        f"/api/v1/studies/{study.pk}/history/compare/",
-        {"question": "relevant", "first": "R2", "second": first.pk, "bootstrap": 50},
-    )
+    posted, read = compare_through_api(
+        annotator_client, study.pk, django_capture_on_commit_callbacks,
+        question="relevant", first="R2", second=first.pk, bootstrap=50,
+    )  # fmt: skip
 
-    assert response.status_code == 200, response.json()
-    body = response.json()
+    assert posted.status_code == 202, posted.json()
+    assert read.status_code == 200, read.json()
+    body = read.json()["result"]
     assert (body["question"], body["question_key"]) == (question.pk, "relevant")
     assert (body["first"]["round"], body["first"]["round_name"]) == (second.pk, "R2")
     assert (body["second"]["round"], body["second"]["round_name"]) == (first.pk, "R1")
-    absent = viewer_client.get(
-        f"/api/v1/studies/{study.pk}/history/compare/",
+    absent = annotator_client.post(
+        f"/api/v1/studies/{study.pk}/comparisons/",
         {"question": "relevant", "first": "R2", "second": "R9"},
+        format="json",
     )
     assert absent.status_code == 400
     assert absent.json()["errors"][0]["attr"] == "second"

@@ -1,4 +1,4 @@
-"""/api/v1/studies/{study_pk}/history/ (+ compare/, coders/)."""
+"""/api/v1/studies/{study_pk}/history/ (+ coders/) and the comparisons of two rounds."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from computations.models import ComputationScope
 from computations.services import computation_request
+from tests.computations.comparing import compare_through_api
 from tests.computations.helpers import (
     EngineDouble,
     label_round,
@@ -77,14 +78,21 @@ def test_coder_drift_endpoint(viewer_client: APIClient, study: Any, computed: An
 
 
 def test_compare_endpoint_gives_the_difference_with_a_ci(
-    viewer_client: APIClient, study: Any, computed: Any, monkeypatch: pytest.MonkeyPatch
+    annotator_client: APIClient,
+    study: Any,
+    computed: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     monkeypatch.undo()  # the comparison runs on the real metrics engine
     question, first, second = computed
-    body = viewer_client.get(
-        f"/api/v1/studies/{study.pk}/history/compare/",
-        {"question": question.pk, "first": second.pk, "second": first.pk, "bootstrap": 200},
-    ).json()
+    posted, read = compare_through_api(
+        annotator_client, study.pk, django_capture_on_commit_callbacks,
+        question=question.pk, first=second.pk, second=first.pk, bootstrap=200,
+    )  # fmt: skip
+    assert posted.status_code == 202, posted.json()
+    assert posted["Location"] == posted.json()["url"]
+    body = read.json()["result"]
     assert body.get("paired") is True, body
     assert body["difference"]["ci"]["low"] is not None
 

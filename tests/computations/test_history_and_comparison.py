@@ -13,6 +13,7 @@ from computations.selectors import coder_drift, study_history
 from computations.services import computation_request
 from studies.exceptions import ApplicationError
 from studies.models import Annotation
+from tests.computations.comparing import compare_through_api
 from tests.computations.helpers import (
     EngineDouble,
     label_round,
@@ -165,17 +166,20 @@ def test_a_comparison_is_later_minus_earlier_whatever_the_order_given(
 
 
 def test_the_api_compares_later_minus_earlier_in_either_order(
-    study: Any, earlier_and_later: Any, viewer: Any
+    study: Any, earlier_and_later: Any, annotator: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     question, earlier, later = earlier_and_later
     client = APIClient()
-    client.force_authenticate(user=viewer)
-    url = f"/api/v1/studies/{study.pk}/history/compare/"
+    client.force_authenticate(user=annotator)
     for first, second in ((earlier, later), (later, earlier)):
-        body = client.get(
-            url, {"question": question.pk, "first": first.pk, "second": second.pk,
-                  "coefficient": "alpha", "bootstrap": 200},
-        ).json()  # fmt: skip
+        posted, read = compare_through_api(
+            client, study.pk, django_capture_on_commit_callbacks, question=question.pk,
+            first=first.pk, second=second.pk, coefficient="alpha", bootstrap=200,
+        )  # fmt: skip
+        assert posted.status_code == 202, posted.json()
+        assert read.status_code == 200
+        assert read.json()["status"] == "done", read.json()
+        body = read.json()["result"]
         assert body["later"]["round_name"] == "R2", body
         assert body["earlier"]["round_name"] == "R1"
         assert body["difference"]["estimate"] == pytest.approx(LATER_MINUS_EARLIER)
@@ -269,8 +273,8 @@ def test_rounds_above_the_bound_are_not_compared_and_say_why(
     assert stored == {
         "status": "skipped",
         "reason": "R2 and R1 hold 32 annotations of this question, more than the 20 compared "
-        "when a computation finishes (AGREEMENT_COMPARE_MAX_ANNOTATIONS); compare them with "
-        "the API's history/compare.",
+        "when a computation finishes (AGREEMENT_COMPARE_MAX_ANNOTATIONS); request their "
+        "comparison from the API's comparisons/.",
         "earlier": {"round": earlier_and_later[1].pk, "round_name": "R1"},
     }
 

@@ -19,6 +19,7 @@ from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.selectors import study_history
 from computations.services import computation_parameters, computation_request
 from studies.models import Annotation, Coder, Item, LabelKind, Question, Round, Study
+from tests.computations.comparing import compare_through_api
 from tests.computations.helpers import label_round, nominal_question
 from tests.factories import (
     CategoryFactory,
@@ -382,40 +383,49 @@ def test_the_api_answers_400_naming_the_field(span_study: SpanStudy, annotator_c
 
 
 def test_the_api_compares_two_span_rounds_on_a_decomposable_coefficient(
-    span_study: SpanStudy, viewer_client: Any
+    span_study: SpanStudy, annotator_client: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     world = span_study
     rounds = [RoundFactory(study=world.study, name=f"R{n}", position=n) for n in (1, 2)]
     for item in [_item(world.study, f"doc-{n}") for n in range(4)]:
         _label(world, rounds[0], item)
         _label(world, rounds[1], item, skip=True)
-    url = f"/api/v1/studies/{world.study.pk}/history/compare/"
     query = {"question": "units", "first": "R1", "second": "R2", "bootstrap": 100}
-    body = viewer_client.get(url, query).json()
+
+    def compared(**extra: Any) -> Any:
+        return compare_through_api(
+            annotator_client, world.study.pk, django_capture_on_commit_callbacks,
+            **query, **extra,
+        )  # fmt: skip
+
+    body = compared()[1].json()["result"]
     assert body["coefficient"] == "alpha_u"
     assert (body["later"]["round_name"], body["earlier"]["round_name"]) == ("R2", "R1")
     assert body["paired"] is True
     assert body["n_shared_items"] == 4
     assert body["difference"]["estimate"] < 0
     assert body["difference"]["ci"]["replicates"] == 100
-    f1 = viewer_client.get(url, {**query, "coefficient": "span_f1"}).json()
+    f1 = compared(coefficient="span_f1")[1].json()["result"]
     assert f1["coefficient"] == "span_f1"
     assert f1["difference"]["estimate"] < 0
-    refused = viewer_client.get(url, {**query, "coefficient": "kappa"})
+    refused, _ = compared(coefficient="kappa")
     assert refused.status_code == 400
     assert "alpha_u, span_f1, span_f1_overlap" in str(refused.json())
 
 
 def test_the_api_refuses_a_span_coefficient_for_comparing_other_questions(
-    study: Study, viewer_client: Any
+    study: Study, annotator_client: Any
 ) -> None:
     question = nominal_question(study, key="topic")
     rounds = [RoundFactory(study=study, name=f"R{n}", position=n) for n in (1, 2)]
     for round_ in rounds:
         label_round(round_, question, [["a", "b", "c"], ["a", "b", "b"]])
-    response = viewer_client.get(
-        f"/api/v1/studies/{study.pk}/history/compare/",
+    response = annotator_client.post(
+        f"/api/v1/studies/{study.pk}/comparisons/",
         {"question": "topic", "first": "R1", "second": "R2", "coefficient": "alpha_u"},
+        format="json",
     )
     assert response.status_code == 400
-    assert "alpha_u is for span questions only." in str(response.json())
+    assert response.json()["errors"][0]["attr"] == "coefficient"
+    assert "Rounds of a nominal question are compared on " in str(response.json())
+    assert "not alpha_u." in str(response.json())

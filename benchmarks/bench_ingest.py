@@ -1,0 +1,159 @@
+"""Crowd-scale ingest benchmark: an ``item,coder,label`` CSV of N rows into one round.
+
+Usage (PostgreSQL, the target; the database is migrated, a scratch study is created and
+deleted afterwards)::
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/agreement \\
+        python benchmarks/bench_ingest.py --rows 6000000
+
+Writes a NetEaseCrowd-shaped CSV (``--coders`` workers, about ``--per-item`` labels per
+item, five categories) to a temporary file, then times ``manage.py annotations_import_csv``'s
+service (``annotations.ingest.annotations_ingest_csv``: streamed in batches, one
+transaction, items and coders created) from the file to the committed rows, printing the
+progress lines, the total seconds and rows per second. Goal (issue 12): 6M rows in at most
+120 s on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agreement_server.settings")
+os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-never-used-in-production-0123")
+os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+import django
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from annotations.ingest import annotations_ingest_csv  # noqa: E402
+from studies.access import Actor  # noqa: E402
+from studies.models import (  # noqa: E402
+    Annotation,
+    AnnotationChange,
+    Category,
+    Coder,
+    Item,
+    LabelKind,
+    Question,
+    Round,
+    Study,
+)
+from studies.text_rules import text_lines  # noqa: E402
+
+CODES = ["a", "b", "c", "d", "e"]
+NAME = "ingest benchmark"
+
+
+def write_csv(path: Path, n_rows: int, n_coders: int, per_item: int, seed: int = 0) -> None:
+    """Rows item i = row // per_item, each labelled by ``per_item`` distinct coders."""
+    rng = np.random.default_rng(seed)
+    rows = np.arange(n_rows)
+    items = rows // per_item
+    start = rng.integers(0, n_coders, size=items[-1] + 1)
+    coders = (start[items] + rows % per_item) % n_coders
+    labels = rng.integers(0, len(CODES), size=n_rows)
+    codes = np.array(CODES)
+    with path.open("w", encoding="utf-8") as out:
+        out.write("item,coder,label\n")
+        block = 500_000
+        for lo in range(0, n_rows, block):
+            hi = min(lo + block, n_rows)
+            out.write(
+                "".join(
+                    f"task-{i},worker-{c},{label}\n"
+                    for i, c, label in zip(
+                        items[lo:hi].tolist(),
+                        coders[lo:hi].tolist(),
+                        codes[labels[lo:hi]].tolist(),
+                        strict=True,
+                    )
+                )
+            )
+
+
+def drop_study(study: Study) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {AnnotationChange._meta.db_table} WHERE study_id = %s", [study.pk]
+        )
+        cursor.execute(
+            f"DELETE FROM {Annotation._meta.db_table} WHERE round_id IN"
+            f" (SELECT id FROM {Round._meta.db_table} WHERE study_id = %s)",
+            [study.pk],
+        )
+        cursor.execute(f"DELETE FROM {Item._meta.db_table} WHERE study_id = %s", [study.pk])
+        cursor.execute(f"DELETE FROM {Coder._meta.db_table} WHERE study_id = %s", [study.pk])
+    study.delete()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--coders", type=int, default=2_413)
+    parser.add_argument("--per-item", type=int, default=6)
+    parser.add_argument("--batch-size", type=int, default=100_000)
+    parser.add_argument("--keep", action="store_true", help="Keep the scratch study.")
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    for leftover in Study.objects.filter(name=NAME):
+        drop_study(leftover)
+    print(f"database: {connection.vendor} {connection.settings_dict['NAME']}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "crowd.csv"
+        start = time.perf_counter()
+        write_csv(path, args.rows, args.coders, args.per_item)
+        size = path.stat().st_size / 1e6
+        print(
+            f"CSV: {args.rows:,} rows, {size:.0f} MB, "
+            f"written in {time.perf_counter() - start:.1f} s"
+        )
+        study = Study.objects.create(name=NAME)
+        round_ = Round.objects.create(study=study, name="R1", position=1)
+        question = Question.objects.create(study=study, key="q", kind=LabelKind.NOMINAL)
+        Category.objects.bulk_create(
+            [Category(question=question, code=c, position=i) for i, c in enumerate(CODES)]
+        )
+        try:
+            start = time.perf_counter()
+
+            def progress(rows: int) -> None:
+                print(f"  {rows:>10,} rows read {time.perf_counter() - start:6.1f} s", flush=True)
+
+            with path.open("rb") as stream:
+                report = annotations_ingest_csv(
+                    study=study,
+                    round_ref=round_.pk,
+                    question_key="q",
+                    lines=text_lines(stream, chunk_size=1 << 20),
+                    actor=Actor(user=None, token=None),
+                    create_missing=True,
+                    batch_size=args.batch_size,
+                    progress=progress,
+                )
+            elapsed = time.perf_counter() - start
+            stored = Annotation.objects.filter(round=round_).count()
+            assert stored == args.rows == report.created, (stored, report.created)
+            print(
+                f"ingest {args.rows:,} rows into {connection.vendor}: {elapsed:.1f} s "
+                f"({args.rows / elapsed:,.0f} rows/s); {report.items_created:,} items, "
+                f"{report.coders_created:,} coders created (goal for 6M: <= 120 s)"
+            )
+        finally:
+            if not args.keep:
+                drop_study(study)
+
+
+if __name__ == "__main__":
+    main()
