@@ -154,6 +154,7 @@ def test_a_label_outside_the_domain_is_the_same_error_everywhere(name: str) -> N
         "coder_a": "A",
         "coder_b": "B",
         "distance": "nominal",
+        "reference": ["yes"] * 8,
     }.items():
         if required in parameters and parameters[required].default is inspect.Parameter.empty:
             options[required] = value
