@@ -192,7 +192,9 @@ def item_diagnostics_csv(stored: StoredItemTable) -> str:
             cells.append("" if label is None else text(label))
         return cells
 
-    return write_csv([*columns, *coders], (row(entry) for entry in stored.table.items), numeric=number_at)
+    return write_csv(
+        [*columns, *coders], (row(entry) for entry in stored.table.items), numeric=number_at
+    )
 
 
 # Results of a computation ---------------------------------------------------------------
