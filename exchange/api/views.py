@@ -13,7 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
+from rest_framework.exceptions import ErrorDetail, NotFound, ParseError, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -324,7 +324,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         _query, round_, question = self._target()
         stored = stored_item_table(study=self.study, round_=round_, question=question)
         if stored is None:
-            raise Http404(
+            raise NotFound(
                 "No finished computation of this round and question: request a computation."
             )
         if self._is_csv(request):
