@@ -187,6 +187,26 @@ class ComputationItemChunk(models.Model):
         )
 
 
+class ComputationItemTable(models.Model):
+    """The per-item diagnostics of a finished one-round computation, stored by its worker
+    for the item downloads (``computations/item_table.py``): a zlib-compressed JSON of the
+    coders and, per item, its figures and each coder's stored label.
+
+    Kept apart from ``Computation.results`` so that the pages, which read ``results``
+    often, never load a table as large as the round's annotations.
+    """
+
+    computation = models.OneToOneField(
+        Computation, on_delete=models.CASCADE, primary_key=True, related_name="item_table"
+    )
+    n_items = models.PositiveIntegerField()
+    table = models.BinaryField()
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self) -> str:
+        return f"Item table of computation {self.computation_id} ({self.n_items} items)"
+
+
 class RoundComparison(models.Model):
     """Two rounds of a question compared on one coefficient, computed by a worker.
 

@@ -45,7 +45,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from computations import dispatch, engine, item_sums
+from computations import dispatch, engine, item_sums, item_table
 from computations.comparison import COMPARISON_KEY, comparison_with_previous
 from computations.models import (
     Computation,
@@ -536,6 +536,8 @@ def _run_step(computation: Computation) -> None:
         categorical=computation.question.kind in CATEGORY_KINDS,
     )
     lap("diagnostics")
+    item_table.store_item_table(computation)
+    lap("item_table")
     results["coder_quality"] = coder_quality(
         loaded.scope, seed=int(params["seed"]), coder_names=coder_names, item_names=item_names
     )

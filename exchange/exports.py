@@ -7,7 +7,8 @@ database writes.
   cell is a missing label);
 - diagnostics: per item, how many coders labelled it, how many distinct labels, the most
   frequent one and its share, the share of agreeing coder pairs, and every coder's label
-  (the counterpart of INCEpTION's Diagnosis export);
+  (the counterpart of INCEpTION's Diagnosis export), as the worker stored them with the
+  round's latest computation (``computations/item_table.py``);
 - results: one row per coefficient with its value, standard error and interval;
 - spans (span questions): the CLI's ``document,coder,begin,end,label``, one row per unit and
   one row with empty begin, end and label per coder who annotated a document and found
@@ -21,13 +22,12 @@ do not run them as formulas; the columns listed as numeric keep their numbers as
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any
 
 from annotations.selectors import SpanTable
 from computations.models import Computation
-from exchange.selectors import AnnotationTable
-from studies.labels import Label, LabelScheme, format_number
+from exchange.selectors import AnnotationTable, StoredItemTable
+from studies.labels import LabelScheme, format_number
 from studies.models import LabelKind
 from studies.text_rules import write_csv
 
@@ -151,64 +151,49 @@ def spans_json(table: SpanTable) -> dict[str, Any]:
 # Item-level diagnostics -----------------------------------------------------------------
 
 
-def _item_diagnostic(scheme: LabelScheme, labels: list[Label]) -> dict[str, Any]:
-    counts = Counter(labels)
-    n = len(labels)
-    majority, top = counts.most_common(1)[0]
-    agreeing_pairs = sum(c * (c - 1) // 2 for c in counts.values())
-    pairs = n * (n - 1) // 2
-    out: dict[str, Any] = {
-        "n_coders": n,
-        "n_distinct": len(counts),
-        "majority": scheme.text(majority) if top > 1 or n == 1 else None,
-        "majority_share": top / n,
-        "pairwise_agreement": agreeing_pairs / pairs if pairs else None,
-    }
-    if scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
-        numbers = [label[1] for label in labels if label[1] is not None]
-        out["mean"] = sum(numbers) / len(numbers)
-        out["spread"] = max(numbers) - min(numbers)
-    return out
-
-
-def item_diagnostics(table: AnnotationTable) -> list[dict[str, Any]]:
-    """One entry per item: the agreement figures above and ``labels`` by coder.
+def item_diagnostics(stored: StoredItemTable) -> list[dict[str, Any]]:
+    """One entry per item, as the worker stored it: the figures above and ``labels`` by
+    coder.
 
     ``majority`` is empty when no label was chosen by two coders or more (a tie of single
     votes has no majority); ``pairwise_agreement`` is empty for an item one coder labelled.
     """
-    by_item: dict[str, dict[str, Label]] = {item: {} for item in table.items}
-    for (item, coder), label in table.labels.items():
-        by_item[item][coder] = label
-    value = table.scheme.json_value
+    text, value = stored.scheme.text, stored.scheme.json_value
     out = []
-    for item, labels in by_item.items():
-        entry = {"item": item, **_item_diagnostic(table.scheme, list(labels.values()))}
-        entry["labels"] = {coder: value(label) for coder, label in labels.items()}
-        out.append(entry)
+    for entry in stored.table.items:
+        majority = entry["majority"]
+        out.append(
+            {
+                **entry,
+                "majority": text(majority) if majority is not None else None,
+                "labels": {coder: value(label) for coder, label in entry["labels"].items()},
+            }
+        )
     return out
 
 
-def item_diagnostics_csv(table: AnnotationTable, diagnostics: list[dict[str, Any]]) -> str:
-    numeric = _is_numeric(table.scheme)
+def item_diagnostics_csv(stored: StoredItemTable) -> str:
+    scheme, coders = stored.scheme, stored.table.coders
+    numeric = _is_numeric(scheme)
     columns = [*DIAGNOSTIC_COLUMNS, *(NUMERIC_DIAGNOSTIC_COLUMNS if numeric else ())]
     # Counts and shares are numbers; so are the labels (majority, coders) of numbers.
     text_columns = {"item"} if numeric else {"item", "majority"}
     number_at = {i for i, name in enumerate(columns) if name not in text_columns}
     if numeric:
-        number_at.update(range(len(columns), len(columns) + len(table.coders)))
-    text = table.scheme.text
+        number_at.update(range(len(columns), len(columns) + len(coders)))
+    text = scheme.text
 
     def row(entry: dict[str, Any]) -> list[Any]:
-        item = entry["item"]
-        cells = [_cell(entry.get(name)) for name in columns]
-        for coder in table.coders:
-            label = table.labels.get((item, coder))
+        majority, labels = entry["majority"], entry["labels"]
+        shown = {**entry, "majority": None if majority is None else text(majority)}
+        cells = [_cell(shown.get(name)) for name in columns]
+        for coder in coders:
+            label = labels.get(coder)
             cells.append("" if label is None else text(label))
         return cells
 
     return write_csv(
-        [*columns, *table.coders], (row(entry) for entry in diagnostics), numeric=number_at
+        [*columns, *coders], (row(entry) for entry in stored.table.items), numeric=number_at
     )
 
 

@@ -1,11 +1,18 @@
-"""Reads behind the exports: one round and question's annotations as a table, and the
-finished computation whose results are exported."""
+"""Reads behind the exports: one round and question's annotations as a table, the
+finished computation whose results are exported, and the item table its worker stored."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.item_table import ItemTable, unpack
+from computations.models import (
+    Computation,
+    ComputationItemTable,
+    ComputationScope,
+    ComputationStatus,
+)
+from studies.exceptions import ConflictError
 from studies.labels import Label, LabelScheme, label_of
 from studies.models import Annotation, Question, Round, Study
 
@@ -64,4 +71,46 @@ def computation_for_export(
         finished.filter(scope=ComputationScope.ROUND, rounds=round_)
         .order_by("-finished_at", "-id")
         .first()
+    )
+
+
+ITEM_TABLE_SPLIT = (
+    "The latest computation of this round and question was split by items over the "
+    "workers; the item table is not available for split computations."
+)
+ITEM_TABLE_MISSING = (
+    "The latest computation of this round and question predates the stored item table: "
+    "request a computation again."
+)
+
+
+@dataclass(frozen=True)
+class StoredItemTable:
+    computation: Computation
+    scheme: LabelScheme
+    table: ItemTable
+
+
+def stored_item_table(*, study: Study, round_: Round, question: Question) -> StoredItemTable | None:
+    """The item table the worker stored with the latest finished computation of this round
+    and question; None without such a computation. Raises ``ConflictError`` when that
+    computation has no table (split by items, or computed before tables were stored)."""
+    computation = computation_for_export(study=study, round_=round_, question=question)
+    if computation is None:
+        return None
+    stored = (
+        ComputationItemTable.objects.filter(computation=computation)
+        .values_list("table", flat=True)
+        .first()
+    )
+    if stored is None:
+        split = computation.item_chunks.exists()
+        raise ConflictError(
+            ITEM_TABLE_SPLIT if split else ITEM_TABLE_MISSING,
+            code="item_table_split" if split else "item_table_missing",
+        )
+    return StoredItemTable(
+        computation=computation,
+        scheme=LabelScheme.for_question(question),
+        table=unpack(stored),
     )

@@ -25,7 +25,7 @@ from computations.models import Computation, ComputationScope, ComputationTrigge
 from computations.selectors import study_history
 from computations.services import computation_request
 from exchange import exports
-from exchange.selectors import annotation_table, computation_for_export
+from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
 from pages.selectors import (
     coder_history,
@@ -42,7 +42,7 @@ from pages.span_charts import document_lanes
 from pages.span_document import span_document, span_items_page
 from pages.span_report import span_round_report
 from studies.access import Actor, role_allows, study_role
-from studies.exceptions import ApplicationError
+from studies.exceptions import ApplicationError, ConflictError
 from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
 from studies.selectors import question_list, round_list
 
@@ -444,7 +444,12 @@ def annotations_download(
 def items_download(
     request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
 ) -> HttpResponse:
-    _, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
-    table = annotation_table(round_=round_, question=question)
-    body = exports.item_diagnostics_csv(table, exports.item_diagnostics(table))
-    return _attachment(body, f"{name}-items.csv", CSV)
+    """The per-item diagnostics the worker stored with the round's latest computation."""
+    study, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
+    try:
+        stored = stored_item_table(study=study, round_=round_, question=question)
+    except ConflictError as error:
+        return HttpResponse(error.message, status=409, content_type="text/plain; charset=utf-8")
+    if stored is None:
+        raise Http404("No finished computation for this question in this round: request one.")
+    return _attachment(exports.item_diagnostics_csv(stored), f"{name}-items.csv", CSV)

@@ -13,7 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
+from rest_framework.exceptions import ErrorDetail, NotFound, ParseError, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser, FormParser, MultiPartParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -42,7 +42,7 @@ from exchange.api.serializers import (
 )
 from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
-from exchange.selectors import annotation_table, computation_for_export
+from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from studies.api.permissions import StudyScopedMixin
 from studies.models import LabelKind, Question, Role, Round, Study
 
@@ -309,28 +309,35 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         summary="Export item-level diagnostics",
         description="Per item: coders, distinct labels, the majority label and its share, "
         "the share of agreeing coder pairs, (numbers) mean and spread, and each coder's "
-        "label. Computed from the stored annotations. " + _CSV_OR_JSON,
+        "label, as the worker stored them with the latest finished computation of this "
+        "round and question. 404 when there is none; 409 `item_table_missing` when it "
+        "predates stored item tables (request a computation again), 409 `item_table_split` "
+        "for a computation split by items. " + _CSV_OR_JSON,
         responses={
             (200, "application/json"): DiagnosticsExportSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
+            404: OpenApiResponse(description="No finished computation of this round."),
         },
     )
     @action(detail=False, methods=["get"], url_path="diagnostics")
     def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         _query, round_, question = self._target()
-        table = annotation_table(round_=round_, question=question)
-        entries = exports.item_diagnostics(table)
+        stored = stored_item_table(study=self.study, round_=round_, question=question)
+        if stored is None:
+            raise NotFound(
+                "No finished computation of this round and question: request a computation."
+            )
         if self._is_csv(request):
             return _csv_response(
-                exports.item_diagnostics_csv(table, entries),
+                exports.item_diagnostics_csv(stored),
                 f"{_slug(round_.name)}-{question.key}-diagnostics.csv",
             )
         body = {
             "round": round_.name,
             "question": question.key,
             "kind": question.kind,
-            "coders": table.coders,
-            "items": entries,
+            "coders": stored.table.coders,
+            "items": exports.item_diagnostics(stored),
         }
         return Response(DiagnosticsExportSerializer(body).data)
 

@@ -182,3 +182,31 @@ class EngineDouble:
 
     def metrics_version(self) -> str:
         return "double"
+
+
+def stored_round_computation(
+    study: Any, question: Any, round_: Any, *, results: dict[str, Any] | None = None
+) -> Any:
+    """A finished one-round computation with the given ``results``, and the item table its
+    worker stores (``computations.item_table.store_item_table``, the worker's own step)."""
+    from django.utils import timezone
+
+    from computations.item_table import store_item_table
+    from computations.models import Computation, ComputationScope, ComputationStatus
+
+    computation = Computation.objects.create(
+        study=study,
+        question=question,
+        scope=ComputationScope.ROUND,
+        parameters={},
+        params_hash=f"stored-{question.pk}-{round_.pk}",
+        data_revision="r",
+        status=ComputationStatus.DONE,
+        finished_at=timezone.now(),
+        n_annotations=1,
+        metrics_version="test",
+        results=results or {"coefficients": {}},
+    )
+    computation.rounds.set([round_])
+    store_item_table(computation)
+    return computation

@@ -22,9 +22,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from computations.item_table import store_item_table
 from computations.models import Computation, ComputationScope, ComputationStatus
 from studies.models import Annotation, LabelKind, Question, Round, SpanUnit, Study
 from studies.text_rules import restore_text, spreadsheet_text, write_csv
+from tests.computations.helpers import stored_round_computation
 from tests.exchange.conftest import ImportStudy, db_state
 from tests.factories import (
     AnnotationFactory,
@@ -104,7 +106,8 @@ def hostile_world(
 ) -> HostileWorld:
     """One item and one coder called ``name``; ``tone`` labelled with the category
     ``code``, ``score`` with -0.25, ``spans`` with the unit 0-5 of category ``code``; a
-    finished computation of ``tone`` whose one coefficient is called ``name``."""
+    finished computation of ``tone`` whose one coefficient is called ``name`` and one of
+    ``score``, each with its stored item table."""
     round_ = RoundFactory(study=study, name=round_name, position=1)
     tone = QuestionFactory(study=study, key="tone", kind=LabelKind.NOMINAL)
     score = QuestionFactory(study=study, key="score", kind=LabelKind.INTERVAL)
@@ -137,6 +140,9 @@ def hostile_world(
         },
     )
     computation.rounds.set([round_])
+    # The item downloads read the item tables the worker stores with a computation.
+    store_item_table(computation)
+    stored_round_computation(study, score, round_)
     return HostileWorld(study, round_, tone, score, spans, computation)
 
 

@@ -8,9 +8,15 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from computations.models import Computation, ComputationScope, ComputationStatus
+from computations.models import (
+    Computation,
+    ComputationItemTable,
+    ComputationScope,
+    ComputationStatus,
+)
 from exchange.imports import annotations_import
 from studies.access import Actor
+from tests.computations.helpers import stored_round_computation
 from tests.exchange.conftest import ImportStudy, db_state, sample
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +36,16 @@ def labelled(target: ImportStudy, actor: Actor) -> ImportStudy:
         )
         assert report.committed
     return target
+
+
+@pytest.fixture
+def computed(labelled: ImportStudy) -> ImportStudy:
+    """``labelled`` with a finished computation of each question: the diagnostics export
+    reads the item tables the worker stores with them."""
+    round_ = labelled.study.rounds.get(name="Round 1")
+    for question in labelled.study.questions.filter(key__in=("sentiment", "age")):
+        stored_round_computation(labelled.study, question, round_)
+    return labelled
 
 
 def get(client: APIClient, target: ImportStudy, what: str, **query: Any) -> Any:
@@ -98,8 +114,8 @@ def test_a_long_export_imports_back_unchanged(
     assert db_state(labelled.study) == before
 
 
-def test_item_diagnostics_as_csv(viewer_client: APIClient, labelled: ImportStudy) -> None:
-    response = get(viewer_client, labelled, "diagnostics", question="sentiment", format="csv")
+def test_item_diagnostics_as_csv(viewer_client: APIClient, computed: ImportStudy) -> None:
+    response = get(viewer_client, computed, "diagnostics", question="sentiment", format="csv")
     assert response.status_code == 200
     assert response.content.decode().splitlines() == [
         "item,n_coders,n_distinct,majority,majority_share,pairwise_agreement,alice,bob,carol",
@@ -111,9 +127,9 @@ def test_item_diagnostics_as_csv(viewer_client: APIClient, labelled: ImportStudy
 
 
 def test_item_diagnostics_of_numbers_add_mean_and_spread(
-    viewer_client: APIClient, labelled: ImportStudy
+    viewer_client: APIClient, computed: ImportStudy
 ) -> None:
-    response = get(viewer_client, labelled, "diagnostics", question="age")
+    response = get(viewer_client, computed, "diagnostics", question="age")
     assert response.json()["items"] == [
         {
             "item": "doc-1",
@@ -127,6 +143,28 @@ def test_item_diagnostics_of_numbers_add_mean_and_spread(
             "labels": {"alice": 41.0, "bob": 40.5},
         }
     ]
+
+
+def test_item_diagnostics_need_a_finished_computation(
+    viewer_client: APIClient, labelled: ImportStudy
+) -> None:
+    response = get(viewer_client, labelled, "diagnostics", question="sentiment", format="csv")
+    assert response.status_code == 404
+    assert "request a computation" in response.content.decode()
+
+
+def test_item_diagnostics_of_a_computation_without_a_stored_table_are_409(
+    viewer_client: APIClient, computed: ImportStudy
+) -> None:
+    ComputationItemTable.objects.all().delete()  # as computed before tables were stored
+    response = get(viewer_client, computed, "diagnostics", question="sentiment")
+    assert response.status_code == 409
+    error = response.json()["errors"][0]
+    assert error["code"] == "item_table_missing"
+    assert error["detail"] == (
+        "The latest computation of this round and question predates the stored item "
+        "table: request a computation again."
+    )
 
 
 def test_results_need_a_finished_computation(

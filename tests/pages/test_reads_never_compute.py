@@ -4,7 +4,8 @@ A study with finished computations (and a finished comparison of two rounds) is 
 the real engine; then every entry point that computes agreement is made to raise (the
 ``computations.engine`` steps, every function of the ``metrics`` library except the
 interpretation of a stored value, the reading of a scope's annotations as arrays, the
-comparison of two rounds) wherever a module holds it, and every GET route of the site,
+comparison of two rounds, the per-item diagnostics of the item downloads) wherever a
+module holds it, and every GET route of the site,
 pages and API, is read as the study's manager. Each must answer below 400 (the sign-in
 page redirects a signed-in user).
 """
@@ -46,6 +47,12 @@ ENGINE_STEPS = (
 #: Reading a stored value in words is what pages do with the library; nothing else.
 METRICS_ALLOWED_MODULES = ("metrics.uncertainty.interpretation",)
 READS = ("computations.scope.scope_annotations", "computations.scope.scope_spans")
+#: The per-item diagnostics behind ``exports/diagnostics/`` and the page's ``items.csv``:
+#: the worker stores them with the computation; the downloads only read them.
+ITEM_TABLE = (
+    "computations.item_table.item_diagnostics",
+    "computations.item_table.store_item_table",
+)
 COMPARING = (
     "computations.comparison.rounds_compare",
     "computations.comparison.comparison_with_previous",
@@ -61,12 +68,13 @@ def _forbidden() -> dict[int, str]:
     """id() of every function a read must not call, with its dotted name."""
     import computations.comparison
     import computations.engine
+    import computations.item_table
     import computations.scope
 
     found: dict[int, str] = {}
     for name in ENGINE_STEPS:
         found[id(getattr(computations.engine, name))] = f"computations.engine.{name}"
-    for dotted in (*READS, *COMPARING):
+    for dotted in (*READS, *COMPARING, *ITEM_TABLE):
         module, _, name = dotted.rpartition(".")
         found[id(getattr(sys.modules[module], name))] = dotted
     for module_name, module in list(sys.modules.items()):
@@ -116,6 +124,11 @@ def test_every_get_route_answers_without_computing(
     assert "computations.engine.point_report" in replaced
     assert "computations.comparison.rounds_compare" in replaced
     assert "metrics.report.report" in replaced
+    assert "computations.item_table.item_diagnostics" in replaced
+    # The two item downloads are among the routes read.
+    routes = _get_routes()
+    assert any(route.endswith("/exports/diagnostics/") for route in routes)
+    assert any(route.endswith("/items.csv") for route in routes)
 
     site = populated
     client = APIClient()
