@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import ReliabilityData
 from metrics.distances import DistanceLike, check_matrix, resolve_distance
-from metrics.distances.scalar import IntervalDistance, OrdinalDistance, midranks, numeric_domain
+from metrics.distances.scalar import IntervalDistance, OrdinalDistance, midranks
 
 #: Widest range of whole-number labels (largest minus smallest, plus one) taken by the
 #: count-table forms; wider ranges take the general path.
@@ -217,9 +217,8 @@ def interval_alpha_from_data(
         return None
     if data.n_values == 0:
         return None
-    try:
-        positions = numeric_domain(data.domain, "interval")
-    except ValueError:
+    positions = data.domain_as_floats
+    if positions is None:
         return None
     per_item = data.values_per_item
     pairable = per_item >= 2

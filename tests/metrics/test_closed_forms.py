@@ -549,3 +549,14 @@ def test_long_data_closed_forms_equal_the_general_path(values: np.ndarray, seed:
     data = shuffled_long(values, seed)
     for case, general_case in zip(CASES, GENERAL_CASES, strict=False):
         agree(outcome(case, data), outcome(general_case, data))
+
+
+def test_domain_as_floats_is_kept_from_a_numeric_array() -> None:
+    values = np.array([[2.5, 10.0, np.nan], [-1.0, 2.5, 7.0]])
+    kept = ReliabilityData.from_matrix(values).domain_as_floats
+    assert kept is not None and kept.tolist() == [-1.0, 2.5, 7.0, 10.0]
+    triples = ReliabilityData.from_long([1, 2], ["a", "a"], [3, 1], domain=[1, 2, 3])
+    assert triples.domain_as_floats is not None
+    assert triples.domain_as_floats.tolist() == [1.0, 2.0, 3.0]
+    words = ReliabilityData.from_long([1, 2], ["a", "a"], ["x", "y"])
+    assert words.domain_as_floats is None
