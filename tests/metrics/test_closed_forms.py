@@ -554,7 +554,8 @@ def test_long_data_closed_forms_equal_the_general_path(values: np.ndarray, seed:
 def test_domain_as_floats_is_kept_from_a_numeric_array() -> None:
     values = np.array([[2.5, 10.0, np.nan], [-1.0, 2.5, 7.0]])
     kept = ReliabilityData.from_matrix(values).domain_as_floats
-    assert kept is not None and kept.tolist() == [-1.0, 2.5, 7.0, 10.0]
+    assert kept is not None
+    assert kept.tolist() == [-1.0, 2.5, 7.0, 10.0]
     triples = ReliabilityData.from_long([1, 2], ["a", "a"], [3, 1], domain=[1, 2, 3])
     assert triples.domain_as_floats is not None
     assert triples.domain_as_floats.tolist() == [1.0, 2.0, 3.0]
