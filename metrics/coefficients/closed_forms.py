@@ -1,4 +1,4 @@
-"""Closed forms straight from a coders × items numeric array, the most common input.
+"""Closed forms for the common cases: a plain numeric array, or long-format reliability data.
 
 When a caller passes a plain NumPy array of numbers (``nan`` for missing) and no ``domain=``,
 the value domain is the sorted set of numbers that occur (see :mod:`metrics.data`), so
@@ -19,6 +19,11 @@ computed from a few sums without coding the labels first:
   :math:`\\sum_{kl} w_{kl} t_{kl} / \\sum_{kl} t_{kl}` over items both coders labelled,
   chance :math:`p_1^T w\\, p_2` from each coder's values (Gwet's convention for missing
   values, as in :mod:`metrics.coefficients.agreement`).
+
+The same forms are fed from a :class:`~metrics.data.ReliabilityData`'s long arrays (any
+domain, the server's path) by :func:`two_coder_kappa_from_data` (pair table from the items'
+codes) and :func:`interval_alpha_from_data` (the domain as floats at each ``value_code``, per-item
+sums by ``bincount`` on ``item_index``).
 
 Each function returns ``None`` when its case does not apply or the coefficient is undefined
 (nothing pairable, no variation); the caller then takes the general path, which gives the
