@@ -84,7 +84,7 @@ def side_by_side(
     prebuilt: Callable[[], float] | None = None,
 ) -> float:
     """Print ours against the peer; with ``prebuilt``, also ours on ``ReliabilityData``
-    built beforehand (the general path, as the server calls it), for information."""
+    built beforehand (long format, as the server calls it), for information."""
     ours_time, peer_time, ours_value, peer_value = timings(ours, peer, repeat)
     ratio = ours_time / peer_time
     verdict = "ok" if ratio <= goal else "MISSED"
@@ -97,10 +97,14 @@ def side_by_side(
         f"ratio {ratio:6.3f}  (goal ≤ {goal:g}: {verdict}){values}"
     )
     if prebuilt is not None:
-        general_time, _, _, _ = timings(prebuilt, lambda: None, repeat)
+        prebuilt_time, _, prebuilt_value, _ = timings(prebuilt, lambda: None, repeat)
+        same = ""
+        if compare:
+            agree = abs(float(prebuilt_value) - float(ours_value)) <= 1e-12
+            same = f"  {float(prebuilt_value):.10f} {'==' if agree else '!='} ours above"
         print(
-            f"{'  same on prebuilt ReliabilityData':<48} ours {general_time:7.3f} s  "
-            f"{'':16}ratio {general_time / peer_time:6.3f}  (general path, for information)"
+            f"{'  same on prebuilt ReliabilityData':<48} ours {prebuilt_time:7.3f} s  "
+            f"{'':16}ratio {prebuilt_time / peer_time:6.3f}  (the server's path){same}"
         )
     return ratio
 

@@ -296,7 +296,7 @@ class ReliabilityData:
             else:
                 domain_tuple = tuple(domain)
                 inverse = _remap(values.tolist(), inverse, domain_tuple)
-            return cls.from_codes(
+            data = cls.from_codes(
                 item,
                 coder,
                 inverse,
@@ -305,6 +305,11 @@ class ReliabilityData:
                 range(n_coders),
                 domain_declared=domain is not None,
             )
+            floats = values.astype(np.float64)
+            if domain is None and np.all(np.isfinite(floats)):
+                floats.setflags(write=False)
+                data.__dict__["domain_as_floats"] = floats  # the cached property, filled
+            return data
         array = np.asarray(matrix, dtype=object)
         if array.ndim != 2:
             raise ValueError("matrix must be 2-dimensional: coders × items.")
@@ -516,6 +521,22 @@ class ReliabilityData:
         domain of other strings is only sorted alphabetically: the ordinal distance refuses it.
         """
         return self.domain_declared or all(_is_number(value) for value in self.domain)
+
+    @cached_property
+    def domain_as_floats(self) -> NDArray[np.float64] | None:
+        """``(V,)``: the domain read as floats (cached), ``None`` unless all finite numbers.
+
+        Read as :func:`metrics.distances.scalar.numeric_domain` reads it; kept from the
+        array when built by :meth:`from_matrix` from numbers (no pass over Python floats).
+        """
+        try:
+            values = np.fromiter(self.domain, dtype=np.float64, count=len(self.domain))
+        except (TypeError, ValueError):
+            return None
+        if not np.all(np.isfinite(values)):
+            return None
+        values.setflags(write=False)
+        return values
 
     @cached_property
     def codes(self) -> NDArray[np.intp]:

@@ -47,6 +47,7 @@ from scipy import sparse
 from metrics.coefficients.closed_forms import (
     fleiss_pi_from_array,
     two_coder_kappa_from_array,
+    two_coder_kappa_from_data,
 )
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
@@ -703,6 +704,9 @@ def cohen_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Cohen's kappa")
     require_two_coders(rd, "Cohen's kappa")
+    direct = two_coder_kappa_from_data(rd, None, "cohen_kappa")
+    if direct is not None:
+        return direct
     decomposition, model = build_decomposition(rd, "cohen_kappa", "coder")
     return evaluate(rd, decomposition, model, "Cohen's kappa")
 

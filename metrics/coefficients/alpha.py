@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics.coefficients.closed_forms import alpha_from_array
+from metrics.coefficients.closed_forms import alpha_from_array, interval_alpha_from_data
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -401,6 +401,14 @@ def krippendorff_alpha(
     if direct is not None:
         return direct
     reliability = as_reliability_data(data, domain=domain)
+    direct = interval_alpha_from_data(reliability, distance)
+    if direct is not None:
+        return direct
+    return _general_alpha(reliability, distance)
+
+
+def _general_alpha(reliability: ReliabilityData, distance: DistanceLike) -> CoefficientResult:
+    """Alpha from the pairable values' per-item sums for any distance (no closed form)."""
     pairs = _pairable(reliability)
     _require_pairable(pairs)
     metric = _metric(distance, reliability, pairs.counts)

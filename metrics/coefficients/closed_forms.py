@@ -1,4 +1,4 @@
-"""Closed forms straight from a coders × items numeric array, the most common input.
+"""Closed forms for the common cases: a plain numeric array, or long-format reliability data.
 
 When a caller passes a plain NumPy array of numbers (``nan`` for missing) and no ``domain=``,
 the value domain is the sorted set of numbers that occur (see :mod:`metrics.data`), so
@@ -19,6 +19,11 @@ computed from a few sums without coding the labels first:
   :math:`\\sum_{kl} w_{kl} t_{kl} / \\sum_{kl} t_{kl}` over items both coders labelled,
   chance :math:`p_1^T w\\, p_2` from each coder's values (Gwet's convention for missing
   values, as in :mod:`metrics.coefficients.agreement`).
+
+The same forms are fed from a :class:`~metrics.data.ReliabilityData`'s long arrays (any
+domain, the server's path) by :func:`two_coder_kappa_from_data` (pair table from the items'
+codes) and :func:`interval_alpha_from_data` (the domain as floats at each ``value_code``, per-item
+sums by ``bincount`` on ``item_index``).
 
 Each function returns ``None`` when its case does not apply or the coefficient is undefined
 (nothing pairable, no variation); the caller then takes the general path, which gives the
@@ -46,7 +51,9 @@ __all__ = [
     "MAX_SPAN",
     "alpha_from_array",
     "fleiss_pi_from_array",
+    "interval_alpha_from_data",
     "two_coder_kappa_from_array",
+    "two_coder_kappa_from_data",
 ]
 
 
@@ -182,6 +189,78 @@ def _interval_alpha(array: NDArray[Any]) -> CoefficientResult | None:
     weight = np.where(pairable, 2.0 * m / np.maximum(m - 1.0, 1.0), 0.0)
     observed_sum = float(np.dot(weight, squares))
     return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+
+
+def interval_alpha_from_data(
+    data: ReliabilityData, distance: DistanceLike
+) -> CoefficientResult | None:
+    """Interval alpha of long-format data from per-item sums, or ``None`` for the general path.
+
+    The numbers are the domain read as floats at each annotation's code; the sums are those
+    of :func:`alpha_from_array` over the pairable annotations, per item by ``bincount`` on
+    ``item_index``. ``None`` for another distance, a domain that is not all finite numbers,
+    nothing pairable or no variation (the general path then explains).
+
+    Examples
+    --------
+    Krippendorff (2011) reliability data (docs/references.md#k2011-reliability-data):
+
+    >>> items = [0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5]
+    >>> items += [6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9, 9, 9, 10, 10, 11]
+    >>> coders = [0, 1, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]
+    >>> coders += [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3, 2, 3, 2]
+    >>> values = [1, 1, 1, 2, 2, 3, 2, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 1, 2, 3, 4]
+    >>> values += [4, 4, 4, 4, 1, 1, 2, 1, 2, 2, 2, 2, 5, 5, 5, 1, 1, 3]
+    >>> data = ReliabilityData.from_long(items, coders, values)
+    >>> round(interval_alpha_from_data(data, "interval").value, 3)
+    0.849
+    """
+    if isinstance(distance, str):
+        if distance.strip().lower() != "interval":
+            return None
+    elif not isinstance(distance, IntervalDistance):
+        return None
+    if data.n_values == 0:
+        return None
+    positions = data.domain_as_floats
+    if positions is None:
+        return None
+    per_item = data.values_per_item
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    if n_pairable == 0:
+        return None
+    item = data.item_index
+    values = positions[data.value_code]
+    if n_pairable < pairable.size:
+        kept = pairable[item]
+        item, values = item[kept], values[kept]
+    n = float(values.size)
+    # D_e: 2 (n Σ x_c² - (Σ x_c)²) over all pairable values, centred for accuracy.
+    values -= float(values.sum()) / n
+    expected_sum = 2.0 * (n * float(values @ values) - float(values.sum()) ** 2)
+    # D_o: Σ_u 2 m_u Σ_i (x_i - x̄_u)² / (m_u - 1), around each item's mean.
+    n_items = pairable.size
+    m = per_item.astype(np.float64)
+    means = np.bincount(item, weights=values, minlength=n_items) / np.maximum(m, 1.0)
+    values -= means[item]
+    squares = np.bincount(item, weights=values * values, minlength=n_items)
+    weight = np.where(pairable, 2.0 * m / np.maximum(m - 1.0, 1.0), 0.0)
+    observed_sum = float(np.dot(weight, squares))
+    observed = observed_sum / n
+    expected = expected_sum / (n * (n - 1.0))
+    if not expected > 0:
+        return None
+    return CoefficientResult(
+        name="alpha",
+        value=float(1.0 - observed / expected),
+        observed=float(observed),
+        expected=float(expected),
+        kind="disagreement",
+        n_items=data.n_items,
+        n_pairable_items=n_pairable,
+        n_coders=data.n_coders,
+    )
 
 
 def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
@@ -341,12 +420,53 @@ def two_coder_kappa_from_array(
     keep = np.append(occurring, span)
     full = full[np.ix_(keep, keep)]
     domain_values = (occurring + lowest).astype(array.dtype).tolist()
-    proxy = None
+    weights = None
     if distance is not None:
         # An empty table over the domain, to check the distance against the labels.
         size = len(domain_values)
         proxy = ReliabilityData.from_contingency(np.zeros((size, size)), domain=domain_values)
-    return _kappa_from_table(full, proxy, domain_values, distance, name, int(array.shape[1]))
+        both = full[:-1, :-1]
+        weights = _weights(distance, proxy, domain_values, both.sum(axis=0) + both.sum(axis=1))
+        if weights is None:
+            return None
+    return _kappa_from_table(full, weights, name, int(array.shape[1]))
+
+
+def two_coder_kappa_from_data(
+    data: ReliabilityData, weights: NDArray[np.float64] | None, name: str
+) -> CoefficientResult | None:
+    """Cohen's kappa (``weights=None``) or weighted kappa of two coders' long-format data.
+
+    ``weights`` are the symmetric ``V × V`` agreement weights over ``data.domain``
+    (:func:`metrics.coefficients.agreement.agreement_weights`). The pair table comes from
+    one ``bincount`` of the items' codes, ``V`` standing for a value the coder left missing.
+    ``None`` unless the data has two identified coders and at most ``MAX_SPAN`` values, or
+    when kappa is undefined (the general path then explains).
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 (docs/references.md#ap2008-table1): kappa ≈ 0.348.
+
+    >>> data = ReliabilityData.from_contingency([[20, 10], [20, 50]])
+    >>> round(two_coder_kappa_from_data(data, None, "cohen_kappa").value, 3)
+    0.348
+    """
+    if not data.coders_identified or data.n_coders != 2:
+        return None
+    span = data.n_values
+    if span == 0 or span > MAX_SPAN:
+        return None
+    n_items = data.n_items
+    code = data.value_code
+    if code.size == 2 * n_items:
+        # Complete: sorted item-major then by coder, so the two coders alternate.
+        first, second = code[0::2], code[1::2]
+    else:
+        codes = np.full((2, n_items), span, dtype=np.intp)
+        codes[data.coder_index, data.item_index] = code
+        first, second = codes[0], codes[1]
+    full = _pair_table(first, second, span)
+    return _kappa_from_table(full, weights, name, n_items)
 
 
 def _pair_table(
@@ -360,9 +480,7 @@ def _pair_table(
 
 def _kappa_from_table(
     full: NDArray[np.float64],
-    data: ReliabilityData | None,
-    domain_values: Sequence[Hashable],
-    distance: DistanceLike | None,
+    weights: NDArray[np.float64] | None,
     name: str,
     n_items: int,
 ) -> CoefficientResult | None:
@@ -377,15 +495,12 @@ def _kappa_from_table(
     n_both, n_first, n_second = float(both.sum()), float(first_all.sum()), float(second_all.sum())
     if n_both == 0 or n_first == 0 or n_second == 0:
         return None
-    if distance is None or data is None:
-        weights = np.eye(span)
+    if weights is None:
+        observed = float(np.trace(both)) / n_both
+        expected = float((first_all / n_first) @ (second_all / n_second))
     else:
-        found = _weights(distance, data, domain_values, both.sum(axis=0) + both.sum(axis=1))
-        if found is None:
-            return None
-        weights = found
-    observed = float(np.einsum("kl,kl->", weights, both)) / n_both
-    expected = float((first_all / n_first) @ weights @ (second_all / n_second))
+        observed = float(np.einsum("kl,kl->", weights, both)) / n_both
+        expected = float((first_all / n_first) @ weights @ (second_all / n_second))
     if not abs(1.0 - expected) > 1e-12:
         return None
     return CoefficientResult(

@@ -11,7 +11,10 @@ from metrics.coefficients.agreement import (
     evaluate,
     require_identified,
 )
-from metrics.coefficients.closed_forms import two_coder_kappa_from_array
+from metrics.coefficients.closed_forms import (
+    two_coder_kappa_from_array,
+    two_coder_kappa_from_data,
+)
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -107,5 +110,14 @@ def weighted_kappa(
     direct = two_coder_kappa_from_array(data, distance, domain, "weighted_kappa")
     if direct is not None:
         return direct
-    rd, decomposition, model = _prepare(data, distance, domain)
+    rd = as_reliability_data(data, domain=domain)
+    require_identified(rd, "Weighted kappa")
+    if rd.n_coders == 2:
+        weights = agreement_weights(rd, distance)
+        if weights is None:
+            raise ValueError("Weighted kappa needs a distance.")
+        direct = two_coder_kappa_from_data(rd, weights, "weighted_kappa")
+        if direct is not None:
+            return direct
+    rd, decomposition, model = _prepare(rd, distance, domain)
     return evaluate(rd, decomposition, model, "Weighted kappa")

@@ -1,9 +1,11 @@
-"""The closed forms taken for plain numeric arrays (metrics.coefficients.closed_forms).
+"""The closed forms (metrics.coefficients.closed_forms).
 
-A plain coders × items array with no ``domain=`` goes through the closed forms; the same
-data as ``ReliabilityData`` goes through the general path. Both are checked against the
-peers live (``krippendorff``, scikit-learn, statsmodels) on seeded random data with missing
-values, against each other to 1e-12, and against published values.
+A plain coders × items array with no ``domain=`` goes through the array closed forms; a
+``ReliabilityData`` goes through the long-format ones for Cohen's kappa, two-coder weighted
+kappa and interval alpha, and through the general path otherwise. The general path is also
+called directly here (``general_path``). All are checked against the peers live
+(``krippendorff``, scikit-learn, statsmodels) on seeded random data with missing values,
+against each other to 1e-12, and against published values.
 """
 
 from __future__ import annotations
@@ -17,12 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from metrics import MatrixDistance
-from metrics.coefficients import closed_forms
+from metrics.coefficients import agreement, closed_forms
+from metrics.coefficients import alpha as alpha_module
+from metrics.coefficients import weighted as weighted_module
 from metrics.coefficients.agreement import cohen_kappa, fleiss_pi
 from metrics.coefficients.alpha import krippendorff_alpha
 from metrics.coefficients.result import CoefficientResult
 from metrics.coefficients.weighted import weighted_kappa
-from metrics.data import DataLike, ReliabilityData
+from metrics.data import DataLike, ReliabilityData, as_reliability_data
+from metrics.distances import DistanceLike
 
 krippendorff = importlib.import_module("krippendorff")
 sklearn_metrics = importlib.import_module("sklearn.metrics")
@@ -51,8 +56,36 @@ def reals(seed: int, *, coders: int, items: int, missing: float) -> np.ndarray:
 
 
 def general(values: np.ndarray) -> ReliabilityData:
-    """The same data as ReliabilityData, which takes the general path."""
+    """The same data as ReliabilityData."""
     return ReliabilityData.from_matrix(values)
+
+
+def general_alpha(data: DataLike, distance: DistanceLike) -> CoefficientResult:
+    """Alpha by the general path (per-item sums for any distance), no closed form."""
+    return alpha_module._general_alpha(as_reliability_data(data), distance)
+
+
+def general_cohen_kappa(data: DataLike) -> CoefficientResult:
+    """Cohen's kappa by the general path (the per-item decomposition), no closed form."""
+    rd = as_reliability_data(data)
+    agreement.require_identified(rd, "Cohen's kappa")
+    agreement.require_two_coders(rd, "Cohen's kappa")
+    decomposition, model = agreement.build_decomposition(rd, "cohen_kappa", "coder")
+    return agreement.evaluate(rd, decomposition, model, "Cohen's kappa")
+
+
+def general_weighted_kappa(data: DataLike, distance: DistanceLike) -> CoefficientResult:
+    """Weighted kappa by the general path (the per-item decomposition), no closed form."""
+    rd, decomposition, model = weighted_module._prepare(data, distance, None)
+    return agreement.evaluate(rd, decomposition, model, "Weighted kappa")
+
+
+def general_path(name: str, data: DataLike, **options: object) -> CoefficientResult:
+    if name == "alpha":
+        return general_alpha(data, options.get("distance", "nominal"))  # type: ignore[arg-type]
+    if name == "cohen_kappa":
+        return general_cohen_kappa(data)
+    return general_weighted_kappa(data, options["distance"])  # type: ignore[arg-type]
 
 
 def same_result(direct: object, reference: object) -> None:
@@ -78,6 +111,7 @@ def test_alpha_matches_krippendorff_and_the_general_path(seed: int, level: str) 
     expected = krippendorff.alpha(reliability_data=values, level_of_measurement=level)
     assert direct.value == pytest.approx(expected, abs=PEER)
     same_result(direct, krippendorff_alpha(general(values), distance=level))
+    same_result(direct, general_alpha(values, level))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
@@ -93,6 +127,7 @@ def test_alpha_on_integer_arrays(dtype: type) -> None:
         )
         assert direct.value == pytest.approx(expected, abs=PEER)
         same_result(direct, krippendorff_alpha(general(values), distance=level))
+        same_result(direct, general_alpha(values, level))
 
 
 def test_ordinal_alpha_on_a_wide_range_of_whole_numbers() -> None:
@@ -121,10 +156,9 @@ def test_interval_alpha_keeps_digits_far_from_zero() -> None:
     truth = 1e6 + rng.normal(scale=1e-4, size=60)
     values = truth + rng.normal(scale=2e-5, size=(3, 60))
     values[rng.random(values.shape) < 0.2] = np.nan
-    same_result(
-        krippendorff_alpha(values, distance="interval"),
-        krippendorff_alpha(general(values), distance="interval"),
-    )
+    direct = krippendorff_alpha(values, distance="interval")
+    same_result(direct, krippendorff_alpha(general(values), distance="interval"))
+    same_result(direct, general_alpha(values, "interval"))
 
 
 def test_interval_alpha_leaves_lone_values_out() -> None:
@@ -133,6 +167,7 @@ def test_interval_alpha_leaves_lone_values_out() -> None:
     direct = krippendorff_alpha(values, distance="interval")
     assert direct.n_pairable_items == 26
     same_result(direct, krippendorff_alpha(general(values), distance="interval"))
+    same_result(direct, general_alpha(values, "interval"))
     expected = krippendorff.alpha(reliability_data=values, level_of_measurement="interval")
     assert direct.value == pytest.approx(expected, abs=PEER)
 
@@ -219,6 +254,7 @@ def test_cohen_kappa_matches_sklearn(seed: int) -> None:
     direct = cohen_kappa(values)
     assert direct.value == pytest.approx(expected, abs=PEER)
     same_result(direct, cohen_kappa(general(values)))
+    same_result(direct, general_cohen_kappa(values))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -232,6 +268,7 @@ def test_weighted_kappa_matches_sklearn(seed: int, weights: str) -> None:
     direct = weighted_kappa(values, distance=distance)
     assert direct.value == pytest.approx(expected, abs=PEER)
     same_result(direct, weighted_kappa(general(values), distance=distance))
+    same_result(direct, general_weighted_kappa(values, distance))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -242,11 +279,11 @@ def test_two_coder_kappa_with_missing_values_equals_the_general_path(
     values = two_coders(seed, items=70, missing=0.2) + 1
     if distance is None:
         same_result(cohen_kappa(values), cohen_kappa(general(values)))
+        same_result(cohen_kappa(values), general_cohen_kappa(values))
     else:
-        same_result(
-            weighted_kappa(values, distance=distance),
-            weighted_kappa(general(values), distance=distance),
-        )
+        direct = weighted_kappa(values, distance=distance)
+        same_result(direct, weighted_kappa(general(values), distance=distance))
+        same_result(direct, general_weighted_kappa(values, distance))
 
 
 def test_weighted_kappa_with_labelled_matrix_on_an_array() -> None:
@@ -359,19 +396,31 @@ CASES: list[Callable[[DataLike], CoefficientResult]] = [
     lambda data: weighted_kappa(data, distance="ordinal"),
     lambda data: fleiss_pi(data),
 ]
+# The general path of the first five CASES, without any closed form.
+GENERAL_CASES: list[Callable[[DataLike], CoefficientResult]] = [
+    lambda data: general_alpha(data, "interval"),
+    lambda data: general_alpha(data, "ordinal"),
+    general_cohen_kappa,
+    lambda data: general_weighted_kappa(data, "interval"),
+    lambda data: general_weighted_kappa(data, "ordinal"),
+]
+
+
+def agree(direct: CoefficientResult | str, reference: CoefficientResult | str) -> None:
+    if isinstance(reference, str):
+        assert direct == reference
+    else:
+        assert not isinstance(direct, str), direct
+        same_result(direct, reference)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values=small_arrays())
 def test_closed_forms_equal_the_general_path_on_any_array(values: np.ndarray) -> None:
     for case in CASES:
-        direct = outcome(case, values)
-        reference = outcome(case, general(values))
-        if isinstance(reference, str):
-            assert direct == reference
-        else:
-            assert not isinstance(direct, str), direct
-            same_result(direct, reference)
+        agree(outcome(case, values), outcome(case, general(values)))
+    for case, general_case in zip(CASES, GENERAL_CASES, strict=False):
+        agree(outcome(case, values), outcome(general_case, general(values)))
 
 
 def test_narrow_integer_types_do_not_wrap_around() -> None:
@@ -380,3 +429,135 @@ def test_narrow_integer_types_do_not_wrap_around() -> None:
     wide = general(narrow.astype(np.int64))
     for case in CASES:
         same_result(case(narrow), case(wide))
+
+
+# -- long-format ReliabilityData: the closed forms from item_index / coder_index / value_code --
+
+
+def shuffled_long(
+    values: np.ndarray, seed: int, domain: list[float] | None = None
+) -> ReliabilityData:
+    """The annotations of a coders × items array (``nan`` missing) as shuffled triples."""
+    coders, items = np.nonzero(~np.isnan(values))
+    labels = values[coders, items]
+    order = np.random.default_rng(seed).permutation(labels.size)
+    names = [f"coder {c}" for c in coders[order]]
+    return ReliabilityData.from_long(
+        (items[order] * 7 + 3).tolist(), names, labels[order].tolist(), domain=domain
+    )
+
+
+def whole_number_domain(values: np.ndarray) -> list[float]:
+    """Every whole number from the lowest label to two past the highest (unused ones too)."""
+    low, high = int(np.nanmin(values)), int(np.nanmax(values))
+    return [float(v) for v in range(low, high + 3)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cohen_kappa_on_long_data_matches_sklearn_and_the_general_path(seed: int) -> None:
+    values = two_coders(seed, items=80 + 9 * seed) + seed
+    domain = whole_number_domain(values)
+    data = shuffled_long(values, seed, domain)
+    assert closed_forms.two_coder_kappa_from_data(data, None, "cohen_kappa") is not None
+    direct = cohen_kappa(data)
+    expected = sklearn_metrics.cohen_kappa_score(values[0], values[1], labels=domain)
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, general_cohen_kappa(data))
+    same_result(direct, cohen_kappa(values))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weights", ["linear", "quadratic"])
+def test_weighted_kappa_on_long_data_matches_sklearn_and_the_general_path(
+    seed: int, weights: str
+) -> None:
+    values = two_coders(seed, items=70 + 5 * seed)
+    domain = whole_number_domain(values)
+    data = shuffled_long(values, seed + 100, domain)
+    steps = np.abs(np.subtract.outer(domain, domain))
+    distance: DistanceLike = steps if weights == "linear" else "interval"
+    direct = weighted_kappa(data, distance=distance)
+    # kappa_w does not change when every weight is scaled, so the unused labels at the end
+    # of the domain (which set the largest distance) give sklearn's value too.
+    expected = sklearn_metrics.cohen_kappa_score(
+        values[0], values[1], labels=domain, weights=weights
+    )
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, general_weighted_kappa(data, distance))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("distance", [None, "interval", "ordinal", "ratio", "nominal"])
+def test_two_coder_kappa_on_long_data_with_missing_values(seed: int, distance: str | None) -> None:
+    values = two_coders(seed, items=90, missing=0.25) + 1
+    data = shuffled_long(values, seed, whole_number_domain(values))
+    assert data.n_annotations < 2 * data.n_items  # the scattered (not alternating) case
+    if distance is None:
+        same_result(cohen_kappa(data), general_cohen_kappa(data))
+    else:
+        same_result(weighted_kappa(data, distance=distance), general_weighted_kappa(data, distance))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interval_alpha_on_long_data_matches_krippendorff_and_the_general_path(
+    seed: int,
+) -> None:
+    values = reals(seed, coders=2 + seed % 4, items=50 + 13 * seed, missing=0.3)
+    values[1:, :2] = np.nan  # two items with a lone value, left out
+    used = np.unique(values[~np.isnan(values)])
+    domain = [-1e3, *used.tolist(), 1e4]  # unused values at both ends change nothing
+    data = shuffled_long(values, seed, domain if seed % 2 else None)
+    assert closed_forms.interval_alpha_from_data(data, "interval") is not None
+    direct = krippendorff_alpha(data, distance="interval")
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement="interval")
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, general_alpha(data, "interval"))
+    # Items nobody labelled are not in the triples: only the numbers compare.
+    array = krippendorff_alpha(values, distance="interval")
+    numbers = (array.value, array.observed)
+    assert (direct.value, direct.observed) == pytest.approx(numbers, rel=EXACT)
+
+
+def test_long_data_without_a_closed_form_takes_the_general_path() -> None:
+    words = ReliabilityData.from_long([1, 1, 2, 2], ["a", "b", "a", "b"], ["x", "y", "x", "x"])
+    assert closed_forms.interval_alpha_from_data(words, "interval") is None
+    assert closed_forms.interval_alpha_from_data(words, "nominal") is None
+    with pytest.raises(ValueError, match="numeric labels"):
+        krippendorff_alpha(words, distance="interval")
+    three = ReliabilityData.from_long([1, 1, 1], ["a", "b", "c"], [1, 2, 2])
+    assert closed_forms.two_coder_kappa_from_data(three, None, "cohen_kappa") is None
+    table = ReliabilityData.from_contingency([[3, 1], [1, 3]])
+    assert closed_forms.two_coder_kappa_from_data(table, None, "cohen_kappa") is not None
+    agreement_table = ReliabilityData.from_agreement_table([[2, 0], [1, 1]])
+    assert closed_forms.two_coder_kappa_from_data(agreement_table, None, "x") is None
+    lone = ReliabilityData.from_long([1, 2], ["a", "b"], [1.0, 2.0])
+    assert closed_forms.interval_alpha_from_data(lone, "interval") is None
+    with pytest.raises(ValueError, match="at least one item"):
+        krippendorff_alpha(lone, distance="interval")
+    same = ReliabilityData.from_long([1, 1], ["a", "b"], [1, 1], domain=[1, 2])
+    assert closed_forms.two_coder_kappa_from_data(same, None, "cohen_kappa") is None
+    with pytest.raises(ValueError, match="expected agreement"):
+        cohen_kappa(same)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values=small_arrays(), seed=st.integers(0, 100))
+def test_long_data_closed_forms_equal_the_general_path(values: np.ndarray, seed: int) -> None:
+    values = values.astype(float)
+    if np.isnan(values).all():
+        return
+    data = shuffled_long(values, seed)
+    for case, general_case in zip(CASES, GENERAL_CASES, strict=False):
+        agree(outcome(case, data), outcome(general_case, data))
+
+
+def test_domain_as_floats_is_kept_from_a_numeric_array() -> None:
+    values = np.array([[2.5, 10.0, np.nan], [-1.0, 2.5, 7.0]])
+    kept = ReliabilityData.from_matrix(values).domain_as_floats
+    assert kept is not None
+    assert kept.tolist() == [-1.0, 2.5, 7.0, 10.0]
+    triples = ReliabilityData.from_long([1, 2], ["a", "a"], [3, 1], domain=[1, 2, 3])
+    assert triples.domain_as_floats is not None
+    assert triples.domain_as_floats.tolist() == [1.0, 2.0, 3.0]
+    words = ReliabilityData.from_long([1, 2], ["a", "a"], ["x", "y"])
+    assert words.domain_as_floats is None
