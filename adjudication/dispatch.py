@@ -9,14 +9,10 @@ raises because of the broker. Tasks are addressed by name.
 
 from __future__ import annotations
 
-import logging
-
-from celery import signature
 from django.db import transaction
 
 from adjudication.models import ReferenceResult, ReferenceStatus
-
-logger = logging.getLogger(__name__)
+from agreement_server.outbox import task_send
 
 COMPUTE_TASK = "adjudication.reference_compute"
 SWEEP_TASK = "adjudication.reference_sweep"
@@ -29,20 +25,7 @@ def reference_compute_enqueue(result_id: int) -> None:
 
 def reference_compute_send(result_id: int) -> bool:
     """Send the compute task now; False (logged, left to the sweep) if the broker refused."""
-    try:
-        signature(COMPUTE_TASK, args=(result_id,)).apply_async()
-    except Exception as error:  # kombu's OperationalError when the broker is down
-        logger.warning(
-            "reference computation not sent id=%s (%s: %s); the sweep sends it later",
-            result_id,
-            type(error).__name__,
-            error,
-        )
-        try:
-            ReferenceResult.objects.filter(pk=result_id, status=ReferenceStatus.QUEUED).update(
-                dispatched_at=None
-            )
-        except Exception:  # the database too: the sweep still finds it by age
-            logger.exception("reference computation not marked unsent id=%s", result_id)
-        return False
-    return True
+    unsent = ReferenceResult.objects.filter(pk=result_id, status=ReferenceStatus.QUEUED)
+    return task_send(
+        COMPUTE_TASK, result_id, unsent=unsent, what=f"reference computation id={result_id}"
+    )

@@ -15,10 +15,9 @@ Usage (PostgreSQL and Redis; a scratch study is created and deleted afterwards):
     python benchmarks/bench_item_chunks.py --annotations 1000000 --one-step
 
     # the NetEaseCrowd-sized study of issue 12 (6M annotations, 2,413 coders, 1M items);
-    # while the chunk's data is a dense coders × items matrix, keep chunks small with many
-    # coders (2,413 coders × 8,300 items of a 50,000-annotation chunk: 160 MB)
+    # figures in docs/operations.md#scaling
     python benchmarks/bench_item_chunks.py --annotations 6000000 --coders 2413 --per-item 6 \
-        --chunk-annotations 50000
+        --chunk-annotations 500000 --coefficients observed_agreement,pi,alpha --repeat 1
 
 Prints per run the wall time, the seconds each worker spent in tasks ("busy"; the work
 splits evenly when the machine has a free core per worker) and the 1-minute load average

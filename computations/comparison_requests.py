@@ -18,15 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -35,7 +33,7 @@ from computations.comparison import rounds_compare
 from computations.models import ComputationStatus, RoundComparison
 from computations.scope import scope_data_revision
 from computations.selectors import latest_round_computations
-from computations.services import heartbeat_interval, heartbeat_timeout, resend_after
+from computations.services import heartbeat_thread, heartbeat_timeout, resend_after
 from studies.exceptions import ApplicationError
 from studies.models import LabelKind, Question, Round, Study
 
@@ -219,30 +217,15 @@ def comparison_claim(*, comparison_id: int) -> bool:
     return claimed == 1
 
 
-@contextmanager
-def _heartbeat(comparison_id: int) -> Iterator[None]:
-    """Beat from a side thread while the bootstrap runs, so the sweep knows it is alive."""
-    stop = threading.Event()
+def _heartbeat(comparison_id: int) -> AbstractContextManager[None]:
+    """Beat while the bootstrap runs, so the sweep knows the comparison is alive."""
 
     def beat() -> None:
-        beaten = False
-        try:
-            while not stop.wait(heartbeat_interval()):
-                RoundComparison.objects.filter(
-                    pk=comparison_id, status=ComputationStatus.RUNNING
-                ).update(heartbeat_at=timezone.now())
-                beaten = True
-        finally:
-            if beaten:
-                connection.close()  # this thread's own connection
+        RoundComparison.objects.filter(pk=comparison_id, status=ComputationStatus.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
 
-    thread = threading.Thread(target=beat, name=f"comparison-{comparison_id}", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return heartbeat_thread(beat, name=f"comparison-{comparison_id}")
 
 
 def _finish(comparison: RoundComparison, **fields: Any) -> None:

@@ -13,15 +13,12 @@ enqueue work need not import the task module that imports them.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
-from celery import signature
 from django.db import transaction
 
+from agreement_server.outbox import task_send
 from computations.models import Computation, ComputationStatus, RoundComparison
-
-logger = logging.getLogger(__name__)
 
 RUN_TASK = "studies.computation_run"
 CHUNK_TASK = "studies.computation_chunk"
@@ -74,30 +71,11 @@ def computation_combine_send(computation_id: int) -> bool:
 
 
 def _send(computation_id: int, messages: list[tuple[str, int]]) -> bool:
-    for task, argument in messages:
-        try:
-            signature(task, args=(argument,)).apply_async()
-        except Exception as error:  # kombu's OperationalError when the broker is down
-            logger.warning(
-                "computation work not sent id=%s task=%s (%s: %s); the sweep sends it later",
-                computation_id,
-                task,
-                type(error).__name__,
-                error,
-            )
-            _mark_unsent(computation_id)
-            return False
-    return True
-
-
-def _mark_unsent(computation_id: int) -> None:
-    try:
-        Computation.objects.filter(
-            pk=computation_id,
-            status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING),
-        ).update(dispatched_at=None)
-    except Exception:  # the database too: the sweep still finds it, later (heartbeat or age)
-        logger.exception("computation not marked unsent id=%s", computation_id)
+    unsent = Computation.objects.filter(
+        pk=computation_id, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
+    )
+    what = f"computation work id={computation_id}"
+    return all(task_send(task, argument, unsent=unsent, what=what) for task, argument in messages)
 
 
 # -- comparisons of two rounds (``computations/comparison_requests.py``) ----------------------
@@ -110,21 +88,9 @@ def comparison_run_enqueue(comparison_id: int) -> None:
 
 def comparison_run_send(comparison_id: int) -> bool:
     """Send the comparison's run task now; False (logged, left to the sweep) if refused."""
-    try:
-        signature(COMPARISON_TASK, args=(comparison_id,)).apply_async()
-    except Exception as error:  # kombu's OperationalError when the broker is down
-        logger.warning(
-            "comparison not sent id=%s (%s: %s); the sweep sends it later",
-            comparison_id,
-            type(error).__name__,
-            error,
-        )
-        try:
-            RoundComparison.objects.filter(
-                pk=comparison_id,
-                status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING),
-            ).update(dispatched_at=None)
-        except Exception:
-            logger.exception("comparison not marked unsent id=%s", comparison_id)
-        return False
-    return True
+    unsent = RoundComparison.objects.filter(
+        pk=comparison_id, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
+    )
+    return task_send(
+        COMPARISON_TASK, comparison_id, unsent=unsent, what=f"comparison id={comparison_id}"
+    )

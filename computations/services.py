@@ -33,7 +33,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -445,30 +445,35 @@ def _item_namer(computation: Computation) -> Callable[[list[Any]], dict[Any, str
 
 
 @contextmanager
-def _heartbeat(computation_id: int) -> Iterator[None]:
-    """Beat from a side thread while a long step computes, so the sweep knows it is alive.
+def heartbeat_thread(beat: Callable[[], None], *, name: str) -> Iterator[None]:
+    """Call ``beat`` from a side thread every heartbeat interval while the block runs.
 
     A SIGKILLed worker takes the thread with it: the beats stop and the sweep requeues.
     """
     stop = threading.Event()
 
-    def beat() -> None:
+    def beating() -> None:
         beaten = False
         try:
             while not stop.wait(heartbeat_interval()):
-                _beat(computation_id)
+                beat()
                 beaten = True
         finally:
             if beaten:
                 connection.close()  # this thread's own connection
 
-    thread = threading.Thread(target=beat, name=f"heartbeat-{computation_id}", daemon=True)
+    thread = threading.Thread(target=beating, name=name, daemon=True)
     thread.start()
     try:
         yield
     finally:
         stop.set()
         thread.join()
+
+
+def _heartbeat(computation_id: int) -> AbstractContextManager[None]:
+    """Beat while a long step of a computation computes, so the sweep knows it is alive."""
+    return heartbeat_thread(lambda: _beat(computation_id), name=f"heartbeat-{computation_id}")
 
 
 def _run_guarded(computation_id: int, step: Callable[[Computation], None]) -> None:

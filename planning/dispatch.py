@@ -9,14 +9,10 @@ again; the request that created it still succeeds. Nothing here raises because o
 
 from __future__ import annotations
 
-import logging
-
-from celery import signature
 from django.db import transaction
 
+from agreement_server.outbox import task_send
 from planning.models import PlanRequest, PlanStatus
-
-logger = logging.getLogger(__name__)
 
 RUN_TASK = "planning.plan_run"
 SWEEP_TASK = "planning.plans_sweep"
@@ -29,20 +25,5 @@ def plan_run_enqueue(plan_id: int) -> None:
 
 def plan_run_send(plan_id: int) -> bool:
     """Send the run task now; False (logged, left to the sweep) if the broker refused it."""
-    try:
-        signature(RUN_TASK, args=(plan_id,)).apply_async()
-    except Exception as error:  # kombu's OperationalError when the broker is down
-        logger.warning(
-            "plan not sent id=%s (%s: %s); the sweep sends it later",
-            plan_id,
-            type(error).__name__,
-            error,
-        )
-        try:
-            PlanRequest.objects.filter(pk=plan_id, status=PlanStatus.QUEUED).update(
-                dispatched_at=None
-            )
-        except Exception:  # the database too: the sweep still finds it by age
-            logger.exception("plan not marked unsent id=%s", plan_id)
-        return False
-    return True
+    unsent = PlanRequest.objects.filter(pk=plan_id, status=PlanStatus.QUEUED)
+    return task_send(RUN_TASK, plan_id, unsent=unsent, what=f"plan id={plan_id}")

@@ -204,7 +204,7 @@ def test_the_sweep_resends_what_the_broker_refused(
 ) -> None:
     round_, question, gold = gold_round["round"], gold_round["question"], gold_round["coders"][2]
     with (
-        mock.patch("adjudication.dispatch.signature", side_effect=ConnectionError("broker down")),
+        mock.patch("agreement_server.outbox.signature", side_effect=ConnectionError("broker down")),
         django_capture_on_commit_callbacks(execute=True),
     ):
         services.gold_coder_set(round_=round_, coder=gold)
@@ -294,7 +294,7 @@ def test_the_sweep_runs_on_beat_and_requeues_a_result_whose_worker_died(
     }
     assert {"adjudication.reference_sweep", "adjudication.reference_compute"} <= set(app.tasks)
     round_, question, gold = gold_round["round"], gold_round["question"], gold_round["coders"][2]
-    with mock.patch("adjudication.dispatch.signature"):  # the broker takes it; nobody runs it
+    with mock.patch("agreement_server.outbox.signature"):  # the broker takes it; nobody runs it
         with django_capture_on_commit_callbacks(execute=True):
             result = services.gold_coder_set(round_=round_, coder=gold)
         claimed = ReferenceResult.objects.get(round=round_, question=question)
