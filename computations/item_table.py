@@ -6,8 +6,11 @@ its share, the share of agreeing coder pairs, (numbers) mean and spread, and eve
 stored label. Labels are kept as stored (category id, number, category set): the downloads
 turn them into text or JSON with the question's scheme, as the annotation exports do.
 
-A computation split by items (``computations/item_sums.py``) stores no table: its workers
-each read a range of items and keep only their sums.
+A computation split by items (``computations/item_sums.py``) stores the same table: each
+item-range worker packs its items' rows (``chunk_item_rows``; an item's row depends on that
+item's labels only) beside its sums, and the merge step writes them one range at a time, in
+item order and with the coders' indices moved to the scope's coders
+(``store_split_item_table``), into the bytes ``pack`` gives for the whole round.
 """
 
 from __future__ import annotations
@@ -15,15 +18,23 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from computations.models import Computation, ComputationItemTable, ComputationScope
+from computations.models import (
+    Computation,
+    ComputationItemChunk,
+    ComputationItemTable,
+    ComputationScope,
+)
 from studies.labels import Label, label_of
-from studies.models import Annotation, LabelKind
+from studies.models import Annotation, Coder, LabelKind
 
 TABLE_VERSION = 1
 _STREAM_CHUNK = 20_000
+_SEPARATORS = (",", ":")
+_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -56,12 +67,16 @@ def _item_figures(labels: list[Label], numeric: bool) -> dict[str, Any]:
     return out
 
 
-def item_diagnostics(*, round_id: int, question_id: int, kind: str) -> ItemTable:
+def item_diagnostics(
+    *, round_id: int, question_id: int, kind: str, items: tuple[int, int] | None = None
+) -> ItemTable:
     """Read one round and question's labels (one streamed query) and compute each item's
-    figures."""
+    figures; ``items`` (first and last item id, inclusive) reads that range only."""
+    annotations = Annotation.objects.filter(round_id=round_id, question_id=question_id)
+    if items is not None:
+        annotations = annotations.filter(item_id__gte=items[0], item_id__lte=items[1])
     rows = (
-        Annotation.objects.filter(round_id=round_id, question_id=question_id)
-        .order_by("item_id", "coder__key")
+        annotations.order_by("item_id", "coder__key")
         .values_list("item__external_id", "coder__key", "category_id", "number", "category_set")
     )
     by_item: dict[str, dict[str, Label]] = {}
@@ -88,7 +103,7 @@ def pack(table: ItemTable) -> bytes:
         for entry in table.items
     ]
     body = {"version": TABLE_VERSION, "coders": table.coders, "items": items}
-    return zlib.compress(json.dumps(body, separators=(",", ":")).encode(), 6)
+    return zlib.compress(json.dumps(body, separators=_SEPARATORS).encode(), _LEVEL)
 
 
 def unpack(data: bytes | memoryview) -> ItemTable:
@@ -107,20 +122,125 @@ def unpack(data: bytes | memoryview) -> ItemTable:
     return ItemTable(coders=coders, items=items)
 
 
-def store_item_table(computation: Computation) -> ComputationItemTable | None:
-    """Compute and store the item table of a one-round computation (again on a redelivered
-    message: the same rows are written). Other scopes pool rounds and get none."""
+def table_round(computation: Computation) -> int | None:
+    """The round whose item table the computation stores: a one-round computation's. Other
+    scopes pool rounds and store none."""
     if computation.scope != ComputationScope.ROUND:
         return None
     round_ids = list(computation.rounds.values_list("pk", flat=True))
-    if len(round_ids) != 1:
+    return round_ids[0] if len(round_ids) == 1 else None
+
+
+def store_item_table(computation: Computation) -> ComputationItemTable | None:
+    """Compute and store the item table of a one-round computation (again on a redelivered
+    message: the same rows are written). Other scopes pool rounds and get none."""
+    round_id = table_round(computation)
+    if round_id is None:
         return None
     table = item_diagnostics(
-        round_id=round_ids[0],
+        round_id=round_id,
         question_id=computation.question_id,
         kind=computation.question.kind,
     )
     stored, _ = ComputationItemTable.objects.update_or_create(
         computation=computation, defaults={"n_items": len(table.items), "table": pack(table)}
+    )
+    return stored
+
+
+# -- a computation split by items --------------------------------------------------------------
+
+
+def chunk_item_rows(
+    computation: Computation, *, round_id: int, items: tuple[int, int]
+) -> bytes | None:
+    """The ``pack``ed table of one item range of a split computation (with the range's own
+    coders), or None when the computation stores no item table."""
+    if table_round(computation) != round_id:
+        return None
+    return pack(
+        item_diagnostics(
+            round_id=round_id,
+            question_id=computation.question_id,
+            kind=computation.question.kind,
+            items=items,
+        )
+    )
+
+
+class ChangedWhileSplit(ValueError):
+    """A range's coders are not the scope's: the annotations changed meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The annotations changed while the computation ran split by items; request the "
+            "computation again."
+        )
+
+
+def assemble(coders: Sequence[str], parts: Iterable[bytes]) -> tuple[int, bytes]:
+    """(items, bytes) of one table from the ``pack``ed tables of consecutive item ranges, in
+    order: the bytes ``pack`` gives for the whole scope once decompressed, written one range
+    at a time (only one range's rows are decoded at once). ``coders``: the scope's, sorted;
+    every one of them labels some range, and no range has another."""
+    index = {coder: i for i, coder in enumerate(coders)}
+    compressor = zlib.compressobj(_LEVEL)
+    head = json.dumps({"version": TABLE_VERSION, "coders": list(coders)}, separators=_SEPARATORS)
+    out = [compressor.compress(f'{head[:-1]},"items":['.encode())]
+    n_items = 0
+    seen: set[int] = set()
+    for part in parts:
+        body = json.loads(zlib.decompress(part))
+        try:
+            moved = [index[coder] for coder in body["coders"]]
+        except KeyError:
+            raise ChangedWhileSplit from None
+        seen.update(moved)
+        items = body["items"]
+        if not items:
+            continue
+        for entry in items:
+            entry["labels"] = [[moved[c], *label] for c, *label in entry["labels"]]
+        text = json.dumps(items, separators=_SEPARATORS)[1:-1]
+        out.append(compressor.compress(f"{',' if n_items else ''}{text}".encode()))
+        n_items += len(items)
+    if len(seen) != len(coders):
+        raise ChangedWhileSplit
+    out.append(compressor.compress(b"]}"))
+    out.append(compressor.flush())
+    return n_items, b"".join(out)
+
+
+class _RangeWithoutRows(Exception):
+    """An item range computed before ranges kept their rows."""
+
+
+def _chunk_rows(computation: Computation) -> Iterator[bytes]:
+    """Each item range's packed rows in item order, read one range at a time."""
+    ids = ComputationItemChunk.objects.filter(computation=computation).order_by("index")
+    for chunk_id in list(ids.values_list("pk", flat=True)):
+        rows = ComputationItemChunk.objects.filter(pk=chunk_id).values_list("item_rows", flat=True)
+        stored = rows.first()
+        if stored is None:
+            raise _RangeWithoutRows
+        yield bytes(stored)
+
+
+def store_split_item_table(
+    computation: Computation, coder_ids: Sequence[int]
+) -> ComputationItemTable | None:
+    """Store the item table of a one-round computation split by items from its ranges' rows
+    (``coder_ids``: the scope's coders, as the split planned them); the same rows again on
+    a second merge. None for other scopes, or when a range has no rows (computed before
+    ranges kept them): the download then asks for a computation again."""
+    if table_round(computation) is None:
+        return None
+    coders = sorted(Coder.objects.filter(pk__in=list(coder_ids)).values_list("key", flat=True))
+    try:
+        n_items, table = assemble(coders, _chunk_rows(computation))
+    except _RangeWithoutRows:
+        return None
+    stored, _ = ComputationItemTable.objects.update_or_create(
+        computation=computation, defaults={"n_items": n_items, "table": table}
     )
     return stored

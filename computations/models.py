@@ -152,8 +152,9 @@ class ComputationItemChunk(models.Model):
 
     ``sums`` holds that worker's per-item sums of every requested coefficient's
     decomposition as a compressed ``.npz`` (``computations/item_sums.py``), ``summary`` the
-    counts beside them. A chunk computed twice (redelivered message) is written once: the
-    first writer flips ``done``.
+    counts beside them, ``item_rows`` (one-round computations) its items' rows of the item
+    table (``computations/item_table.py``), which the merge step assembles. A chunk
+    computed twice (redelivered message) is written once: the first writer flips ``done``.
     """
 
     computation = models.ForeignKey(
@@ -167,6 +168,7 @@ class ComputationItemChunk(models.Model):
     done = models.BooleanField(default=False)
     sums = models.BinaryField(null=True, blank=True)
     summary = models.JSONField(null=True, blank=True)
+    item_rows = models.BinaryField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -944,9 +944,9 @@ def _split_by_items(computation: Computation) -> tuple[bool, str]:
 
 
 def computation_item_chunk_run(*, chunk_id: int) -> None:
-    """Read one item range and store its per-item sums, once; the last chunk enqueues the
-    combine step (which adds them up)."""
-    chunk = ComputationItemChunk.objects.filter(pk=chunk_id).first()
+    """Read one item range and store its per-item sums and item-table rows, once; the last
+    chunk enqueues the combine step (which adds them up)."""
+    chunk = ComputationItemChunk.objects.defer("sums", "item_rows").filter(pk=chunk_id).first()
     if chunk is None or chunk.done:
         return
 
@@ -969,12 +969,19 @@ def computation_item_chunk_run(*, chunk_id: int) -> None:
             params=computation.parameters,
             fingerprint=scope.fingerprint,
         )
+        item_rows = item_table.chunk_item_rows(
+            computation, round_id=chunk.round_id, items=(chunk.first_item, chunk.last_item)
+        )
         with transaction.atomic():
             # As for the bootstrap chunks: the row lock makes chunks finishing together
             # take turns, so exactly one of them sees every chunk done.
             list(Computation.objects.select_for_update().filter(pk=computation.pk).values("pk"))
             wrote = ComputationItemChunk.objects.filter(pk=chunk.pk, done=False).update(
-                done=True, sums=sums.blob, summary=sums.summary, finished_at=timezone.now()
+                done=True,
+                sums=sums.blob,
+                summary=sums.summary,
+                item_rows=item_rows,
+                finished_at=timezone.now(),
             )
             if not wrote:
                 return
@@ -1002,8 +1009,9 @@ def _merged_decompositions(
 
 
 def _merge_step(computation: Computation) -> None:
-    """Add up the item chunks: the point report, then the bootstrap inline or fanned out."""
-    chunks = list(computation.item_chunks.order_by("index"))
+    """Add up the item chunks: the point report and the item table, then the bootstrap
+    inline or fanned out."""
+    chunks = list(computation.item_chunks.defer("item_rows").order_by("index"))
     if not chunks or not all(chunk.done for chunk in chunks):
         # A chunk is missing: back to the item phase; the sweep or the chunks finish it.
         Computation.objects.filter(pk=computation.pk, phase="merging").update(phase="items")
@@ -1054,6 +1062,9 @@ def _merge_step(computation: Computation) -> None:
         "annotations_per_chunk": plan.get("annotations_per_chunk"),
     }
     seconds = {"merge": round(time.monotonic() - clock, 3)}
+    clock = time.monotonic()
+    item_table.store_split_item_table(computation, plan["coders"])
+    seconds["item_table"] = round(time.monotonic() - clock, 3)
     results["seconds"] = seconds
     fingerprint = item_sums.chunks_fingerprint([s.get("fingerprint", "") for s in summaries])
     n_annotations = int(results["n_annotations"])

@@ -74,10 +74,6 @@ def computation_for_export(
     )
 
 
-ITEM_TABLE_SPLIT = (
-    "The latest computation of this round and question was split by items over the "
-    "workers; the item table is not available for split computations."
-)
 ITEM_TABLE_MISSING = (
     "The latest computation of this round and question predates the stored item table: "
     "request a computation again."
@@ -94,7 +90,7 @@ class StoredItemTable:
 def stored_item_table(*, study: Study, round_: Round, question: Question) -> StoredItemTable | None:
     """The item table the worker stored with the latest finished computation of this round
     and question; None without such a computation. Raises ``ConflictError`` when that
-    computation has no table (split by items, or computed before tables were stored)."""
+    computation has no table (computed before tables were stored)."""
     computation = computation_for_export(study=study, round_=round_, question=question)
     if computation is None:
         return None
@@ -104,11 +100,7 @@ def stored_item_table(*, study: Study, round_: Round, question: Question) -> Sto
         .first()
     )
     if stored is None:
-        split = computation.item_chunks.exists()
-        raise ConflictError(
-            ITEM_TABLE_SPLIT if split else ITEM_TABLE_MISSING,
-            code="item_table_split" if split else "item_table_missing",
-        )
+        raise ConflictError(ITEM_TABLE_MISSING, code="item_table_missing")
     return StoredItemTable(
         computation=computation,
         scheme=LabelScheme.for_question(question),

@@ -311,8 +311,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         "the share of agreeing coder pairs, (numbers) mean and spread, and each coder's "
         "label, as the worker stored them with the latest finished computation of this "
         "round and question. 404 when there is none; 409 `item_table_missing` when it "
-        "predates stored item tables (request a computation again), 409 `item_table_split` "
-        "for a computation split by items. " + _CSV_OR_JSON,
+        "predates stored item tables (request a computation again). " + _CSV_OR_JSON,
         responses={
             (200, "application/json"): DiagnosticsExportSerializer,
             (200, "text/csv"): OpenApiTypes.STR,
