@@ -75,9 +75,8 @@ def item_diagnostics(
     annotations = Annotation.objects.filter(round_id=round_id, question_id=question_id)
     if items is not None:
         annotations = annotations.filter(item_id__gte=items[0], item_id__lte=items[1])
-    rows = (
-        annotations.order_by("item_id", "coder__key")
-        .values_list("item__external_id", "coder__key", "category_id", "number", "category_set")
+    rows = annotations.order_by("item_id", "coder__key").values_list(
+        "item__external_id", "coder__key", "category_id", "number", "category_set"
     )
     by_item: dict[str, dict[str, Label]] = {}
     coders: set[str] = set()
@@ -168,7 +167,7 @@ def chunk_item_rows(
     )
 
 
-class ChangedWhileSplit(ValueError):
+class ChangedWhileSplitError(ValueError):
     """A range's coders are not the scope's: the annotations changed meanwhile."""
 
     def __init__(self) -> None:
@@ -194,7 +193,7 @@ def assemble(coders: Sequence[str], parts: Iterable[bytes]) -> tuple[int, bytes]
         try:
             moved = [index[coder] for coder in body["coders"]]
         except KeyError:
-            raise ChangedWhileSplit from None
+            raise ChangedWhileSplitError from None
         seen.update(moved)
         items = body["items"]
         if not items:
@@ -205,13 +204,13 @@ def assemble(coders: Sequence[str], parts: Iterable[bytes]) -> tuple[int, bytes]
         out.append(compressor.compress(f"{',' if n_items else ''}{text}".encode()))
         n_items += len(items)
     if len(seen) != len(coders):
-        raise ChangedWhileSplit
+        raise ChangedWhileSplitError
     out.append(compressor.compress(b"]}"))
     out.append(compressor.flush())
     return n_items, b"".join(out)
 
 
-class _RangeWithoutRows(Exception):
+class _RangeWithoutRowsError(Exception):
     """An item range computed before ranges kept their rows."""
 
 
@@ -222,7 +221,7 @@ def _chunk_rows(computation: Computation) -> Iterator[bytes]:
         rows = ComputationItemChunk.objects.filter(pk=chunk_id).values_list("item_rows", flat=True)
         stored = rows.first()
         if stored is None:
-            raise _RangeWithoutRows
+            raise _RangeWithoutRowsError
         yield bytes(stored)
 
 
@@ -238,7 +237,7 @@ def store_split_item_table(
     coders = sorted(Coder.objects.filter(pk__in=list(coder_ids)).values_list("key", flat=True))
     try:
         n_items, table = assemble(coders, _chunk_rows(computation))
-    except _RangeWithoutRows:
+    except _RangeWithoutRowsError:
         return None
     stored, _ = ComputationItemTable.objects.update_or_create(
         computation=computation, defaults={"n_items": n_items, "table": table}
