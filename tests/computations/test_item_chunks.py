@@ -5,6 +5,7 @@ chunk whose worker died is sent again by the sweep."""
 from __future__ import annotations
 
 import inspect
+import zlib
 from datetime import timedelta
 from typing import Any
 
@@ -17,6 +18,7 @@ from computations import services as service
 from computations.models import (
     Computation,
     ComputationItemChunk,
+    ComputationItemTable,
     ComputationScope,
     ComputationStatus,
 )
@@ -81,15 +83,22 @@ def one_process_then_split(
     settings: Any,
     capture: Any,
 ) -> tuple[dict[str, Any], Computation]:
-    """The one-process results (kept), then the same request split by items."""
+    """The one-process results (kept), then the same request split by items; the two item
+    tables (decompressed; None for pooled rounds) are the same."""
     settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
     single = compute(study, question, rounds, params, capture)
     assert "item_chunks" not in single.results
-    results = single.results
+    results, table = single.results, item_table_json(single)
     single.delete()  # the same request again is a new computation
     settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
     split = compute(study, question, rounds, params, capture)
+    assert item_table_json(split) == table
     return results, split
+
+
+def item_table_json(computation: Computation) -> bytes | None:
+    stored = ComputationItemTable.objects.filter(computation=computation).first()
+    return None if stored is None else zlib.decompress(stored.table)
 
 
 def assert_same_results(single: dict[str, Any], split: dict[str, Any]) -> None:
@@ -163,6 +172,7 @@ def test_split_by_items_stores_the_one_process_results(
         study, question, [round_], params, settings, django_capture_on_commit_callbacks
     )
     assert_same_results(single, split.results)
+    assert ComputationItemTable.objects.get(computation=split).n_items == 40
     chunks = list(ComputationItemChunk.objects.filter(computation=split).order_by("index"))
     assert split.results["item_chunks"] == {
         "split": True, "chunks": len(chunks), "annotations_per_chunk": TINY,
@@ -200,6 +210,9 @@ def test_pooled_rounds_and_a_bootstrap_fanned_out_after_the_merge(
     )
     assert rounds == {first.pk, second.pk}
     assert None not in reads[-6:]  # the bootstrap chunks read no annotations either
+    # Pooled rounds have no item table, split or not (the downloads are per round).
+    assert not ComputationItemChunk.objects.filter(item_rows__isnull=False).exists()
+    assert not ComputationItemTable.objects.exists()
 
 
 def test_a_small_scope_keeps_the_one_step_path(
@@ -272,6 +285,7 @@ def test_a_chunk_run_twice_is_written_once_and_a_killed_chunk_is_sent_again_by_t
     settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = 10**9
     single = compute(study, question, [round_], params, django_capture_on_commit_callbacks)
     expected = single.results
+    expected_table = zlib.decompress(single.item_table.table)
     single.delete()
 
     settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
@@ -293,10 +307,11 @@ def test_a_chunk_run_twice_is_written_once_and_a_killed_chunk_is_sent_again_by_t
     first, *others = chunks
     tasks.computation_item_chunk_task(first.pk)
     first.refresh_from_db()
-    written, finished = bytes(first.sums), first.finished_at
+    written, rows, finished = bytes(first.sums), bytes(first.item_rows), first.finished_at
     tasks.computation_item_chunk_task(first.pk)
     first.refresh_from_db()
     assert bytes(first.sums) == written
+    assert bytes(first.item_rows) == rows
     assert first.finished_at == finished
 
     # The worker of the second chunk dies in the middle: nothing of it is written.
@@ -332,6 +347,7 @@ def test_a_chunk_run_twice_is_written_once_and_a_killed_chunk_is_sent_again_by_t
     assert computation.status == ComputationStatus.DONE, computation.error
     assert computation.attempts == 1  # not started over
     assert_same_results(expected, computation.results)
+    assert zlib.decompress(computation.item_table.table) == expected_table
 
 
 def test_annotations_changed_while_split_fail_the_merge_with_the_reason(
@@ -422,6 +438,11 @@ def test_two_workers_split_and_combine_to_the_one_process_result(
     assert single.status == ComputationStatus.DONE, single.error
     assert "item_chunks" not in single.results
     assert_same_results(single.results, split.results)
+    # The item table, assembled from the two workers' ranges, is the one-process one.
+    split_table = ComputationItemTable.objects.get(computation=split)
+    single_table = ComputationItemTable.objects.get(computation=single)
+    assert split_table.n_items == single_table.n_items == 2500
+    assert zlib.decompress(split_table.table) == zlib.decompress(single_table.table)
 
 
 def test_the_round_report_of_a_split_computation_says_what_it_left_out(
