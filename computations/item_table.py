@@ -68,13 +68,14 @@ def _item_figures(labels: list[Label], numeric: bool) -> dict[str, Any]:
 
 
 def item_diagnostics(
-    *, round_id: int, question_id: int, kind: str, items: tuple[int, int] | None = None
+    *, round_id: int, question_id: int, kind: str, item_range: tuple[int, int] | None = None
 ) -> ItemTable:
     """Read one round and question's labels (one streamed query) and compute each item's
-    figures; ``items`` (first and last item id, inclusive) reads that range only."""
+    figures; ``item_range`` (first and last item id, inclusive) reads that range only."""
     annotations = Annotation.objects.filter(round_id=round_id, question_id=question_id)
-    if items is not None:
-        annotations = annotations.filter(item_id__gte=items[0], item_id__lte=items[1])
+    if item_range is not None:
+        first, last = item_range
+        annotations = annotations.filter(item_id__gte=first, item_id__lte=last)
     rows = annotations.order_by("item_id", "coder__key").values_list(
         "item__external_id", "coder__key", "category_id", "number", "category_set"
     )
@@ -151,7 +152,7 @@ def store_item_table(computation: Computation) -> ComputationItemTable | None:
 
 
 def chunk_item_rows(
-    computation: Computation, *, round_id: int, items: tuple[int, int]
+    computation: Computation, *, round_id: int, item_range: tuple[int, int]
 ) -> bytes | None:
     """The ``pack``ed table of one item range of a split computation (with the range's own
     coders), or None when the computation stores no item table."""
@@ -162,7 +163,7 @@ def chunk_item_rows(
             round_id=round_id,
             question_id=computation.question_id,
             kind=computation.question.kind,
-            items=items,
+            item_range=item_range,
         )
     )
 
