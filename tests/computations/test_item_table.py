@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from computations import item_table
 from computations import services as service
-from computations.item_table import unpack
+from computations.item_table import ChangedWhileSplitError, ItemTable, assemble, pack, unpack
 from computations.models import (
     Computation,
     ComputationItemChunk,
@@ -259,3 +259,24 @@ def test_the_page_download_without_a_computation_is_404(
     url = reverse("pages:items-download", args=[study.pk, round_.pk, question.pk])
     client.force_login(viewer)
     assert client.get(url).status_code == 404
+
+
+def test_ranges_whose_coders_are_not_the_scopes_fail_the_assembly_with_the_reason() -> None:
+    def part(coders: list[str]) -> bytes:
+        labels = {coder: (1, None, None) for coder in coders}
+        item = {"item": "i", "n_coders": len(coders), "majority": None, "labels": labels}
+        return pack(ItemTable(coders=coders, items=[item]))
+
+    reason = (
+        "The annotations changed while the computation ran split by items; request the "
+        "computation again."
+    )
+    # A coder the split did not plan for (labelled meanwhile) ...
+    with pytest.raises(ChangedWhileSplitError, match=reason):
+        assemble(["amy", "bob"], [part(["amy"]), part(["bob", "cat"])])
+    # ... or one planned that no range has (its labels deleted meanwhile).
+    with pytest.raises(ChangedWhileSplitError, match=reason):
+        assemble(["amy", "bob", "cat"], [part(["amy"]), part(["bob"])])
+    n_items, table = assemble(["amy", "bob"], [part(["bob"]), part(["amy", "bob"])])
+    assert n_items == 2
+    assert [list(entry["labels"]) for entry in unpack(table).items] == [["bob"], ["amy", "bob"]]
