@@ -7,10 +7,10 @@ stored label. Labels are kept as stored (category id, number, category set): the
 turn them into text or JSON with the question's scheme, as the annotation exports do.
 
 A computation split by items (``computations/item_sums.py``) stores the same table: each
-item-range worker packs its items' rows (``chunk_item_rows``; an item's row depends on that
-item's labels only) beside its sums, and the merge step writes them one range at a time, in
-item order and with the coders' indices moved to the scope's coders
-(``store_split_item_table``), into the bytes ``pack`` gives for the whole round.
+item-range worker writes its items' rows as ``pack`` does, with the indices of the scope's
+coders (``chunk_item_rows``; an item's row depends on that item's labels only), beside its
+sums, and the merge step joins them in item order, one range at a time, under the scope's
+coders (``store_split_item_table``): the JSON ``pack`` gives for the whole round.
 """
 
 from __future__ import annotations
@@ -92,17 +92,21 @@ def item_diagnostics(
     return ItemTable(coders=sorted(coders), items=items)
 
 
-def pack(table: ItemTable) -> bytes:
-    """Compressed JSON; each item's labels as ``[coder index, category, number, set]``."""
-    index = {coder: i for i, coder in enumerate(table.coders)}
-    items = [
+def _packed_items(table: ItemTable, index: dict[str, int]) -> list[dict[str, Any]]:
+    """The items as stored: each item's labels as ``[coder index, category, number, set]``."""
+    return [
         {
             **{k: v for k, v in entry.items() if k != "labels"},
             "labels": [[index[c], *label] for c, label in entry["labels"].items()],
         }
         for entry in table.items
     ]
-    body = {"version": TABLE_VERSION, "coders": table.coders, "items": items}
+
+
+def pack(table: ItemTable) -> bytes:
+    """Compressed JSON; each item's labels as ``[coder index, category, number, set]``."""
+    index = {coder: i for i, coder in enumerate(table.coders)}
+    body = {"version": TABLE_VERSION, "coders": table.coders, "items": _packed_items(table, index)}
     return zlib.compress(json.dumps(body, separators=_SEPARATORS).encode(), _LEVEL)
 
 
@@ -151,23 +155,6 @@ def store_item_table(computation: Computation) -> ComputationItemTable | None:
 # -- a computation split by items --------------------------------------------------------------
 
 
-def chunk_item_rows(
-    computation: Computation, *, round_id: int, item_range: tuple[int, int]
-) -> bytes | None:
-    """The ``pack``ed table of one item range of a split computation (with the range's own
-    coders), or None when the computation stores no item table."""
-    if table_round(computation) != round_id:
-        return None
-    return pack(
-        item_diagnostics(
-            round_id=round_id,
-            question_id=computation.question_id,
-            kind=computation.question.kind,
-            item_range=item_range,
-        )
-    )
-
-
 class ChangedWhileSplitError(ValueError):
     """A range's coders are not the scope's: the annotations changed meanwhile."""
 
@@ -178,52 +165,74 @@ class ChangedWhileSplitError(ValueError):
         )
 
 
-def assemble(coders: Sequence[str], parts: Iterable[bytes]) -> tuple[int, bytes]:
-    """(items, bytes) of one table from the ``pack``ed tables of consecutive item ranges, in
-    order: the bytes ``pack`` gives for the whole scope once decompressed, written one range
-    at a time (only one range's rows are decoded at once). ``coders``: the scope's, sorted;
-    every one of them labels some range, and no range has another."""
-    index = {coder: i for i, coder in enumerate(coders)}
+def coder_keys(coder_ids: Sequence[int]) -> list[str]:
+    """The keys of the scope's coders (as the split planned them), sorted: the table's
+    coders."""
+    return sorted(Coder.objects.filter(pk__in=list(coder_ids)).values_list("key", flat=True))
+
+
+def chunk_item_rows(
+    computation: Computation,
+    *,
+    round_id: int,
+    item_range: tuple[int, int],
+    coder_ids: Sequence[int],
+) -> bytes | None:
+    """One item range's share of the table, or None when the computation stores no item
+    table: the JSON text of its items as ``pack`` writes them, with the indices of the
+    scope's coders (``coder_ids``, as the split planned them), without the list's brackets,
+    compressed fast (it is decompressed once, by the merge step)."""
+    if table_round(computation) != round_id:
+        return None
+    coders = coder_keys(coder_ids)
+    table = item_diagnostics(
+        round_id=round_id,
+        question_id=computation.question_id,
+        kind=computation.question.kind,
+        item_range=item_range,
+    )
+    try:
+        items = _packed_items(table, {coder: i for i, coder in enumerate(coders)})
+    except KeyError:
+        raise ChangedWhileSplitError from None
+    return zlib.compress(json.dumps(items, separators=_SEPARATORS)[1:-1].encode(), 1)
+
+
+def assemble(coders: Sequence[str], parts: Iterable[bytes]) -> bytes:
+    """The table of a split computation from its ranges' ``chunk_item_rows``, in item order:
+    the bytes ``pack`` gives for the whole scope once decompressed, compressed one range at
+    a time (no range is parsed; one is held at once)."""
     compressor = zlib.compressobj(_LEVEL)
     head = json.dumps({"version": TABLE_VERSION, "coders": list(coders)}, separators=_SEPARATORS)
     out = [compressor.compress(f'{head[:-1]},"items":['.encode())]
-    n_items = 0
-    seen: set[int] = set()
+    written = False
     for part in parts:
-        body = json.loads(zlib.decompress(part))
-        try:
-            moved = [index[coder] for coder in body["coders"]]
-        except KeyError:
-            raise ChangedWhileSplitError from None
-        seen.update(moved)
-        items = body["items"]
-        if not items:
+        text = zlib.decompress(part)
+        if not text:
             continue
-        for entry in items:
-            entry["labels"] = [[moved[c], *label] for c, *label in entry["labels"]]
-        text = json.dumps(items, separators=_SEPARATORS)[1:-1]
-        out.append(compressor.compress(f"{',' if n_items else ''}{text}".encode()))
-        n_items += len(items)
-    if len(seen) != len(coders):
-        raise ChangedWhileSplitError
+        out.append(compressor.compress(b"," + text if written else text))
+        written = True
     out.append(compressor.compress(b"]}"))
     out.append(compressor.flush())
-    return n_items, b"".join(out)
+    return b"".join(out)
 
 
 class _RangeWithoutRowsError(Exception):
     """An item range computed before ranges kept their rows."""
 
 
-def _chunk_rows(computation: Computation) -> Iterator[bytes]:
-    """Each item range's packed rows in item order, read one range at a time."""
-    ids = ComputationItemChunk.objects.filter(computation=computation).order_by("index")
-    for chunk_id in list(ids.values_list("pk", flat=True)):
-        rows = ComputationItemChunk.objects.filter(pk=chunk_id).values_list("item_rows", flat=True)
-        stored = rows.first()
-        if stored is None:
+def _chunk_rows(computation: Computation, counted: list[int]) -> Iterator[bytes]:
+    """Each item range's rows in item order, read one range at a time; each range's item
+    count (from its summary) is added to ``counted``."""
+    chunks = ComputationItemChunk.objects.filter(computation=computation).order_by("index")
+    for chunk_id in list(chunks.values_list("pk", flat=True)):
+        rows, summary = ComputationItemChunk.objects.values_list("item_rows", "summary").get(
+            pk=chunk_id
+        )
+        if rows is None:
             raise _RangeWithoutRowsError
-        yield bytes(stored)
+        counted.append(int((summary or {})["n_items"]))
+        yield bytes(rows)
 
 
 def store_split_item_table(
@@ -235,12 +244,12 @@ def store_split_item_table(
     ranges kept them): the download then asks for a computation again."""
     if table_round(computation) is None:
         return None
-    coders = sorted(Coder.objects.filter(pk__in=list(coder_ids)).values_list("key", flat=True))
+    counted: list[int] = []
     try:
-        n_items, table = assemble(coders, _chunk_rows(computation))
+        table = assemble(coder_keys(coder_ids), _chunk_rows(computation, counted))
     except _RangeWithoutRowsError:
         return None
     stored, _ = ComputationItemTable.objects.update_or_create(
-        computation=computation, defaults={"n_items": n_items, "table": table}
+        computation=computation, defaults={"n_items": sum(counted), "table": table}
     )
     return stored

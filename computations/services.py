@@ -970,7 +970,10 @@ def computation_item_chunk_run(*, chunk_id: int) -> None:
             fingerprint=scope.fingerprint,
         )
         item_rows = item_table.chunk_item_rows(
-            computation, round_id=chunk.round_id, item_range=(chunk.first_item, chunk.last_item)
+            computation,
+            round_id=chunk.round_id,
+            item_range=(chunk.first_item, chunk.last_item),
+            coder_ids=computation.item_plan["coders"],
         )
         with transaction.atomic():
             # As for the bootstrap chunks: the row lock makes chunks finishing together

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from computations import item_table
 from computations import services as service
-from computations.item_table import ChangedWhileSplitError, ItemTable, assemble, pack, unpack
+from computations.item_table import ChangedWhileSplitError, assemble, chunk_item_rows, unpack
 from computations.models import (
     Computation,
     ComputationItemChunk,
@@ -27,7 +27,7 @@ from computations.models import (
     ComputationStatus,
 )
 from computations.services import computation_request, computations_sweep
-from studies.models import LabelKind
+from studies.models import Coder, LabelKind
 from tests.computations.helpers import label_round, nominal_question
 from tests.factories import CoderFactory, RoundFactory
 
@@ -191,8 +191,6 @@ def test_a_split_computation_stores_the_item_table_of_the_one_step_path(
     split = compute(study, question, round_, django_capture_on_commit_callbacks, **params)
     chunks = list(ComputationItemChunk.objects.filter(computation=split).order_by("index"))
     assert len(chunks) >= 5
-    # The ranges keep their own coders: most lack zoe or amy, so the indices moved.
-    assert sum(len(unpack(bytes(chunk.item_rows)).coders) < len(KEYS) for chunk in chunks) >= 3
     stored = ComputationItemTable.objects.get(computation=split)
     assert stored.n_items == one_step_items == 30
     assert zlib.decompress(stored.table) == one_step_json
@@ -261,22 +259,33 @@ def test_the_page_download_without_a_computation_is_404(
     assert client.get(url).status_code == 404
 
 
-def test_ranges_whose_coders_are_not_the_scopes_fail_the_assembly_with_the_reason() -> None:
-    def part(coders: list[str]) -> bytes:
-        labels = {coder: (1, None, None) for coder in coders}
-        item = {"item": "i", "n_coders": len(coders), "majority": None, "labels": labels}
-        return pack(ItemTable(coders=coders, items=[item]))
-
-    reason = (
-        "The annotations changed while the computation ran split by items; request the "
-        "computation again."
+def test_the_ranges_rows_are_joined_under_the_scopes_coders() -> None:
+    first = b'{"item":"i1","labels":[[1,7,null,null]]}'
+    second = b'{"item":"i2","labels":[[0,8,null,null]]},{"item":"i3","labels":[[1,7,null,null]]}'
+    table = assemble(["amy", "bob"], [zlib.compress(first), zlib.compress(second)])
+    assert zlib.decompress(table) == (
+        b'{"version":1,"coders":["amy","bob"],"items":[' + first + b"," + second + b"]}"
     )
-    # A coder the split did not plan for (labelled meanwhile) ...
-    with pytest.raises(ChangedWhileSplitError, match=reason):
-        assemble(["amy", "bob"], [part(["amy"]), part(["bob", "cat"])])
-    # ... or one planned that no range has (its labels deleted meanwhile).
-    with pytest.raises(ChangedWhileSplitError, match=reason):
-        assemble(["amy", "bob", "cat"], [part(["amy"]), part(["bob"])])
-    n_items, table = assemble(["amy", "bob"], [part(["bob"]), part(["amy", "bob"])])
-    assert n_items == 2
-    assert [list(entry["labels"]) for entry in unpack(table).items] == [["bob"], ["amy", "bob"]]
+    assert [entry["labels"] for entry in unpack(table).items] == [
+        {"bob": (7, None, None)},
+        {"amy": (8, None, None)},
+        {"bob": (7, None, None)},
+    ]
+
+
+def test_a_range_with_a_coder_the_split_did_not_plan_fails_with_the_reason(
+    study: Any, settings: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    round_, question = crowd_round(study, LabelKind.NOMINAL)
+    settings.AGREEMENT_ITEM_CHUNK_ANNOTATIONS = TINY
+    split = compute(study, question, round_, django_capture_on_commit_callbacks)
+    chunk = ComputationItemChunk.objects.filter(computation=split).order_by("index").first()
+    assert chunk is not None
+    planned = [c for c in split.item_plan["coders"] if c != Coder.objects.get(key="zoe").pk]
+    with pytest.raises(ChangedWhileSplitError, match="request the computation again"):
+        chunk_item_rows(
+            split,
+            round_id=round_.pk,
+            item_range=(chunk.first_item, chunk.last_item),
+            coder_ids=planned,
+        )
