@@ -143,6 +143,7 @@ def delete_study(study: Study) -> None:
         for table in (
             "computations_computationchunk",
             "computations_computationitemchunk",
+            "computations_computationitemtable",
             "computations_computation_rounds",
         ):
             cursor.execute(
