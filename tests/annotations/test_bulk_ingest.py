@@ -332,3 +332,22 @@ def test_a_small_csv_upload_keeps_the_bulk_upload_answer(
         "items_created": 0,
         "coders_created": 0,
     }
+
+
+def test_keys_with_tabs_backslashes_and_line_breaks_are_stored_as_written(scheme: Scheme) -> None:
+    text = 'item,coder,label\n"doc\t1",a\\b,pos\n"doc\n2","c\\\\N",neg\n"doc\r3",\\N,neutral\n'
+    report = _ingest(scheme, text, create_missing=True)
+    assert report.created == 3
+    assert _stored(scheme) == [
+        ("doc\t1", "a\\b", "pos"),
+        ("doc\n2", "c\\\\N", "neg"),
+        ("doc\r3", "\\N", "neutral"),
+    ]
+
+
+def test_partial_mode_keeps_the_good_rows_read_before_a_malformed_line(scheme: Scheme) -> None:
+    text = 'item,coder,label\ndoc-1,alice,pos\ndoc-2,alice,neg\ndoc-3,"bob,pos\n'
+    report = _ingest(scheme, text, partial=True, create_missing=True, batch_size=10)
+    assert (report.rows, report.created, report.rejected) == (3, 2, 1)
+    assert [(e.line, e.code) for e in report.errors] == [(4, "malformed_csv")]
+    assert _stored(scheme) == [("doc-1", "alice", "pos"), ("doc-2", "alice", "neg")]
