@@ -524,26 +524,12 @@ class _CopySink(_Sink):
                 cursor.execute(
                     f"DELETE FROM annotation_ingest r WHERE {unknown}", [study_id, study_id]
                 )
-        cursor.execute(
-            "SELECT r.line, r.item, r.coder, f.first FROM annotation_ingest r JOIN"
-            " (SELECT item, coder, min(line) AS first FROM annotation_ingest"
-            "  GROUP BY item, coder HAVING count(*) > 1) f USING (item, coder)"
-            " WHERE r.line > f.first ORDER BY r.line"
-        )
-        duplicates = cursor.fetchall()
-        for line, item, coder, first in duplicates:
-            report.reject(_duplicate_error(line, item, coder, first))
-        if report.rejected and not report.partial:
-            return
-        if duplicates:
-            cursor.execute(
-                "DELETE FROM annotation_ingest r USING annotation_ingest f"
-                " WHERE r.item = f.item AND r.coder = f.coder AND r.line > f.line"
-            )
         if create_missing:
+            # In key order, so the items' unique index grows at its right edge.
             cursor.execute(
                 f"INSERT INTO {items} (study_id, external_id, text, metadata, created_at)"
-                " SELECT DISTINCT %s, item, '', '{}'::jsonb, %s FROM annotation_ingest"
+                " SELECT %s, item, '', '{}'::jsonb, %s FROM"
+                "  (SELECT DISTINCT item FROM annotation_ingest) r ORDER BY item"
                 " ON CONFLICT (study_id, external_id) DO NOTHING",
                 [study_id, now],
             )
@@ -555,18 +541,39 @@ class _CopySink(_Sink):
                 [study_id, now],
             )
             report.coders_created = max(cursor.rowcount, 0)
+        # Sorted once here: the annotations and their log are written in this order.
         cursor.execute(
             "CREATE TEMPORARY TABLE annotation_ingest_ids ON COMMIT DROP AS"
-            " SELECT i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
+            " SELECT r.line, i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
             " r.category_set, r.new_value"
             f" FROM annotation_ingest r JOIN {items} i"
             "  ON i.study_id = %s AND i.external_id = r.item"
             f" JOIN {coders} c ON c.study_id = %s AND c.key = r.coder"
-            " ORDER BY i.id, c.id",
+            " ORDER BY i.id, c.id, r.line",
             [study_id, study_id],
         )
         kept = cursor.rowcount
         cursor.execute("DROP TABLE annotation_ingest")
+        # An item and coder given twice: found on the ids (pairs of integers hash faster
+        # than the keys' text), named by the keys of the few rows concerned.
+        cursor.execute(
+            "SELECT x.line, i.external_id, c.key, f.first FROM annotation_ingest_ids x JOIN"
+            " (SELECT item_id, coder_id, min(line) AS first FROM annotation_ingest_ids"
+            "  GROUP BY item_id, coder_id HAVING count(*) > 1) f USING (item_id, coder_id)"
+            f" JOIN {items} i ON i.id = x.item_id JOIN {coders} c ON c.id = x.coder_id"
+            " WHERE x.line > f.first ORDER BY x.line"
+        )
+        duplicates = cursor.fetchall()
+        for line, item, coder, first in duplicates:
+            report.reject(_duplicate_error(line, item, coder, first))
+        if report.rejected and not report.partial:
+            return
+        if duplicates:
+            cursor.execute(
+                "DELETE FROM annotation_ingest_ids x USING annotation_ingest_ids f"
+                " WHERE x.item_id = f.item_id AND x.coder_id = f.coder_id AND x.line > f.line"
+            )
+            kept -= len(duplicates)
         self._write(cursor, report, kept=kept, actor=actor, now=now)
 
     def _write(
