@@ -42,6 +42,8 @@ DEGENERATE_POLICY = (
 
 # Elements of one replicate block W (rows × items); bounds the memory of a block to ~64 MB.
 _BLOCK_ELEMENTS = 1 << 23
+#: Rows per block when a decomposition leaves items out itself (cost by non-zero entries).
+_LEAVE_ONE_OUT_ROWS = 1 << 16
 _MAX_BLOCK_ROWS = 64
 
 
@@ -542,8 +544,15 @@ def jackknife_values(
     n = decomposition.n_items
     stop = n if stop is None else min(int(stop), n)
     start = max(0, int(start))
-    step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
     out = np.empty(max(stop - start, 0), dtype=np.float64)
+    if decomposition.leave_one_out is not None:
+        values_without = decomposition.leave_one_out(total)
+        for begin in range(start, stop, _LEAVE_ONE_OUT_ROWS):
+            end = min(begin + _LEAVE_ONE_OUT_ROWS, stop)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[begin - start : end - start] = values_without(stats[begin:end])
+        return np.where(np.isfinite(out), out, np.nan)
+    step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
     for begin in range(start, stop, step):
         end = min(begin + step, stop)
         block = stats[begin:end]
