@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 import metrics
 from metrics import (
@@ -419,18 +420,35 @@ def bootstrap_chunks(
     Every coefficient resamples the same items per replicate (``[seed, r]``), so drawing
     the resampling counts once and multiplying them with all coefficients' statistics gives
     each coefficient's replicate values as its own ``bootstrap_chunk`` would, for the cost of
-    one draw instead of one per coefficient (the draw dominates on large data).
+    one draw instead of one per coefficient (the draw dominates on large data). Wide sparse
+    statistics (``STACK_MAX_COLUMNS``) are resampled on their own: the same values, with
+    their totals held a few replicates at a time.
     """
-    names = list(decompositions)
+    wide = [n for n in decompositions if _wide(decompositions[n])]
+    names = [n for n in decompositions if n not in wide]
+    alone = {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
+             for n in (wide if len(names) > 1 else [*wide, *names])}  # fmt: skip
     if len(names) <= 1:
-        return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
-                for n in names}  # fmt: skip
+        return {n: alone[n] for n in decompositions}
     stacked = _Stacked([decompositions[n] for n in names])
     first = metrics_bootstrap_chunk(stacked.decomposition, seed=seed, start=start, stop=stop)
     out = {names[0]: first}
     for index, name in enumerate(names[1:], start=1):
         out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
-    return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
+    stacked_values = {
+        n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names
+    }
+    return {n: stacked_values[n] if n in stacked_values else alone[n] for n in decompositions}
+
+
+#: Sparse statistics wider than this are resampled on their own, not stacked: the bootstrap
+#: then totals them a few replicates at a time (the kappa family on many distinct values).
+STACK_MAX_COLUMNS = 4096
+
+
+def _wide(decomposition: Any) -> bool:
+    stats = decomposition.item_stats
+    return bool(sparse.issparse(stats) and stats.shape[1] > STACK_MAX_COLUMNS)
 
 
 def jackknife_slices(
