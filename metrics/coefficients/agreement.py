@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from metrics.coefficients.agreement_jackknife import jackknife_factory
+from metrics.coefficients.alpha import MAX_MATRIX_VALUES
 from metrics.coefficients.closed_forms import (
     fleiss_pi_from_array,
     two_coder_kappa_from_array,
@@ -74,8 +75,9 @@ def agreement_weights(
     name, a :class:`~metrics.distances.base.Distance`, or a ``V × V`` matrix in the order of
     ``data.domain``); its matrix comes from :func:`metrics.distances.distance_matrix`, so
     data-dependent distances such as Krippendorff's ordinal metric are fixed from the full
-    data, also in a bootstrap. Dividing by the largest distance is Artstein & Poesio's
-    (2008, §2.6.2) normalisation and gives irrCAC's agreement weights for its named schemes;
+    data, also in a bootstrap; a domain of more than ``MAX_MATRIX_VALUES`` values
+    (:mod:`metrics.coefficients.alpha`) raises ``ValueError``. Dividing by the largest
+    distance is Artstein & Poesio's (2008, §2.6.2) normalisation and gives irrCAC's agreement weights for its named schemes;
     taking the symmetric part afterwards leaves every raw-data quantity of irrCAC 0.4.4
     unchanged (it only reads weights through quadratic forms) and makes two-coder values
     independent of which coder is listed first.
@@ -88,6 +90,13 @@ def agreement_weights(
     """
     if distance is None:
         return None
+    if data.n_values > MAX_MATRIX_VALUES:
+        raise ValueError(
+            f"Agreement weights over {data.n_values} values need a {data.n_values} × "
+            f"{data.n_values} matrix, larger than the limit of {MAX_MATRIX_VALUES} values; "
+            "the unweighted coefficients, and alpha with the nominal, ordinal, interval and "
+            "ratio distances, have no such limit."
+        )
     matrix = distance_matrix(distance, data)
     largest = float(matrix.max()) if data.n_values else 0.0
     if largest == 0:
