@@ -107,6 +107,9 @@ _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
 MOST_DISPUTED = 20
 MAX_PAIRWISE_CODERS = 8
 MAX_COINCIDENCE_VALUES = 60
+#: Above this many distinct labels (numbers of an interval question, say) the per-label
+#: diagnostics (per category, each coder's distribution) are skipped with the reason.
+MAX_CATEGORY_VALUES = 1000
 
 
 def metrics_version() -> str:
@@ -202,7 +205,8 @@ def diagnostics(
     bias and the coincidence matrix, so that pages only read what the worker stored.
 
     A diagnostic undefined on this data is listed under ``skipped`` with the reason; the
-    others are still reported.
+    others are still reported. With more than ``MAX_CATEGORY_VALUES`` distinct labels the
+    per-label ones (per category, coder distributions) are skipped so (docs/crowd-scale.md).
     """
     out: dict[str, Any] = {}
     skipped: dict[str, str] = {}
@@ -213,7 +217,14 @@ def diagnostics(
         except ValueError as error:
             skipped[key] = str(error)
 
-    attempt("per_category", per_category_agreement, _jsonable)
+    if data.n_values > MAX_CATEGORY_VALUES:
+        for key in ("per_category", "coder_distributions"):
+            skipped[key] = (
+                f"{data.n_values} distinct labels, more than {MAX_CATEGORY_VALUES}: a row per "
+                "label would be about as large as the data, so it is left out."
+            )
+    else:
+        attempt("per_category", per_category_agreement, _jsonable)
 
     def pairs(pairwise: Any) -> Any:
         out["per_coder"] = _per_coder(pairwise, data, coder_names)
@@ -225,7 +236,8 @@ def diagnostics(
         item_disagreement,
         lambda disputed: _most_disputed(disputed, data, item_names),
     )
-    attempt("coder_distributions", coder_distributions, _jsonable)
+    if data.n_values <= MAX_CATEGORY_VALUES:
+        attempt("coder_distributions", coder_distributions, _jsonable)
     if categorical:
         _categorical_diagnostics(data, coder_names, out, skipped)
     out["skipped"] = skipped
