@@ -156,9 +156,9 @@ def _sparse_pair_agreement(
 ) -> NDArray[np.float64]:
     """:func:`_pair_agreement` for every item without the ``n_items × V`` counts.
 
-    Unweighted, :math:`\sum_k n_{ik}^2 - r_i` from the (item, value) pairs that occur;
-    weighted, :math:`\sum_{a \ne b} w_{c_a c_b}` over the ordered pairs of annotations on
-    the item (``w`` is symmetric), :math:`O(\sum_i r_i^2)`.
+    Unweighted, :math:`\\sum_k n_{ik}^2 - r_i` from the (item, value) pairs that occur;
+    weighted, :math:`\\sum_{a \\ne b} w_{c_a c_b}` over the ordered pairs of annotations on
+    the item (``w`` is symmetric), :math:`O(\\sum_i r_i^2)`.
     """
     per_item = data.values_per_item.astype(np.float64)
     if weights is None:
@@ -268,12 +268,12 @@ class _Model:
 
 
 def weight_sum(weights: NDArray[np.float64] | None, size: int) -> float:
-    """:math:`\sum_{kl} w_{kl}`; ``size`` (the identity's) without weights."""
+    """:math:`\\sum_{kl} w_{kl}`; ``size`` (the identity's) without weights."""
     return float(size) if weights is None else float(weights.sum())
 
 
 def _quadratic(p: NDArray[np.float64], weights: NDArray[np.float64] | None) -> NDArray[np.float64]:
-    """:math:`p^T w p` along the last axis; :math:`\sum_k p_k^2` without weights."""
+    """:math:`p^T w p` along the last axis; :math:`\\sum_k p_k^2` without weights."""
     if weights is None:
         return np.asarray(np.einsum("...k,...k->...", p, p), dtype=np.float64)
     return np.asarray(np.einsum("...k,kl,...l->...", p, weights, p), dtype=np.float64)

@@ -607,7 +607,7 @@ def _agreeing_pairs(
     w: NDArray[np.float64] | None,
     per_item: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """:math:`\sum_k r_{ik} (r^\star_{ik} - 1)`, :math:`r^\star = w r` (identity: CSR)."""
+    r""":math:`\sum_k r_{ik} (r^\star_{ik} - 1)`, :math:`r^\star = w r` (identity: CSR)."""
     if w is None:
         squares = np.asarray(counts.multiply(counts).sum(axis=1), dtype=np.float64).ravel()
         return squares - per_item
