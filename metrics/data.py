@@ -582,8 +582,10 @@ class ReliabilityData:
         keys, counts = np.unique(
             self.item_index.astype(np.int64) * width + self.value_code, return_counts=True
         )
-        return (keys // width).astype(np.intp), (keys % width).astype(np.intp), counts.astype(
-            np.float64
+        return (
+            (keys // width).astype(np.intp),
+            (keys % width).astype(np.intp),
+            counts.astype(np.float64),
         )
 
     @property

@@ -47,9 +47,7 @@ ItemStats: TypeAlias = NDArray[np.float64] | sparse.csr_matrix
 #: Maps column totals ``(..., k)`` to coefficient values ``(...)``.
 Finalize: TypeAlias = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 #: Given the totals, maps a block of rows ``s_u`` to ``finalize(totals - s_u)`` per row.
-LeaveOneOut: TypeAlias = Callable[
-    [NDArray[np.float64]], Callable[[ItemStats], NDArray[np.float64]]
-]
+LeaveOneOut: TypeAlias = Callable[[NDArray[np.float64]], Callable[[ItemStats], NDArray[np.float64]]]
 
 __all__ = ["Decomposition", "Finalize", "ItemStats", "LeaveOneOut"]
 

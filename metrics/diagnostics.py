@@ -23,13 +23,13 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from metrics.coefficients.agreement import (
-    use_sparse_counts,
     _observed_columns,
     agreement_weights,
     bennett_s,
     cohen_kappa,
     observed_agreement,
     scott_pi,
+    use_sparse_counts,
 )
 from metrics.coefficients.gwet import brennan_prediger, gwet_ac1
 from metrics.coefficients.result import CoefficientResult

@@ -77,10 +77,10 @@ def agreement_weights(
     data-dependent distances such as Krippendorff's ordinal metric are fixed from the full
     data, also in a bootstrap; a domain of more than ``MAX_MATRIX_VALUES`` values
     (:mod:`metrics.coefficients.alpha`) raises ``ValueError``. Dividing by the largest
-    distance is Artstein & Poesio's (2008, §2.6.2) normalisation and gives irrCAC's agreement weights for its named schemes;
-    taking the symmetric part afterwards leaves every raw-data quantity of irrCAC 0.4.4
-    unchanged (it only reads weights through quadratic forms) and makes two-coder values
-    independent of which coder is listed first.
+    distance is Artstein & Poesio's (2008, §2.6.2) normalisation and gives irrCAC's
+    agreement weights for its named schemes; taking the symmetric part afterwards leaves
+    every raw-data quantity of irrCAC 0.4.4 unchanged (it only reads weights through
+    quadratic forms) and makes two-coder values independent of which coder is listed first.
 
     Examples
     --------

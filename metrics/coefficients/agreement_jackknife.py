@@ -29,6 +29,7 @@ and :math:`|p'_g|^2 = (|T_g|^2 - 2 T_{g k_g} + 1) / n'^2_g`; the coders' inner p
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,7 +38,7 @@ from scipy import sparse
 from metrics.decomposition import ItemStats, LeaveOneOut
 
 #: ``combine(observed, expected, chance)``: the model's value from its two parts.
-Combine = Callable[[NDArray[np.float64], NDArray[np.float64], str], NDArray[np.float64]]
+Combine = Callable[[NDArray[np.float64], NDArray[np.float64], Any], NDArray[np.float64]]
 
 __all__ = ["jackknife_factory"]
 
@@ -53,7 +54,9 @@ def jackknife_factory(chance: str, n_values: int, n_coders: int, combine: Combin
     raise ValueError(f"No sparse leave-one-out for chance {chance!r}.")
 
 
-def _divide(numerator: NDArray[np.float64], denominator: NDArray[np.float64]) -> NDArray[np.float64]:
+def _divide(
+    numerator: NDArray[np.float64], denominator: NDArray[np.float64]
+) -> NDArray[np.float64]:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(
             denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
@@ -111,8 +114,8 @@ def _coder(
     counts = totals[2:]
     present = np.flatnonzero(counts)
     coder_of, value_of, t = present // size, present % size, counts[present]
-    n_g = np.bincount(coder_of, weights=t, minlength=n_coders)
-    q_g = np.bincount(coder_of, weights=t * t, minlength=n_coders)
+    n_g = np.bincount(coder_of, weights=t, minlength=n_coders).astype(np.float64)
+    q_g = np.bincount(coder_of, weights=t * t, minlength=n_coders).astype(np.float64)
     inv_n = _divide(np.ones(n_coders), n_g)
     inv_n = np.where(n_g > 0, inv_n, 0.0)
     pooled = np.bincount(value_of, weights=t * inv_n[coder_of], minlength=size)
@@ -136,7 +139,7 @@ def _coder(
         own = counts[column]
 
         def per_row(terms: NDArray[np.float64], rows_of: NDArray[np.intp]) -> NDArray[np.float64]:
-            return np.bincount(rows_of, weights=terms, minlength=n_rows)
+            return np.bincount(rows_of, weights=terms, minlength=n_rows).astype(np.float64)
 
         towards_pooled = a * pooled_dot_coder[g] - inv_left * pooled[k]
         with_itself = a * a * q_g[g] - 2.0 * a * inv_left * own + inv_left * inv_left

@@ -608,9 +608,11 @@ def _agreeing_pairs(
     per_item: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     r""":math:`\sum_k r_{ik} (r^\star_{ik} - 1)`, :math:`r^\star = w r` (identity: CSR)."""
-    if w is None:
+    if w is None and isinstance(counts, sparse.csr_matrix):
         squares = np.asarray(counts.multiply(counts).sum(axis=1), dtype=np.float64).ravel()
         return squares - per_item
+    if w is None:
+        return np.asarray(np.einsum("ik,ik->i", counts, counts) - per_item, dtype=np.float64)
     return np.asarray(np.einsum("ik,ik->i", counts, counts @ w.T - 1.0), dtype=np.float64)
 
 
@@ -618,7 +620,9 @@ def _quadratic_form(p: NDArray[np.float64], w: NDArray[np.float64] | None) -> fl
     return float(p @ p) if w is None else float(p @ w @ p)
 
 
-def _symmetric_product(p: NDArray[np.float64], w: NDArray[np.float64] | None) -> NDArray[np.float64]:
+def _symmetric_product(
+    p: NDArray[np.float64], w: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
     return p if w is None else (w @ p + w.T @ p) / 2.0
 
 
@@ -690,9 +694,7 @@ def _raw_conger(raw: _Raw, data: ReliabilityData, rated: NDArray[np.bool_]) -> t
         trace_s2 = (float(p_pair @ p_pair) - r * float(p_mean @ p_mean)) / (r - 1.0)
         pe = float(p_mean @ p_mean) - trace_s2 / r
         # B[g, l] = r p_l - p_gl; C_g = sum_l p_gl B[g, l].
-        c = np.bincount(
-            pair_coder, weights=p_pair * (r * p_mean[pair_value] - p_pair), minlength=r
-        )
+        c = np.bincount(pair_coder, weights=p_pair * (r * p_mean[pair_value] - p_pair), minlength=r)
         b_at = r * p_mean[code] - p_pair[at_annotation.ravel()]
     else:
         p_gk = data.coder_value_counts / n_g[:, None]

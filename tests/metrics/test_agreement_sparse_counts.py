@@ -50,7 +50,9 @@ def _long(seed: int, n_items: int, n_coders: int, n_values: int) -> pd.DataFrame
     items = np.repeat(np.arange(n_items), n_coders)
     coders = np.tile(np.arange(n_coders), n_items)
     truth = rng.integers(0, n_values, n_items)
-    labels = np.where(rng.random(items.size) < 0.6, truth[items], rng.integers(0, n_values, items.size))
+    labels = np.where(
+        rng.random(items.size) < 0.6, truth[items], rng.integers(0, n_values, items.size)
+    )
     kept = rng.random(items.size) < 0.8
     frame = pd.DataFrame({"item": items[kept], "coder": coders[kept], "label": labels[kept]})
     lonely = pd.DataFrame({"item": [0], "coder": [n_coders], "label": [1]})
@@ -59,7 +61,10 @@ def _long(seed: int, n_items: int, n_coders: int, n_values: int) -> pd.DataFrame
 
 def _data(frame: pd.DataFrame, domain: list[int] | None = None) -> ReliabilityData:
     return ReliabilityData.from_long(
-        frame["item"].to_numpy(), frame["coder"].to_numpy(), frame["label"].to_numpy(), domain=domain
+        frame["item"].to_numpy(),
+        frame["coder"].to_numpy(),
+        frame["label"].to_numpy(),
+        domain=domain,
     )
 
 
@@ -93,7 +98,7 @@ def test_sparse_decomposition_equals_dense(
     )
 
 
-@pytest.mark.parametrize("chance", ("pooled", "gwet", "coder"))
+@pytest.mark.parametrize("chance", ["pooled", "gwet", "coder"])
 def test_leave_one_out_equals_finalize_of_each_remainder(chance: str) -> None:
     """The O(nnz) leave-one-out against finalize(total - row), item by item."""
     data = CASES[2][1]
@@ -171,7 +176,9 @@ def test_weights_over_a_huge_domain_are_refused() -> None:
 def _continuous(seed: int, n_items: int, n_coders: int) -> tuple[pd.DataFrame, np.ndarray]:
     """Reals to 1e-6 (nearly all distinct); coders 1 and 2 copy coder 0 half the time."""
     rng = np.random.default_rng(seed)
-    values = np.round(rng.normal(size=(n_items, 1)) * 100 + rng.normal(size=(n_items, n_coders)) * 30, 6)
+    values = np.round(
+        rng.normal(size=(n_items, 1)) * 100 + rng.normal(size=(n_items, n_coders)) * 30, 6
+    )
     for coder in range(1, min(n_coders, 3)):
         copy = rng.random(n_items) < 0.5
         values[copy, coder] = values[copy, 0]
@@ -205,7 +212,7 @@ def _plain_formulas(frame: pd.DataFrame) -> dict[str, float]:
     agreeing = (cells * (cells - 1)).groupby(level="item").sum()
     observed = float((agreeing / (per_item * (per_item - 1))).mean())
     n_values = frame["label"].nunique()
-    shares = (cells / per_item.reindex(cells.index.get_level_values("item")).to_numpy())
+    shares = cells / per_item.reindex(cells.index.get_level_values("item")).to_numpy()
     pooled = shares.groupby(level="label").sum() / len(per_item)
     pi_expected = float((pooled**2).sum())
     coder_shares = frame.groupby(["coder", "label"]).size() / len(per_item)
@@ -233,7 +240,8 @@ def _refuse(self: ReliabilityData) -> None:
 def test_many_distinct_reals_without_dense_tables(monkeypatch: pytest.MonkeyPatch) -> None:
     frame, _ = _continuous(13, 20_000, 3)
     data = _data(frame)
-    assert data.n_values > 39_000 and not data.dense_counts_are_linear
+    assert data.n_values > 39_000
+    assert not data.dense_counts_are_linear
     for name in ("item_value_counts", "coder_value_counts", "codes"):
         monkeypatch.setattr(ReliabilityData, name, property(_refuse))
     expected = _plain_formulas(frame)
@@ -258,9 +266,12 @@ def test_many_distinct_reals_without_dense_tables(monkeypatch: pytest.MonkeyPatc
     # A dense n_items × V table alone would be 20,000 × 39,000+ floats: 6 GB.
     assert peak < 300e6
     assert se.estimate == pytest.approx(expected["kappa"], abs=TOLERANCE)
-    assert np.all(np.isfinite(replicates)) and jackknife.shape == (data.n_items,)
+    assert np.all(np.isfinite(replicates))
+    assert jackknife.shape == (data.n_items,)
     total = decomposition.totals()
     for item in (0, 1, 9_999):
         row = decomposition.item_stats[item].toarray().ravel()
-        assert jackknife[item] == pytest.approx(float(decomposition.finalize(total - row)), abs=1e-12)
+        assert jackknife[item] == pytest.approx(
+            float(decomposition.finalize(total - row)), abs=1e-12
+        )
     assert len(categories.values) == data.n_values
