@@ -477,15 +477,20 @@ def per_category_agreement(
         observed, expected = _per_category_sparse(rd, method)
     else:
         observed, expected = _per_category_dense(rd, method)
-    defined = np.abs(1 - expected) > 1e-12 if observed is not None else np.zeros(0, dtype=bool)
     values: list[float | None] = [None] * rd.n_values
     observed_list: list[float | None] = [None] * rd.n_values
     expected_list: list[float | None] = [None] * rd.n_values
     if observed is not None:
-        for k in np.flatnonzero(defined).tolist():
-            values[k] = float((observed[k] - expected[k]) / (1 - expected[k]))
-            observed_list[k] = float(observed[k])
-            expected_list[k] = float(expected[k])
+        defined = (np.abs(1 - expected) > 1e-12).tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappas = ((observed - expected) / (1 - expected)).tolist()
+        values = [v if ok else None for v, ok in zip(kappas, defined, strict=True)]
+        observed_list = [
+            v if ok else None for v, ok in zip(observed.tolist(), defined, strict=True)
+        ]
+        expected_list = [
+            v if ok else None for v, ok in zip(expected.tolist(), defined, strict=True)
+        ]
     return PerCategoryAgreement(
         method, rd.domain, tuple(values), tuple(observed_list), tuple(expected_list)
     )

@@ -96,7 +96,8 @@ def test_wide_decompositions_resample_alone_with_the_same_values(no_dense_tables
     data = _many_reals(n_items=2000)
     params = _parameters(["observed_agreement", "pi", "kappa", "alpha"])
     decompositions = engine.decompositions(data, params, parents={})
-    assert engine._wide(decompositions["pi"]) and engine._wide(decompositions["kappa"])
+    assert engine._wide(decompositions["pi"])
+    assert engine._wide(decompositions["kappa"])
     assert not engine._wide(decompositions["alpha"])
     chunks = engine.bootstrap_chunks(decompositions, seed=3, start=2, stop=9)
     for name, decomposition in decompositions.items():
