@@ -303,8 +303,9 @@ def build_decomposition(
     Columns: ``[p_a,i, pairable_i]``, then for pooled chance ``[n_ik/r_i (V), rated_i]``, or
     for coder chance the sparse coder × value indicators ``(C·V)``. With ``sparse_counts``
     (by default when a dense ``n_items × V`` array would outgrow the data) the same columns
-    are built as CSR from the (item, value) pairs that occur, and the unweighted models get
-    an O(nnz) leave-one-item-out for the jackknife (:mod:`.agreement_jackknife`).
+    are built as CSR from the (item, value) pairs that occur. Unweighted models with wide
+    rows (coder chance, or pooled chance on sparse counts) get an O(nnz) leave-one-item-out
+    for the jackknife (:mod:`metrics.coefficients.agreement_jackknife`).
     """
     model = _Model(name, data.n_values, data.n_coders, chance, weights)
     use_sparse = use_sparse_counts(data, sparse_counts)
@@ -321,7 +322,8 @@ def build_decomposition(
     else:
         stats = observed
     leave_one_out = None
-    if use_sparse and weights is None and chance in ("pooled", "gwet", "coder"):
+    wide = chance == "coder" or (use_sparse and chance in ("pooled", "gwet"))
+    if weights is None and wide:
         leave_one_out = jackknife_factory(chance, data.n_values, data.n_coders, chance_corrected)
     return Decomposition(name, stats, model.finalize, leave_one_out), model
 

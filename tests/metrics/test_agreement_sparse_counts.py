@@ -37,7 +37,7 @@ from metrics import (
 from metrics.coefficients.agreement import agreement_weights, build_decomposition
 from metrics.coefficients.alpha import MAX_MATRIX_VALUES
 from metrics.diagnostics import _per_category_dense, _per_category_sparse
-from metrics.uncertainty import analytic
+from metrics.uncertainty import analytic, bootstrap
 from metrics.uncertainty.bootstrap import bootstrap_chunk, jackknife_values
 
 TOLERANCE = 1e-12
@@ -98,11 +98,14 @@ def test_sparse_decomposition_equals_dense(
     )
 
 
-@pytest.mark.parametrize("chance", ["pooled", "gwet", "coder"])
-def test_leave_one_out_equals_finalize_of_each_remainder(chance: str) -> None:
+@pytest.mark.parametrize(
+    ("chance", "sparse_counts"),
+    [("pooled", True), ("gwet", True), ("coder", True), ("coder", False)],
+)
+def test_leave_one_out_equals_finalize_of_each_remainder(chance: str, sparse_counts: bool) -> None:
     """The O(nnz) leave-one-out against finalize(total - row), item by item."""
     data = CASES[2][1]
-    decomposition, _ = build_decomposition(data, "x", chance, sparse_counts=True)  # type: ignore[arg-type]
+    decomposition, _ = build_decomposition(data, "x", chance, sparse_counts=sparse_counts)  # type: ignore[arg-type]
     assert decomposition.leave_one_out is not None
     plain = dataclasses.replace(decomposition, leave_one_out=None)
     total = decomposition.totals()
@@ -113,6 +116,20 @@ def test_leave_one_out_equals_finalize_of_each_remainder(chance: str) -> None:
     np.testing.assert_allclose(jackknife_values(plain), expected, atol=TOLERANCE)
     sliced = jackknife_values(decomposition, start=5, stop=40)
     np.testing.assert_allclose(sliced, expected[5:40], atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("chance", ["pooled", "coder"])
+def test_wide_rows_are_totalled_a_few_replicates_at_a_time_with_the_same_values(
+    chance: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sub-blocks of 3 replicates give the whole block's values bit for bit, in any chunks."""
+    data = CASES[0][1]
+    decomposition, _ = build_decomposition(data, "x", chance, sparse_counts=True)  # type: ignore[arg-type]
+    whole = bootstrap_chunk(decomposition, seed=2, start=0, stop=20)
+    width = decomposition.item_stats.shape[1]
+    monkeypatch.setattr(bootstrap, "_SUB_BLOCK_ELEMENTS", 3 * width)
+    pieces = [bootstrap_chunk(decomposition, seed=2, start=a, stop=b) for a, b in [(0, 4), (4, 20)]]
+    np.testing.assert_array_equal(np.concatenate(pieces), whole)
 
 
 FUNCTIONS = [observed_agreement, bennett_s, fleiss_pi, conger_kappa, gwet_ac1, brennan_prediger]
