@@ -29,6 +29,7 @@ and :math:`|p'_g|^2 = (|T_g|^2 - 2 T_{g k_g} + 1) / n'^2_g`; the coders' inner p
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,11 +48,25 @@ def jackknife_factory(chance: str, n_values: int, n_coders: int, combine: Combin
     """The ``leave_one_out`` of an unweighted model with ``pooled``, ``gwet`` or ``coder``
     chance over columns ``[p_a, pairable, ...]`` as
     :func:`metrics.coefficients.agreement.build_decomposition` lays them out."""
-    if chance == "coder":
-        return lambda totals: _coder(np.asarray(totals, np.float64), n_values, n_coders, combine)
-    if chance in ("pooled", "gwet"):
-        return lambda totals: _pooled(np.asarray(totals, np.float64), n_values, chance, combine)
-    raise ValueError(f"No sparse leave-one-out for chance {chance!r}.")
+    if chance not in ("pooled", "gwet", "coder"):
+        raise ValueError(f"No sparse leave-one-out for chance {chance!r}.")
+    return _LeaveOneOut(chance, n_values, n_coders, combine)
+
+
+@dataclass(frozen=True)
+class _LeaveOneOut:
+    """A plain object rather than a closure, so that a decomposition stays picklable."""
+
+    chance: str
+    n_values: int
+    n_coders: int
+    combine: Combine
+
+    def __call__(self, totals: NDArray[np.float64]) -> Callable[[ItemStats], NDArray[np.float64]]:
+        totals = np.asarray(totals, dtype=np.float64)
+        if self.chance == "coder":
+            return _coder(totals, self.n_values, self.n_coders, self.combine)
+        return _pooled(totals, self.n_values, self.chance, self.combine)
 
 
 def _divide(
