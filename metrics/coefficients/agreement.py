@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,12 +51,15 @@ from metrics.coefficients.closed_forms import (
     two_coder_kappa_from_array,
     two_coder_kappa_from_data,
 )
+from metrics.coefficients.interval_weights import IntervalWeights, interval_weights
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 from metrics.distances import DistanceLike, distance_matrix
 
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
+#: Agreement weights: a symmetric ``V × V`` matrix, or the interval weights as operations.
+Weights: TypeAlias = NDArray[np.float64] | IntervalWeights
 
 _TOLERANCE = 1e-12
 
@@ -105,6 +108,18 @@ def agreement_weights(
     return (weights + weights.T) / 2.0
 
 
+def uniform_chance_weights(data: ReliabilityData, distance: DistanceLike | None) -> Weights | None:
+    """:func:`agreement_weights`, or for the interval distance on a domain above
+    ``MAX_MATRIX_VALUES`` values :class:`~metrics.coefficients.interval_weights.IntervalWeights`
+    (no matrix): for the coefficients that read weights only through the pairs on each item
+    and their total (Gwet's AC2, weighted Brennan–Prediger)."""
+    if distance is not None and data.n_values > MAX_MATRIX_VALUES:
+        weights = interval_weights(data, distance)
+        if weights is not None:
+            return weights
+    return agreement_weights(data, distance)
+
+
 # -- per-item statistics ------------------------------------------------------------------
 
 
@@ -123,7 +138,7 @@ def _pair_agreement(
 
 def _observed_columns(
     data: ReliabilityData,
-    weights: NDArray[np.float64] | None,
+    weights: Weights | None,
     sparse_counts: bool | None = None,
 ) -> NDArray[np.float64]:
     """``(n_items, 2)``: per-item agreement :math:`p_{a,i}` (0 if unpairable) and pairability.
@@ -135,7 +150,7 @@ def _observed_columns(
     """
     per_item = data.values_per_item.astype(np.float64)
     pairable = data.pairable
-    if use_sparse_counts(data, sparse_counts):
+    if use_sparse_counts(data, sparse_counts) or isinstance(weights, IntervalWeights):
         agreeing = _sparse_pair_agreement(data, weights)[pairable]
     else:
         counts = data.item_value_counts
@@ -151,9 +166,7 @@ def use_sparse_counts(data: ReliabilityData, sparse_counts: bool | None = None) 
     return (not data.dense_counts_are_linear) if sparse_counts is None else bool(sparse_counts)
 
 
-def _sparse_pair_agreement(
-    data: ReliabilityData, weights: NDArray[np.float64] | None
-) -> NDArray[np.float64]:
+def _sparse_pair_agreement(data: ReliabilityData, weights: Weights | None) -> NDArray[np.float64]:
     """:func:`_pair_agreement` for every item without the ``n_items × V`` counts.
 
     Unweighted, :math:`\\sum_k n_{ik}^2 - r_i` from the (item, value) pairs that occur;
@@ -166,7 +179,11 @@ def _sparse_pair_agreement(
         squares = np.bincount(item, weights=count * count, minlength=data.n_items)
         return np.asarray(squares - per_item, dtype=np.float64)
     left, right = data.item_pairs()
-    pair_weights = weights[data.value_code[left], data.value_code[right]]
+    first, second = data.value_code[left], data.value_code[right]
+    if isinstance(weights, IntervalWeights):
+        pair_weights = weights.pairs(first, second)
+    else:
+        pair_weights = weights[first, second]
     pairs = np.bincount(data.item_index[left], weights=pair_weights, minlength=data.n_items)
     return np.asarray(2.0 * pairs, dtype=np.float64)
 
@@ -237,20 +254,23 @@ class _Model:
     n_values: int
     n_coders: int
     chance: Chance
-    weights: NDArray[np.float64] | None
+    weights: Weights | None
 
     def parts(self, totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         totals = np.asarray(totals, dtype=np.float64)
         observed = _divide(totals[..., 0], totals[..., 1])
         w = self.weights  # None: identity weights, summed directly (no V × V array)
         size = self.n_values
+        matrix = None if isinstance(w, IntervalWeights) else w
+        if matrix is None and w is not None and self.chance in ("pooled", "coder"):
+            raise ValueError("Pooled and coder chance need the weights as a V × V matrix.")
         if self.chance == "none":
             expected = np.zeros_like(observed)
         elif self.chance == "uniform":
             expected = np.full_like(observed, weight_sum(w, size) / size**2)
         elif self.chance == "pooled":
             pooled = _pooled_distribution(totals, size)
-            expected = _quadratic(pooled, w)
+            expected = _quadratic(pooled, matrix)
         elif self.chance == "gwet":
             pooled = _pooled_distribution(totals, size)
             spread = (pooled * (1 - pooled)).sum(axis=-1)
@@ -258,8 +278,8 @@ class _Model:
             expected = factor * spread if size > 1 else spread + 1.0
         else:
             shares, n_rated = _coder_distributions(totals, self.n_coders, size)
-            all_pairs = _quadratic(shares.sum(axis=-2), w)
-            same = _quadratic(shares, w).sum(axis=-1)
+            all_pairs = _quadratic(shares.sum(axis=-2), matrix)
+            same = _quadratic(shares, matrix).sum(axis=-1)
             expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
         return observed, expected
 
@@ -267,7 +287,7 @@ class _Model:
         return chance_corrected(*self.parts(totals), self.chance)
 
 
-def weight_sum(weights: NDArray[np.float64] | None, size: int) -> float:
+def weight_sum(weights: Weights | None, size: int) -> float:
     """:math:`\\sum_{kl} w_{kl}`; ``size`` (the identity's) without weights."""
     return float(size) if weights is None else float(weights.sum())
 
@@ -294,7 +314,7 @@ def build_decomposition(
     data: ReliabilityData,
     name: str,
     chance: Chance,
-    weights: NDArray[np.float64] | None = None,
+    weights: Weights | None = None,
     *,
     sparse_counts: bool | None = None,
 ) -> tuple[Decomposition, _Model]:
@@ -308,7 +328,7 @@ def build_decomposition(
     for the jackknife (:mod:`metrics.coefficients.agreement_jackknife`).
     """
     model = _Model(name, data.n_values, data.n_coders, chance, weights)
-    use_sparse = use_sparse_counts(data, sparse_counts)
+    use_sparse = use_sparse_counts(data, sparse_counts) or isinstance(weights, IntervalWeights)
     observed = _observed_columns(data, weights, use_sparse)
     stats: NDArray[np.float64] | sparse.csr_matrix
     if chance in ("pooled", "gwet") and use_sparse:
@@ -323,8 +343,14 @@ def build_decomposition(
         stats = observed
     leave_one_out = None
     wide = chance == "coder" or (use_sparse and chance in ("pooled", "gwet"))
-    if weights is None and wide:
-        leave_one_out = jackknife_factory(chance, data.n_values, data.n_coders, chance_corrected)
+    if wide and (weights is None or chance == "gwet"):  # AC2 reads weights via their sum
+        leave_one_out = jackknife_factory(
+            chance,
+            data.n_values,
+            data.n_coders,
+            chance_corrected,
+            weight_sum(weights, data.n_values),
+        )
     return Decomposition(name, stats, model.finalize, leave_one_out), model
 
 

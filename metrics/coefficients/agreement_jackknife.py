@@ -44,13 +44,17 @@ Combine = Callable[[NDArray[np.float64], NDArray[np.float64], Any], NDArray[np.f
 __all__ = ["jackknife_factory"]
 
 
-def jackknife_factory(chance: str, n_values: int, n_coders: int, combine: Combine) -> LeaveOneOut:
+def jackknife_factory(
+    chance: str, n_values: int, n_coders: int, combine: Combine, weight_total: float
+) -> LeaveOneOut:
     """The ``leave_one_out`` of an unweighted model with ``pooled``, ``gwet`` or ``coder``
     chance over columns ``[p_a, pairable, ...]`` as
-    :func:`metrics.coefficients.agreement.build_decomposition` lays them out."""
+    :func:`metrics.coefficients.agreement.build_decomposition` lays them out; also of a
+    weighted ``gwet`` model (AC2), whose weights enter only through their sum
+    ``weight_total`` (``V`` unweighted)."""
     if chance not in ("pooled", "gwet", "coder"):
         raise ValueError(f"No sparse leave-one-out for chance {chance!r}.")
-    return _LeaveOneOut(chance, n_values, n_coders, combine)
+    return _LeaveOneOut(chance, n_values, n_coders, combine, weight_total)
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,13 @@ class _LeaveOneOut:
     n_values: int
     n_coders: int
     combine: Combine
+    weight_total: float
 
     def __call__(self, totals: NDArray[np.float64]) -> Callable[[ItemStats], NDArray[np.float64]]:
         totals = np.asarray(totals, dtype=np.float64)
         if self.chance == "coder":
             return _coder(totals, self.n_values, self.n_coders, self.combine)
-        return _pooled(totals, self.n_values, self.chance, self.combine)
+        return _pooled(totals, self.n_values, self.chance, self.combine, self.weight_total)
 
 
 def _divide(
@@ -88,7 +93,7 @@ def _row_sums(matrix: sparse.csr_matrix) -> NDArray[np.float64]:
 
 
 def _pooled(
-    totals: NDArray[np.float64], size: int, chance: str, combine: Combine
+    totals: NDArray[np.float64], size: int, chance: str, combine: Combine, weight_total: float
 ) -> Callable[[ItemStats], NDArray[np.float64]]:
     shares_total = totals[2 : 2 + size]
     rated_total = totals[2 + size]
@@ -105,7 +110,8 @@ def _pooled(
             expected = _divide(squares, left * left)
         else:
             spread = _divide(linear - _row_sums(shares), left) - _divide(squares, left * left)
-            expected = size / (size * (size - 1)) * spread if size > 1 else spread + 1.0
+            factor = weight_total / (size * (size - 1)) if size > 1 else 0.0
+            expected = factor * spread if size > 1 else spread + 1.0
         return combine(_observed(rows, totals), expected, chance)
 
     return values

@@ -2,8 +2,8 @@
 
 Nearly every annotation a different real: the kappa family, its bootstrap and the
 diagnostics run without an items × values or coders × values table; the per-label
-diagnostics are skipped with the reason, and coefficients needing a values × values weight
-matrix are skipped with theirs.
+diagnostics are skipped with the reason; AC2 and Brennan–Prediger take the interval weights
+without their values × values matrix.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from computations import engine
-from metrics import ReliabilityData, krippendorff_alpha
+from metrics import ReliabilityData, brennan_prediger, gwet_ac1, krippendorff_alpha
+from metrics.coefficients.alpha import MAX_MATRIX_VALUES
 from metrics.uncertainty.bootstrap import bootstrap_chunk
 from studies.models import LabelKind
 
@@ -88,8 +89,14 @@ def test_the_kappa_family_is_reported_and_weighted_coefficients_skipped(
         agreeing.mean() / 3, abs=1e-12
     )
     assert {"s", "pi", "kappa"} <= set(coefficients)
-    for key in ("ac1", "brennan_prediger"):
-        assert "larger than the limit" in result["skipped"][key]
+    # AC2 and Brennan–Prediger with interval weights: no V × V matrix either.
+    assert data.n_values > MAX_MATRIX_VALUES
+    assert coefficients["ac1"]["value"] == pytest.approx(
+        gwet_ac1(data, distance="interval").value, abs=1e-12
+    )
+    assert coefficients["brennan_prediger"]["value"] == pytest.approx(
+        brennan_prediger(data, distance="interval").value, abs=1e-12
+    )
 
 
 def test_wide_decompositions_resample_alone_with_the_same_values(no_dense_tables: None) -> None:

@@ -36,6 +36,7 @@ from metrics import (
 )
 from metrics.coefficients.agreement import agreement_weights, build_decomposition
 from metrics.coefficients.alpha import MAX_MATRIX_VALUES
+from metrics.coefficients.interval_weights import IntervalWeights
 from metrics.diagnostics import _per_category_dense, _per_category_sparse
 from metrics.uncertainty import analytic, bootstrap
 from metrics.uncertainty.bootstrap import bootstrap_chunk, jackknife_values
@@ -292,3 +293,52 @@ def test_many_distinct_reals_without_dense_tables(monkeypatch: pytest.MonkeyPatc
             float(decomposition.finalize(total - row)), abs=1e-12
         )
     assert len(categories.values) == data.n_values
+
+
+# -- interval weights without their matrix (AC2, weighted Brennan–Prediger) -------------------
+
+
+@pytest.mark.parametrize("chance", ["none", "uniform", "gwet"])
+@pytest.mark.parametrize(("label", "data"), CASES, ids=[c[0] for c in CASES])
+def test_interval_weights_as_operations_equal_the_matrix(
+    label: str, data: ReliabilityData, chance: str
+) -> None:
+    matrix = agreement_weights(data, "interval")
+    operations = IntervalWeights.of(np.asarray(data.domain, dtype=np.float64))
+    assert operations.sum() == pytest.approx(float(matrix.sum()), rel=TOLERANCE)
+    dense, _ = build_decomposition(data, "x", chance, matrix, sparse_counts=False)  # type: ignore[arg-type]
+    light, _ = build_decomposition(data, "x", chance, operations)  # type: ignore[arg-type]
+    assert float(light.evaluate()) == pytest.approx(float(dense.evaluate()), abs=TOLERANCE)
+    draws = np.random.default_rng(2).integers(0, 3, size=(7, data.n_items)).astype(np.float64)
+    np.testing.assert_allclose(light.evaluate(draws), dense.evaluate(draws), atol=TOLERANCE)
+    np.testing.assert_allclose(jackknife_values(light), jackknife_values(dense), atol=TOLERANCE)
+
+
+def test_ac2_and_brennan_prediger_on_many_reals_against_plain_formulas(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above MAX_MATRIX_VALUES values: no weight matrix, values from brute-force sums here."""
+    frame, values = _continuous(14, 3_000, 3)
+    data = _data(frame)
+    assert data.n_values > MAX_MATRIX_VALUES
+    for name in ("item_value_counts", "coder_value_counts", "codes"):
+        monkeypatch.setattr(ReliabilityData, name, property(_refuse))
+    domain = np.unique(values)
+    largest = (domain.max() - domain.min()) ** 2
+    # Σ_kl w_kl over the domain, by blocks of rows of the V × V differences.
+    total = sum(
+        float((1.0 - np.subtract.outer(domain[i : i + 500], domain) ** 2 / largest).sum())
+        for i in range(0, domain.size, 500)
+    )
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    agreeing = sum(1.0 - (values[:, a] - values[:, b]) ** 2 / largest for a, b in pairs)
+    observed = float(np.mean(2 * agreeing / 6))
+    size = domain.size
+    pooled = frame.groupby("label").size().to_numpy() / frame.shape[0]
+    ac2_expected = total / (size * (size - 1)) * float((pooled * (1 - pooled)).sum())
+    bp_expected = total / size**2
+    ac2 = gwet_ac1(data, distance="interval")
+    bp = brennan_prediger(data, distance="interval")
+    assert ac2.observed == pytest.approx(observed, abs=TOLERANCE)
+    assert ac2.value == pytest.approx((observed - ac2_expected) / (1 - ac2_expected), abs=TOLERANCE)
+    assert bp.value == pytest.approx((observed - bp_expected) / (1 - bp_expected), abs=TOLERANCE)
