@@ -16,10 +16,11 @@ Prints, from one run (times are medians of 3 runs, the 6M case runs once):
 3. nominal alpha on 6M annotations (2,400 coders, 1,000,000 items, 6 per item): time
    (goal ≤ 15 s) and peak memory (goal ≤ 2 GB);
 4. the agreement family on an interval question: 1M annotations (200,000 items × 5
-   coders) with about 800,000 distinct reals (A_o, S, pi, kappa, AC1; the decompositions'
-   jackknife and 100 bootstrap replicates of pi and kappa; the linearised SEs; per-category
-   agreement and item disagreement), step by step, once: no ``items × values`` table (it
-   would hold 1.6 × 10^11 numbers).
+   coders) with about 800,000 distinct reals (A_o, S, pi, kappa, AC1; AC2 and
+   Brennan–Prediger with interval weights; the jackknife of AC2, pi and kappa and 100
+   bootstrap replicates of pi and kappa; the linearised SEs; per-category agreement and
+   item disagreement), step by step, once: no ``items × values`` table (it would hold
+   1.6 × 10^11 numbers).
 
 Each case runs in its own subprocess; its peak memory is the process's peak resident set
 size (``resource.getrusage``), input arrays and interpreter included, and the peak of the
@@ -139,7 +140,9 @@ def reals_case() -> dict[str, Any]:
     """Case 4, step by step: seconds per step, the values, peak RSS and tracemalloc peak."""
     from metrics import (
         bennett_s,
+        brennan_prediger,
         conger_kappa,
+        decompose_gwet_ac1,
         fleiss_pi,
         gwet_ac1,
         item_disagreement,
@@ -170,6 +173,13 @@ def reals_case() -> dict[str, Any]:
         ("ac1", gwet_ac1),
     ):
         values[name] = step(name, lambda f=function: f(data).value)
+    for name, function in (
+        ("ac2 (interval)", gwet_ac1),
+        ("brennan_prediger (interval)", brennan_prediger),
+    ):
+        values[name] = step(name, lambda f=function: f(data, distance="interval").value)
+    ac2 = step("ac2 decomposition", lambda: decompose_gwet_ac1(data, distance="interval"))
+    step("ac2 jackknife", lambda: jackknife_values(ac2))
     for name, chance in (("pi", "pooled"), ("kappa", "coder")):
         decomposition = step(
             f"{name} decomposition", lambda c=chance, n=name: build_decomposition(data, n, c)[0]
