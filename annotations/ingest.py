@@ -33,7 +33,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotations import services
@@ -51,6 +51,7 @@ from studies.text_rules import CsvReadError, read_csv, restore_text
 logger = logging.getLogger(__name__)
 
 CSV_COLUMNS = ("item", "coder", "label")
+UNIQUE_VIOLATION = "23505"  # PostgreSQL's SQLSTATE
 DEFAULT_BATCH = 100_000
 
 Progress = Callable[[int], None]
@@ -554,30 +555,60 @@ class _CopySink(_Sink):
         )
         kept = cursor.rowcount
         cursor.execute("DROP TABLE annotation_ingest")
-        # An item and coder given twice: found on the ids (pairs of integers hash faster
-        # than the keys' text), named by the keys of the few rows concerned.
+        # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
+        fresh = not Annotation.objects.filter(
+            round_id=self.round.pk, question_id=self.question.pk
+        ).exists()
+        if fresh and not report.rejected:
+            # The annotations' unique index finds an item and coder given twice while the
+            # rows are written; the check, a pass over every row, runs only if it does.
+            try:
+                with transaction.atomic():
+                    self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=True)
+                return
+            except IntegrityError as error:
+                if getattr(error.__cause__, "sqlstate", None) != UNIQUE_VIOLATION:
+                    raise
+        kept -= self._reject_duplicates(cursor, report)
+        if report.rejected and not report.partial:
+            return
+        self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=fresh)
+
+    def _reject_duplicates(self, cursor: Any, report: IngestReport) -> int:
+        """Report every row whose item and coder an earlier row gave, and leave it out;
+        how many there were. Found on the ids (pairs of integers hash faster than the
+        keys' text), named by the keys of the few rows concerned."""
+        items, coders = Item._meta.db_table, Coder._meta.db_table
         cursor.execute(
-            "SELECT x.line, i.external_id, c.key, f.first FROM annotation_ingest_ids x JOIN"
-            " (SELECT item_id, coder_id, min(line) AS first FROM annotation_ingest_ids"
-            "  GROUP BY item_id, coder_id HAVING count(*) > 1) f USING (item_id, coder_id)"
-            f" JOIN {items} i ON i.id = x.item_id JOIN {coders} c ON c.id = x.coder_id"
-            " WHERE x.line > f.first ORDER BY x.line"
+            "WITH first AS MATERIALIZED ("
+            "  SELECT item_id, coder_id, min(line) AS first FROM annotation_ingest_ids"
+            "  GROUP BY item_id, coder_id HAVING count(*) > 1),"
+            " later AS MATERIALIZED ("
+            "  SELECT x.line, x.item_id, x.coder_id, f.first FROM annotation_ingest_ids x"
+            "  JOIN first f USING (item_id, coder_id) WHERE x.line > f.first)"
+            " SELECT d.line, i.external_id, c.key, d.first FROM later d"
+            f" JOIN {items} i ON i.id = d.item_id JOIN {coders} c ON c.id = d.coder_id"
+            " ORDER BY d.line"
         )
         duplicates = cursor.fetchall()
         for line, item, coder, first in duplicates:
             report.reject(_duplicate_error(line, item, coder, first))
-        if report.rejected and not report.partial:
-            return
-        if duplicates:
+        if duplicates and report.partial:
             cursor.execute(
                 "DELETE FROM annotation_ingest_ids x USING annotation_ingest_ids f"
                 " WHERE x.item_id = f.item_id AND x.coder_id = f.coder_id AND x.line > f.line"
             )
-            kept -= len(duplicates)
-        self._write(cursor, report, kept=kept, actor=actor, now=now)
+        return len(duplicates)
 
     def _write(
-        self, cursor: Any, report: IngestReport, *, kept: int, actor: Actor, now: datetime
+        self,
+        cursor: Any,
+        report: IngestReport,
+        *,
+        kept: int,
+        actor: Actor,
+        now: datetime,
+        fresh: bool,
     ) -> None:
         table, changes = Annotation._meta.db_table, AnnotationChange._meta.db_table
         round_id, question_id, study_id = self.round.pk, self.question.pk, self.study.pk
@@ -587,8 +618,6 @@ class _CopySink(_Sink):
             "a.round_id = %s AND a.question_id = %s AND a.item_id = x.item_id"
             " AND a.coder_id = x.coder_id"
         )
-        # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
-        fresh = not Annotation.objects.filter(round_id=round_id, question_id=question_id).exists()
         # Updates first (the annotations still hold the old values): their old text is
         # the scheme's, written in Python for the rows that change.
         updated: list[Any] = []
