@@ -270,12 +270,16 @@ def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
 
     ``None`` when :func:`_value_tallies` has no table for this array.
     """
-    tallies = _value_tallies(array)
-    return None if tallies is None else tallies.T.astype(np.float64)
+    tallied = _value_tallies(array)
+    return None if tallied is None else tallied[0].T.astype(np.float64)
 
 
-def _value_tallies(array: NDArray[Any]) -> NDArray[np.integer[Any]] | None:
+def _value_tallies(
+    array: NDArray[Any],
+) -> tuple[NDArray[np.integer[Any]], NDArray[np.int64]] | None:
     """``(span, n_items)``: how many coders gave each item each whole number from the lowest.
+
+    Returned with the table's row sums (how often each number occurs, ``(span,)``).
 
     ``None`` unless every present label is a whole number (of magnitude below 2⁵² for
     float64, where every whole number is a float), they span at most ``MAX_SPAN`` values
@@ -310,15 +314,17 @@ def _value_tallies(array: NDArray[Any]) -> NDArray[np.integer[Any]] | None:
         tallies = np.empty((span, n_items), dtype=count_type)
         for code in range(span):  # over values, not annotations
             np.add.reduce(array == low + code, axis=0, dtype=count_type, out=tallies[code])
-        if int(tallies.sum(dtype=np.int64)) != n_present:
+        totals = tallies.sum(axis=1, dtype=np.int64)
+        if int(totals.sum()) != n_present:
             return None  # a label that is not a whole number
-        return tallies
+        return tallies, totals
     coded = _whole_number_codes(array)
     if coded is None:
         return None
     codes = coded[0] + (span + 1) * np.arange(n_items, dtype=np.intp)
     table = np.bincount(codes.ravel(), minlength=n_items * (span + 1))
-    return table.reshape(n_items, span + 1)[:, :span].T.astype(np.min_scalar_type(n_coders))
+    tallies = table.reshape(n_items, span + 1)[:, :span].T.astype(np.min_scalar_type(n_coders))
+    return tallies, tallies.sum(axis=1, dtype=np.int64)
 
 
 def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
@@ -327,11 +333,11 @@ def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
     Per item ``Σ_{k≠k'} n_uk n_uk' = m_u² - Σ_k n_uk²``, and over the pairable values
     ``n² - Σ_k n_k²``: integer sums, exact (complete data: one division in all).
     """
-    tallies = _value_tallies(array)
-    if tallies is None:
+    tallied = _value_tallies(array)
+    if tallied is None:
         return None
+    tallies, marginals = tallied
     n_coders, n_items = array.shape
-    marginals = tallies.sum(axis=1, dtype=np.int64)
     complete = int(marginals.sum()) == n_coders * n_items
     per_item = None if complete else tallies.sum(axis=0, dtype=np.int64)
     if per_item is None:
