@@ -21,9 +21,9 @@ chunks; only other distances build their ``V × V`` matrix, and that only for do
 most ``MAX_MATRIX_VALUES`` values. No ``n_items × V`` array is built unless it is no larger
 than a few times the data.
 
-A plain numeric array without ``domain=`` skips coding the labels: interval and ordinal alpha
-are computed from it directly (:mod:`metrics.coefficients.closed_forms`, the same value to
-1e-12).
+A plain numeric array without ``domain=`` skips coding the labels: interval alpha, and
+nominal and ordinal alpha of whole-number labels, are computed from it directly
+(:mod:`metrics.coefficients.closed_forms`, the same value to 1e-12).
 
 References
 ----------

@@ -12,6 +12,10 @@ computed from a few sums without coding the labels first:
 - **ordinal alpha** (whole-number labels spanning a small range) from the items × values
   count table, each item's rank sums around its mean rank, mid-ranks
   :math:`r_k = \\sum_{g<k} n_g + n_k/2` from the column totals;
+- **nominal alpha** from the same table in integers: per item
+  :math:`m_u^2 - \\sum_k n_{uk}^2`, over the pairable values :math:`n^2 - \\sum_k n_k^2`
+  (for up to 32 values the table is counted value by value straight from the array, one
+  comparison and one sum over coders each, in the narrowest integer type; no coding pass);
 - **multi-pi** (Fleiss' kappa, unweighted) from the same count table;
 - **Cohen's and weighted kappa** (two coders, whole-number labels spanning a small range) from
   one ``bincount`` of the pairs into a ``(V+1) × (V+1)`` table whose extra row and column
@@ -46,6 +50,9 @@ from metrics.distances.scalar import IntervalDistance, NominalDistance, OrdinalD
 #: Widest range of whole-number labels (largest minus smallest, plus one) taken by the
 #: count-table forms; wider ranges take the general path.
 MAX_SPAN = 1024
+#: Ranges up to this many whole numbers are counted value by value (one comparison and one
+#: sum over coders each); wider ones by one ``bincount`` of the codes.
+_COUNTED_BY_VALUE = 32
 
 __all__ = [
     "MAX_SPAN",
@@ -309,7 +316,7 @@ def _value_tallies(
     span = int(high - low) + 1
     if n_items * span > 8 * array.size + (1 << 16):
         return None  # the items × values table would be much larger than the data
-    if span <= 16:
+    if span <= _COUNTED_BY_VALUE:
         count_type = np.min_scalar_type(n_coders)
         tallies = np.empty((span, n_items), dtype=count_type)
         for code in range(span):  # over values, not annotations

@@ -131,7 +131,7 @@ def test_alpha_on_integer_arrays(dtype: type) -> None:
 
 
 def test_ordinal_alpha_on_a_wide_range_of_whole_numbers() -> None:
-    # 17 and more values are counted with one bincount rather than value by value.
+    # 33 and more values are counted with one bincount rather than value by value.
     rng = np.random.default_rng(7)
     truth = rng.integers(0, 300, size=200)
     values = (truth + rng.integers(-20, 21, size=(3, 200))).astype(float)
@@ -222,12 +222,13 @@ def nominal_references(values: np.ndarray) -> tuple[CoefficientResult, float]:
 @pytest.mark.parametrize(
     ("name", "values"),
     [
-        # Whole numbers with missing values, negative ones, a range wider than 16 values (one
+        # Whole numbers with missing values, negative ones, a range wider than 32 values (one
         # bincount), 300 coders (counts in uint16), float32 labels.
         ("missing", categorical(4, coders=6, items=300, missing=0.4)),
         ("negative", categorical(5, coders=4, items=200, missing=0.2) - 5.0),
         ("wide range", np.round(reals(6, coders=3, items=400, missing=0.1)) * 3.0 - 150.0),
         ("many coders", categorical(7, coders=300, items=25, missing=0.3)),
+        ("32 values", np.random.default_rng(10).integers(0, 32, (4, 300)).astype(float)),
         ("float32", categorical(8, coders=5, items=100, missing=0.2).astype(np.float32)),
         ("int16", np.nan_to_num(categorical(9, coders=5, items=100, missing=0.0) - 4, nan=0)
          .astype(np.int16)),
