@@ -10,13 +10,16 @@ Writes a NetEaseCrowd-shaped CSV (``--coders`` workers, about ``--per-item`` lab
 item, five categories) to a temporary file, then times ``manage.py annotations_import_csv``'s
 service (``annotations.ingest.annotations_ingest_csv``: streamed in batches, one
 transaction, items and coders created) from the file to the committed rows, printing the
-progress lines, the total seconds and rows per second. Goal (issue 12): 6M rows in at most
-120 s on PostgreSQL.
+progress lines, the statements over half a second and the commit, the total seconds and
+rows per second, and the PostgreSQL settings that weigh on a bulk write (checkpoints start
+when ``max_wal_size`` of WAL was written). Goal (issue 12): 6M rows in at most 120 s on
+PostgreSQL.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -35,7 +38,7 @@ django.setup()
 
 import numpy as np  # noqa: E402
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import DEFAULT_DB_ALIAS, connection, connections  # noqa: E402
 
 from annotations.ingest import annotations_ingest_csv  # noqa: E402
 from studies.access import Actor  # noqa: E402
@@ -98,6 +101,49 @@ def drop_study(study: Study) -> None:
     study.delete()
 
 
+@contextlib.contextmanager
+def timed_statements(threshold: float = 0.5):
+    """Print each SQL statement slower than ``threshold`` seconds, and the commit."""
+
+    def timer(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            elapsed = time.perf_counter() - start
+            if elapsed >= threshold:
+                print(f"    {elapsed:6.1f} s  {' '.join(sql.split())[:90]}", flush=True)
+
+    wrapper_class = type(connections[DEFAULT_DB_ALIAS])
+    commit = wrapper_class._commit
+
+    def timed_commit(self):  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        try:
+            return commit(self)
+        finally:
+            print(f"    {time.perf_counter() - start:6.1f} s  COMMIT", flush=True)
+
+    wrapper_class._commit = timed_commit  # the commit runs the deferred checks
+    try:
+        with connection.execute_wrapper(timer):
+            yield
+    finally:
+        wrapper_class._commit = commit
+
+
+def server_settings() -> str:
+    if connection.vendor != "postgresql":
+        return ""
+    names = ("max_wal_size", "shared_buffers", "synchronous_commit")
+    with connection.cursor() as cursor:
+        values = []
+        for name in names:
+            cursor.execute(f"SHOW {name}")
+            values.append(f"{name}={cursor.fetchone()[0]}")
+    return "; ".join(values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -109,7 +155,10 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     for leftover in Study.objects.filter(name=NAME):
         drop_study(leftover)
-    print(f"database: {connection.vendor} {connection.settings_dict['NAME']}", flush=True)
+    print(
+        f"database: {connection.vendor} {connection.settings_dict['NAME']} {server_settings()}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "crowd.csv"
         start = time.perf_counter()
@@ -131,7 +180,7 @@ def main() -> None:
             def progress(rows: int) -> None:
                 print(f"  {rows:>10,} rows read {time.perf_counter() - start:6.1f} s", flush=True)
 
-            with path.open("rb") as stream:
+            with path.open("rb") as stream, timed_statements():
                 report = annotations_ingest_csv(
                     study=study,
                     round_ref=round_.pk,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 import metrics
 from metrics import (
@@ -106,6 +107,9 @@ _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
 MOST_DISPUTED = 20
 MAX_PAIRWISE_CODERS = 8
 MAX_COINCIDENCE_VALUES = 60
+#: Above this many distinct labels (numbers of an interval question, say) the per-label
+#: diagnostics (per category, each coder's distribution) are skipped with the reason.
+MAX_CATEGORY_VALUES = 1000
 
 
 def metrics_version() -> str:
@@ -201,7 +205,8 @@ def diagnostics(
     bias and the coincidence matrix, so that pages only read what the worker stored.
 
     A diagnostic undefined on this data is listed under ``skipped`` with the reason; the
-    others are still reported.
+    others are still reported. With more than ``MAX_CATEGORY_VALUES`` distinct labels the
+    per-label ones (per category, coder distributions) are skipped so (docs/crowd-scale.md).
     """
     out: dict[str, Any] = {}
     skipped: dict[str, str] = {}
@@ -212,7 +217,14 @@ def diagnostics(
         except ValueError as error:
             skipped[key] = str(error)
 
-    attempt("per_category", per_category_agreement, _jsonable)
+    if data.n_values > MAX_CATEGORY_VALUES:
+        for key in ("per_category", "coder_distributions"):
+            skipped[key] = (
+                f"{data.n_values} distinct labels, more than {MAX_CATEGORY_VALUES}: a row per "
+                "label would be about as large as the data, so it is left out."
+            )
+    else:
+        attempt("per_category", per_category_agreement, _jsonable)
 
     def pairs(pairwise: Any) -> Any:
         out["per_coder"] = _per_coder(pairwise, data, coder_names)
@@ -224,7 +236,8 @@ def diagnostics(
         item_disagreement,
         lambda disputed: _most_disputed(disputed, data, item_names),
     )
-    attempt("coder_distributions", coder_distributions, _jsonable)
+    if data.n_values <= MAX_CATEGORY_VALUES:
+        attempt("coder_distributions", coder_distributions, _jsonable)
     if categorical:
         _categorical_diagnostics(data, coder_names, out, skipped)
     out["skipped"] = skipped
@@ -419,18 +432,35 @@ def bootstrap_chunks(
     Every coefficient resamples the same items per replicate (``[seed, r]``), so drawing
     the resampling counts once and multiplying them with all coefficients' statistics gives
     each coefficient's replicate values as its own ``bootstrap_chunk`` would, for the cost of
-    one draw instead of one per coefficient (the draw dominates on large data).
+    one draw instead of one per coefficient (the draw dominates on large data). Wide sparse
+    statistics (``STACK_MAX_COLUMNS``) are resampled on their own: the same values, with
+    their totals held a few replicates at a time.
     """
-    names = list(decompositions)
+    wide = [n for n in decompositions if _wide(decompositions[n])]
+    names = [n for n in decompositions if n not in wide]
+    alone = {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
+             for n in (wide if len(names) > 1 else [*wide, *names])}  # fmt: skip
     if len(names) <= 1:
-        return {n: bootstrap_chunk(decompositions[n], seed=seed, start=start, stop=stop)
-                for n in names}  # fmt: skip
+        return {n: alone[n] for n in decompositions}
     stacked = _Stacked([decompositions[n] for n in names])
     first = metrics_bootstrap_chunk(stacked.decomposition, seed=seed, start=start, stop=stop)
     out = {names[0]: first}
     for index, name in enumerate(names[1:], start=1):
         out[name] = np.concatenate(stacked.values[index]) if stacked.values[index] else first[:0]
-    return {n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names}
+    stacked_values = {
+        n: [None if math.isnan(v) else float(v) for v in out[n].tolist()] for n in names
+    }
+    return {n: stacked_values[n] if n in stacked_values else alone[n] for n in decompositions}
+
+
+#: Sparse statistics wider than this are resampled on their own, not stacked: the bootstrap
+#: then totals them a few replicates at a time (the kappa family on many distinct values).
+STACK_MAX_COLUMNS = 4096
+
+
+def _wide(decomposition: Any) -> bool:
+    stats = decomposition.item_stats
+    return bool(sparse.issparse(stats) and stats.shape[1] > STACK_MAX_COLUMNS)
 
 
 def jackknife_slices(
@@ -748,9 +778,7 @@ def span_decompositions(
 
 def decomposition_rows(decomposition: Decomposition, rows: Sequence[int]) -> Decomposition:
     """The same coefficient on some documents only (rows in the given order)."""
-    return Decomposition(
-        decomposition.name, decomposition.item_stats[list(rows)], decomposition.finalize
-    )
+    return decomposition.with_rows(decomposition.item_stats[list(rows)])
 
 
 # -- helpers -------------------------------------------------------------------------------------

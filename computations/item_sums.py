@@ -287,7 +287,7 @@ def merged_decompositions(
             stacked: Any = sparse.vstack([sparse.csr_matrix(p) for p in parts], format="csr")
         else:
             stacked = np.vstack(parts) if parts else np.zeros((0, template.item_stats.shape[1]))
-        out[name] = Decomposition(name, stacked, template.finalize)
+        out[name] = template.with_rows(stacked)
     return out
 
 

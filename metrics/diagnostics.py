@@ -29,6 +29,7 @@ from metrics.coefficients.agreement import (
     cohen_kappa,
     observed_agreement,
     scott_pi,
+    use_sparse_counts,
 )
 from metrics.coefficients.gwet import brennan_prediger, gwet_ac1
 from metrics.coefficients.result import CoefficientResult
@@ -472,6 +473,33 @@ def per_category_agreement(
     rd = as_reliability_data(data, domain=domain)
     if method == "kappa":
         _require_coders(rd, "Per-category kappa")
+    if use_sparse_counts(rd):
+        observed, expected = _per_category_sparse(rd, method)
+    else:
+        observed, expected = _per_category_dense(rd, method)
+    values: list[float | None] = [None] * rd.n_values
+    observed_list: list[float | None] = [None] * rd.n_values
+    expected_list: list[float | None] = [None] * rd.n_values
+    if observed is not None:
+        defined = (np.abs(1 - expected) > 1e-12).tolist()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kappas = ((observed - expected) / (1 - expected)).tolist()
+        values = [v if ok else None for v, ok in zip(kappas, defined, strict=True)]
+        observed_list = [
+            v if ok else None for v, ok in zip(observed.tolist(), defined, strict=True)
+        ]
+        expected_list = [
+            v if ok else None for v, ok in zip(expected.tolist(), defined, strict=True)
+        ]
+    return PerCategoryAgreement(
+        method, rd.domain, tuple(values), tuple(observed_list), tuple(expected_list)
+    )
+
+
+def _per_category_dense(
+    rd: ReliabilityData, method: str
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]:
+    """Per category, observed and expected agreement from the ``items × V`` counts."""
     counts = rd.item_value_counts  # (items, V)
     per_item = rd.values_per_item.astype(np.float64)[:, None]
     pairable = rd.pairable
@@ -483,29 +511,55 @@ def per_category_agreement(
     if method == "pi":
         rated = rd.values_per_item > 0
         share = (counts[rated] / per_item[rated]).sum(axis=0) / max(int(rated.sum()), 1)
-        expected = share**2 + (1 - share) ** 2
-    else:
-        shares, n_coders = _coder_shares(rd)
-        pairs = n_coders * (n_coders - 1)
-        same = shares.sum(axis=0) ** 2 - (shares**2).sum(axis=0)
-        other = (1 - shares)[shares.sum(axis=1) > 0] if n_coders else shares
-        differ = other.sum(axis=0) ** 2 - (other**2).sum(axis=0)
-        expected = (same + differ) / pairs if pairs else np.ones(rd.n_values)
-    values: list[float | None] = []
-    observed_list: list[float | None] = []
-    expected_list: list[float | None] = []
-    for k in range(rd.n_values):
-        if observed is None or abs(1 - expected[k]) <= 1e-12:
-            values.append(None)
-            observed_list.append(None)
-            expected_list.append(None)
-            continue
-        values.append(float((observed[k] - expected[k]) / (1 - expected[k])))
-        observed_list.append(float(observed[k]))
-        expected_list.append(float(expected[k]))
-    return PerCategoryAgreement(
-        method, rd.domain, tuple(values), tuple(observed_list), tuple(expected_list)
+        return observed, share**2 + (1 - share) ** 2
+    shares, n_coders = _coder_shares(rd)
+    pairs = n_coders * (n_coders - 1)
+    same = shares.sum(axis=0) ** 2 - (shares**2).sum(axis=0)
+    other = (1 - shares)[shares.sum(axis=1) > 0] if n_coders else shares
+    differ = other.sum(axis=0) ** 2 - (other**2).sum(axis=0)
+    return observed, (same + differ) / pairs if pairs else np.ones(rd.n_values)
+
+
+def _per_category_sparse(
+    rd: ReliabilityData, method: str
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64]]:
+    """:func:`_per_category_dense` from the (item, value) and (coder, value) pairs that occur.
+
+    An item without value k agrees on "not k" completely (agreement 1), so the observed
+    sum over pairable items is their number plus, where k occurs, the item's agreement
+    minus 1; the chance terms need each value's share sums only. O(n log n) for any V.
+    """
+    size = rd.n_values
+    per_item = rd.values_per_item.astype(np.float64)
+    item, code, count = rd.item_value_pairs
+    n_pairable = int(np.count_nonzero(rd.pairable))
+    observed = None
+    if n_pairable:
+        m = per_item[item]
+        rest = m - count
+        with np.errstate(divide="ignore", invalid="ignore"):
+            agreement = (count * (count - 1) + rest * (rest - 1)) / (m * (m - 1))
+        keep = rd.pairable[item]
+        excess = np.bincount(code[keep], weights=agreement[keep] - 1.0, minlength=size)
+        observed = (n_pairable + excess) / n_pairable
+    if method == "pi":
+        n_rated = max(int(np.count_nonzero(per_item > 0)), 1)
+        share = np.bincount(code, weights=count / per_item[item], minlength=size) / n_rated
+        return observed, share**2 + (1 - share) ** 2
+    per_coder = np.bincount(rd.coder_index, minlength=rd.n_coders).astype(np.float64)
+    width = max(size, 1)
+    keys, pair_counts = np.unique(
+        rd.coder_index.astype(np.int64) * width + rd.value_code, return_counts=True
     )
+    coder, value = keys // width, keys % width
+    p = pair_counts / per_coder[coder]
+    total = np.bincount(value, weights=p, minlength=size)  # Σ_g p_gk
+    squares = np.bincount(value, weights=p * p, minlength=size)  # Σ_g p_gk²
+    n_coders = int(np.count_nonzero(per_coder))
+    pairs = n_coders * (n_coders - 1)
+    same = total**2 - squares
+    differ = (n_coders - total) ** 2 - (n_coders - 2 * total + squares)
+    return observed, (same + differ) / pairs if pairs else np.ones(size)
 
 
 def _coder_shares(rd: ReliabilityData) -> tuple[NDArray[np.float64], int]:

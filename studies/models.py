@@ -196,7 +196,9 @@ class Coder(models.Model):
 class Item(models.Model):
     """A unit to be labelled, known to the labeling tool by ``external_id``."""
 
-    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items")
+    # Indexed by item_unique_external_id, whose first column it is (a crowd import creates a
+    # million items: one index fewer to write).
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="items", db_index=False)
     external_id = models.CharField(max_length=255)
     text = models.TextField(blank=True)
     metadata = models.JSONField(default=dict, blank=True)
@@ -265,14 +267,37 @@ class Annotation(models.Model):
 
     # Reading a round's labels for one question (the computations' hot path) uses the unique
     # constraint's index, which starts with (round, question); no index of their own needed.
+    #
+    # The references are not checked by the database (db_constraint=False), as in the change
+    # log: PostgreSQL checks a foreign key row by row at commit, which was 44% of a crowd
+    # import's time (18 s of 42 s per million rows, docs/crowd-scale.md). Every write goes
+    # through annotations.services / annotations.ingest, which resolve the item, coder and
+    # category inside the study; Django's cascades (and PROTECT) still run on every delete
+    # made through the ORM, and `manage.py annotations_check_references` finds rows whose
+    # references were deleted some other way.
     round = models.ForeignKey(
-        Round, on_delete=models.CASCADE, related_name="annotations", db_index=False
+        Round,
+        on_delete=models.CASCADE,
+        related_name="annotations",
+        db_index=False,
+        db_constraint=False,
     )
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="annotations")
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
-    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="annotations")
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+    )
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+    )
+    coder = models.ForeignKey(
+        Coder, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+    )
     category = models.ForeignKey(
-        Category, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        Category,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
     )
     number = models.FloatField(null=True, blank=True)
     category_set = models.JSONField(null=True, blank=True)
@@ -335,8 +360,13 @@ class AnnotationChange(models.Model):
 
     # The log is written in bulk beside every upload: checking its five references in the
     # database doubled an upload's cost, so Django's cascades alone keep them consistent.
+    # Indexed by change_study_newest, whose first column it is.
     study = models.ForeignKey(
-        Study, on_delete=models.CASCADE, related_name="annotation_changes", db_constraint=False
+        Study,
+        on_delete=models.CASCADE,
+        related_name="annotation_changes",
+        db_constraint=False,
+        db_index=False,
     )
     round = models.ForeignKey(
         # Indexed by change_annotation_key, whose first column it is.
@@ -346,8 +376,9 @@ class AnnotationChange(models.Model):
         db_constraint=False,
         db_index=False,
     )
+    # No index of its own: only deleting a question reads the log by question alone (a scan).
     question = models.ForeignKey(
-        Question, on_delete=models.CASCADE, related_name="+", db_constraint=False
+        Question, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+", db_constraint=False)
     coder = models.ForeignKey(
@@ -357,12 +388,26 @@ class AnnotationChange(models.Model):
     # None, not "", means "no annotation" (before a creation, after a deletion): "" is no label.
     old_value = models.TextField(null=True, blank=True)  # noqa: DJ001
     new_value = models.TextField(null=True, blank=True)  # noqa: DJ001
-    changed_at = models.DateTimeField(default=timezone.now, db_index=True)
+    changed_at = models.DateTimeField(default=timezone.now)
+    # Who made the change: unchecked by the database like the five keys above (a crowd import
+    # by a token logs millions of rows), indexed only where set (for SET_NULL on deletion).
     changed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
     token = models.ForeignKey(
-        "ApiToken", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        "ApiToken",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
 
     class Meta:
@@ -372,6 +417,14 @@ class AnnotationChange(models.Model):
             models.Index(
                 fields=["round", "question", "item", "coder"], name="change_annotation_key"
             ),
+            # A study's history, newest first (the API and the admin); also the study's cascade.
+            models.Index(fields=["study", "-changed_at"], name="change_study_newest"),
+            models.Index(
+                fields=["changed_by"],
+                name="change_changed_by",
+                condition=Q(changed_by__isnull=False),
+            ),
+            models.Index(fields=["token"], name="change_token", condition=Q(token__isnull=False)),
         ]
 
     def __str__(self) -> str:

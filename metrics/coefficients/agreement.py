@@ -38,23 +38,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from metrics.coefficients.agreement_jackknife import jackknife_factory
+from metrics.coefficients.alpha import MAX_MATRIX_VALUES
 from metrics.coefficients.closed_forms import (
     fleiss_pi_from_array,
     two_coder_kappa_from_array,
     two_coder_kappa_from_data,
 )
+from metrics.coefficients.interval_weights import IntervalWeights, interval_weights
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
 from metrics.distances import DistanceLike, distance_matrix
 
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
+#: Agreement weights: a symmetric ``V × V`` matrix, or the interval weights as operations.
+Weights: TypeAlias = NDArray[np.float64] | IntervalWeights
 
 _TOLERANCE = 1e-12
 
@@ -73,11 +78,12 @@ def agreement_weights(
     name, a :class:`~metrics.distances.base.Distance`, or a ``V × V`` matrix in the order of
     ``data.domain``); its matrix comes from :func:`metrics.distances.distance_matrix`, so
     data-dependent distances such as Krippendorff's ordinal metric are fixed from the full
-    data, also in a bootstrap. Dividing by the largest distance is Artstein & Poesio's
-    (2008, §2.6.2) normalisation and gives irrCAC's agreement weights for its named schemes;
-    taking the symmetric part afterwards leaves every raw-data quantity of irrCAC 0.4.4
-    unchanged (it only reads weights through quadratic forms) and makes two-coder values
-    independent of which coder is listed first.
+    data, also in a bootstrap; a domain of more than ``MAX_MATRIX_VALUES`` values
+    (:mod:`metrics.coefficients.alpha`) raises ``ValueError``. Dividing by the largest
+    distance is Artstein & Poesio's (2008, §2.6.2) normalisation and gives irrCAC's
+    agreement weights for its named schemes; taking the symmetric part afterwards leaves
+    every raw-data quantity of irrCAC 0.4.4 unchanged (it only reads weights through
+    quadratic forms) and makes two-coder values independent of which coder is listed first.
 
     Examples
     --------
@@ -87,12 +93,31 @@ def agreement_weights(
     """
     if distance is None:
         return None
+    if data.n_values > MAX_MATRIX_VALUES:
+        raise ValueError(
+            f"Agreement weights over {data.n_values} values need a {data.n_values} × "
+            f"{data.n_values} matrix, larger than the limit of {MAX_MATRIX_VALUES} values; "
+            "the unweighted coefficients, and alpha with the nominal, ordinal, interval and "
+            "ratio distances, have no such limit."
+        )
     matrix = distance_matrix(distance, data)
     largest = float(matrix.max()) if data.n_values else 0.0
     if largest == 0:
         raise ValueError("The distance is zero everywhere: every pair of values would agree.")
     weights = 1.0 - matrix / largest
     return (weights + weights.T) / 2.0
+
+
+def uniform_chance_weights(data: ReliabilityData, distance: DistanceLike | None) -> Weights | None:
+    """:func:`agreement_weights`, or for the interval distance on a domain above
+    ``MAX_MATRIX_VALUES`` values :class:`~metrics.coefficients.interval_weights.IntervalWeights`
+    (no matrix): for the coefficients that read weights only through the pairs on each item
+    and their total (Gwet's AC2, weighted Brennan–Prediger)."""
+    if distance is not None and data.n_values > MAX_MATRIX_VALUES:
+        weights = interval_weights(data, distance)
+        if weights is not None:
+            return weights
+    return agreement_weights(data, distance)
 
 
 # -- per-item statistics ------------------------------------------------------------------
@@ -112,16 +137,55 @@ def _pair_agreement(
 
 
 def _observed_columns(
-    data: ReliabilityData, weights: NDArray[np.float64] | None
+    data: ReliabilityData,
+    weights: Weights | None,
+    sparse_counts: bool | None = None,
 ) -> NDArray[np.float64]:
-    """``(n_items, 2)``: per-item agreement :math:`p_{a,i}` (0 if unpairable) and pairability."""
-    counts = data.item_value_counts
+    """``(n_items, 2)``: per-item agreement :math:`p_{a,i}` (0 if unpairable) and pairability.
+
+    From the dense ``n_items × V`` counts while they stay a few times the size of the data
+    (``sparse_counts`` None: :attr:`~metrics.data.ReliabilityData.dense_counts_are_linear`),
+    else from the (item, value) pairs that occur (unweighted) or the pairs of annotations on
+    each item (weighted): the same sums of integers, O(n log n) for any number of values.
+    """
     per_item = data.values_per_item.astype(np.float64)
     pairable = data.pairable
+    if use_sparse_counts(data, sparse_counts) or isinstance(weights, IntervalWeights):
+        agreeing = _sparse_pair_agreement(data, weights)[pairable]
+    else:
+        counts = data.item_value_counts
+        agreeing = _pair_agreement(counts[pairable], per_item[pairable], weights)
     agree = np.zeros(data.n_items)
-    pairs = per_item[pairable] * (per_item[pairable] - 1)
-    agree[pairable] = _pair_agreement(counts[pairable], per_item[pairable], weights) / pairs
+    agree[pairable] = agreeing / (per_item[pairable] * (per_item[pairable] - 1))
     return np.column_stack([agree, pairable.astype(np.float64)])
+
+
+def use_sparse_counts(data: ReliabilityData, sparse_counts: bool | None = None) -> bool:
+    """Whether per-item counts are taken sparse: as asked, else when a dense
+    ``n_items × V`` array would be more than a few times the size of the data."""
+    return (not data.dense_counts_are_linear) if sparse_counts is None else bool(sparse_counts)
+
+
+def _sparse_pair_agreement(data: ReliabilityData, weights: Weights | None) -> NDArray[np.float64]:
+    """:func:`_pair_agreement` for every item without the ``n_items × V`` counts.
+
+    Unweighted, :math:`\\sum_k n_{ik}^2 - r_i` from the (item, value) pairs that occur;
+    weighted, :math:`\\sum_{a \\ne b} w_{c_a c_b}` over the ordered pairs of annotations on
+    the item (``w`` is symmetric), :math:`O(\\sum_i r_i^2)`.
+    """
+    per_item = data.values_per_item.astype(np.float64)
+    if weights is None:
+        item, _, count = data.item_value_pairs
+        squares = np.bincount(item, weights=count * count, minlength=data.n_items)
+        return np.asarray(squares - per_item, dtype=np.float64)
+    left, right = data.item_pairs()
+    first, second = data.value_code[left], data.value_code[right]
+    if isinstance(weights, IntervalWeights):
+        pair_weights = weights.pairs(first, second)
+    else:
+        pair_weights = weights[first, second]
+    pairs = np.bincount(data.item_index[left], weights=pair_weights, minlength=data.n_items)
+    return np.asarray(2.0 * pairs, dtype=np.float64)
 
 
 def _pooled_columns(data: ReliabilityData) -> NDArray[np.float64]:
@@ -131,6 +195,17 @@ def _pooled_columns(data: ReliabilityData) -> NDArray[np.float64]:
     shares = np.zeros_like(data.item_value_counts)
     shares[rated] = data.item_value_counts[rated] / per_item[rated, None]
     return np.column_stack([shares, rated.astype(np.float64)])
+
+
+def _pooled_columns_sparse(data: ReliabilityData) -> sparse.csr_matrix:
+    """:func:`_pooled_columns` as CSR, from the (item, value) pairs that occur."""
+    item, code, count = data.item_value_pairs
+    per_item = data.values_per_item.astype(np.float64)
+    rated = np.flatnonzero(per_item > 0)
+    rows = np.concatenate([item, rated])
+    columns = np.concatenate([code, np.full(rated.size, data.n_values, dtype=np.intp)])
+    values = np.concatenate([count / per_item[item], np.ones(rated.size)])
+    return sparse.csr_matrix((values, (rows, columns)), shape=(data.n_items, data.n_values + 1))
 
 
 def _coder_columns(data: ReliabilityData) -> sparse.csr_matrix:
@@ -179,65 +254,104 @@ class _Model:
     n_values: int
     n_coders: int
     chance: Chance
-    weights: NDArray[np.float64] | None
-
-    def _w(self) -> NDArray[np.float64]:
-        return np.eye(self.n_values) if self.weights is None else self.weights
+    weights: Weights | None
 
     def parts(self, totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         totals = np.asarray(totals, dtype=np.float64)
         observed = _divide(totals[..., 0], totals[..., 1])
-        w = self._w()
+        w = self.weights  # None: identity weights, summed directly (no V × V array)
         size = self.n_values
+        matrix = None if isinstance(w, IntervalWeights) else w
+        if matrix is None and w is not None and self.chance in ("pooled", "coder"):
+            raise ValueError("Pooled and coder chance need the weights as a V × V matrix.")
         if self.chance == "none":
             expected = np.zeros_like(observed)
         elif self.chance == "uniform":
-            expected = np.full_like(observed, w.sum() / size**2)
+            expected = np.full_like(observed, weight_sum(w, size) / size**2)
         elif self.chance == "pooled":
             pooled = _pooled_distribution(totals, size)
-            expected = np.einsum("...k,kl,...l->...", pooled, w, pooled)
+            expected = _quadratic(pooled, matrix)
         elif self.chance == "gwet":
             pooled = _pooled_distribution(totals, size)
             spread = (pooled * (1 - pooled)).sum(axis=-1)
-            expected = w.sum() / (size * (size - 1)) * spread if size > 1 else spread + 1.0
+            factor = weight_sum(w, size) / (size * (size - 1)) if size > 1 else 0.0
+            expected = factor * spread if size > 1 else spread + 1.0
         else:
             shares, n_rated = _coder_distributions(totals, self.n_coders, size)
-            pooled = shares.sum(axis=-2)
-            all_pairs = np.einsum("...k,kl,...l->...", pooled, w, pooled)
-            same = np.einsum("...gk,kl,...gl->...", shares, w, shares)
+            all_pairs = _quadratic(shares.sum(axis=-2), matrix)
+            same = _quadratic(shares, matrix).sum(axis=-1)
             expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
         return observed, expected
 
     def finalize(self, totals: NDArray[np.float64]) -> NDArray[np.float64]:
-        observed, expected = self.parts(totals)
-        if self.chance == "none":
-            return observed
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = (observed - expected) / (1 - expected)
-        return np.where(np.abs(1 - expected) > _TOLERANCE, value, np.nan)
+        return chance_corrected(*self.parts(totals), self.chance)
+
+
+def weight_sum(weights: Weights | None, size: int) -> float:
+    """:math:`\\sum_{kl} w_{kl}`; ``size`` (the identity's) without weights."""
+    return float(size) if weights is None else float(weights.sum())
+
+
+def _quadratic(p: NDArray[np.float64], weights: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """:math:`p^T w p` along the last axis; :math:`\\sum_k p_k^2` without weights."""
+    if weights is None:
+        return np.asarray(np.einsum("...k,...k->...", p, p), dtype=np.float64)
+    return np.asarray(np.einsum("...k,kl,...l->...", p, weights, p), dtype=np.float64)
+
+
+def chance_corrected(
+    observed: NDArray[np.float64], expected: NDArray[np.float64], chance: Chance
+) -> NDArray[np.float64]:
+    """:math:`(A_o - A_e)/(1 - A_e)`, ``nan`` where :math:`A_e` is 1; ``A_o`` for no chance."""
+    if chance == "none":
+        return observed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (observed - expected) / (1 - expected)
+    return np.where(np.abs(1 - expected) > _TOLERANCE, value, np.nan)
 
 
 def build_decomposition(
     data: ReliabilityData,
     name: str,
     chance: Chance,
-    weights: NDArray[np.float64] | None = None,
+    weights: Weights | None = None,
+    *,
+    sparse_counts: bool | None = None,
 ) -> tuple[Decomposition, _Model]:
     """Per-item statistics for a coefficient with the given chance model.
 
     Columns: ``[p_a,i, pairable_i]``, then for pooled chance ``[n_ik/r_i (V), rated_i]``, or
-    for coder chance the sparse coder × value indicators ``(C·V)``.
+    for coder chance the sparse coder × value indicators ``(C·V)``. With ``sparse_counts``
+    (by default when a dense ``n_items × V`` array would outgrow the data) the same columns
+    are built as CSR from the (item, value) pairs that occur. Unweighted models with wide
+    rows (coder chance, or pooled chance on sparse counts) get an O(nnz) leave-one-item-out
+    for the jackknife (:mod:`metrics.coefficients.agreement_jackknife`).
     """
     model = _Model(name, data.n_values, data.n_coders, chance, weights)
-    observed = _observed_columns(data, weights)
+    use_sparse = use_sparse_counts(data, sparse_counts) or isinstance(weights, IntervalWeights)
+    observed = _observed_columns(data, weights, use_sparse)
     stats: NDArray[np.float64] | sparse.csr_matrix
-    if chance in ("pooled", "gwet"):
+    if chance in ("pooled", "gwet") and use_sparse:
+        stats = sparse.hstack(
+            [sparse.csr_matrix(observed), _pooled_columns_sparse(data)], format="csr"
+        )
+    elif chance in ("pooled", "gwet"):
         stats = np.column_stack([observed, _pooled_columns(data)])
     elif chance == "coder":
         stats = sparse.hstack([sparse.csr_matrix(observed), _coder_columns(data)], format="csr")
     else:
         stats = observed
-    return Decomposition(name, stats, model.finalize), model
+    leave_one_out = None
+    wide = chance == "coder" or (use_sparse and chance in ("pooled", "gwet"))
+    if wide and (weights is None or chance == "gwet"):  # AC2 reads weights via their sum
+        leave_one_out = jackknife_factory(
+            chance,
+            data.n_values,
+            data.n_coders,
+            chance_corrected,
+            weight_sum(weights, data.n_values),
+        )
+    return Decomposition(name, stats, model.finalize, leave_one_out), model
 
 
 def evaluate(

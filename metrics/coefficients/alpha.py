@@ -21,9 +21,9 @@ chunks; only other distances build their ``V × V`` matrix, and that only for do
 most ``MAX_MATRIX_VALUES`` values. No ``n_items × V`` array is built unless it is no larger
 than a few times the data.
 
-A plain numeric array without ``domain=`` skips coding the labels: interval and ordinal alpha
-are computed from it directly (:mod:`metrics.coefficients.closed_forms`, the same value to
-1e-12).
+A plain numeric array without ``domain=`` skips coding the labels: interval alpha, and
+nominal and ordinal alpha of whole-number labels, are computed from it directly
+(:mod:`metrics.coefficients.closed_forms`, the same value to 1e-12).
 
 References
 ----------
@@ -105,11 +105,16 @@ class _Pairable:
 def _pairable(data: ReliabilityData) -> _Pairable:
     per_item = data.values_per_item
     pairable = data.pairable
-    kept = pairable[data.item_index]
-    item_all, coder, code = data.item_index[kept], data.coder_index[kept], data.value_code[kept]
-    renumber = np.cumsum(pairable) - 1
-    item = renumber[item_all] if item_all.size else item_all
-    m = per_item[pairable].astype(np.float64)
+    if pairable.all():  # every item pairable (complete data): the arrays as they are
+        item, coder, code = data.item_index, data.coder_index, data.value_code
+        m = per_item.astype(np.float64)
+    else:
+        kept = pairable[data.item_index]
+        item_all = data.item_index[kept]
+        coder, code = data.coder_index[kept], data.value_code[kept]
+        renumber = np.cumsum(pairable) - 1
+        item = renumber[item_all] if item_all.size else item_all
+        m = per_item[pairable].astype(np.float64)
     counts = np.bincount(code, minlength=data.n_values).astype(np.float64)
     return _Pairable(item, code, coder, m, 1.0 / (m - 1.0), counts, data.n_values)
 

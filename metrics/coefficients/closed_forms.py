@@ -12,6 +12,10 @@ computed from a few sums without coding the labels first:
 - **ordinal alpha** (whole-number labels spanning a small range) from the items × values
   count table, each item's rank sums around its mean rank, mid-ranks
   :math:`r_k = \\sum_{g<k} n_g + n_k/2` from the column totals;
+- **nominal alpha** from the same table in integers: per item
+  :math:`m_u^2 - \\sum_k n_{uk}^2`, over the pairable values :math:`n^2 - \\sum_k n_k^2`
+  (for up to 32 values the table is counted value by value straight from the array, one
+  comparison and one sum over coders each, in the narrowest integer type; no coding pass);
 - **multi-pi** (Fleiss' kappa, unweighted) from the same count table;
 - **Cohen's and weighted kappa** (two coders, whole-number labels spanning a small range) from
   one ``bincount`` of the pairs into a ``(V+1) × (V+1)`` table whose extra row and column
@@ -41,11 +45,14 @@ from numpy.typing import NDArray
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import ReliabilityData
 from metrics.distances import DistanceLike, check_matrix, resolve_distance
-from metrics.distances.scalar import IntervalDistance, OrdinalDistance, midranks
+from metrics.distances.scalar import IntervalDistance, NominalDistance, OrdinalDistance, midranks
 
 #: Widest range of whole-number labels (largest minus smallest, plus one) taken by the
 #: count-table forms; wider ranges take the general path.
 MAX_SPAN = 1024
+#: Ranges up to this many whole numbers are counted value by value (one comparison and one
+#: sum over coders each); wider ones by one ``bincount`` of the codes.
+_COUNTED_BY_VALUE = 32
 
 __all__ = [
     "MAX_SPAN",
@@ -125,7 +132,7 @@ def alpha_from_array(
         return None
     if isinstance(distance, str):
         name = distance.strip().lower()
-    elif isinstance(distance, IntervalDistance | OrdinalDistance):
+    elif isinstance(distance, IntervalDistance | OrdinalDistance | NominalDistance):
         name = distance.name
     else:
         return None
@@ -133,6 +140,8 @@ def alpha_from_array(
         return _interval_alpha(array)
     if name == "ordinal":
         return _ordinal_alpha(array)
+    if name == "nominal":
+        return _nominal_alpha(array)
     return None
 
 
@@ -266,37 +275,100 @@ def interval_alpha_from_data(
 def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
     """``(n_items, span)`` counts ``n_uk`` of each whole-number label from the lowest on.
 
-    ``None`` unless every present label is a whole number and the table stays within a few
-    times the size of the data. A narrow range is counted value by value straight from the
-    array (no coding pass); a wider one by one ``bincount`` of the codes.
+    ``None`` when :func:`_value_tallies` has no table for this array.
     """
-    n_items = array.shape[1]
+    tallied = _value_tallies(array)
+    return None if tallied is None else tallied[0].T.astype(np.float64)
+
+
+def _value_tallies(
+    array: NDArray[Any],
+) -> tuple[NDArray[np.integer[Any]], NDArray[np.int64]] | None:
+    """``(span, n_items)``: how many coders gave each item each whole number from the lowest.
+
+    Returned with the table's row sums (how often each number occurs, ``(span,)``).
+
+    ``None`` unless every present label is a whole number (of magnitude below 2⁵² for
+    float64, where every whole number is a float), they span at most ``MAX_SPAN`` values
+    and the table stays within a few times the size of the data. A narrow range is counted
+    value by value straight from the array, each count in the narrowest integer type that
+    holds the number of coders (no coding pass); a wider one by one ``bincount`` of the
+    codes. Every label is a whole number when the counts add up to the labels present.
+    """
+    n_coders, n_items = array.shape
     if array.dtype.kind == "f":
-        n_finite = int(np.count_nonzero(np.isfinite(array)))
-        if n_finite == 0 or n_finite + int(np.count_nonzero(np.isnan(array))) != array.size:
-            return None
-        low, high = np.fmin.reduce(array, axis=None), np.fmax.reduce(array, axis=None)
+        low = array.min()  # nan when a value is missing: then count the missing values
+        if np.isnan(low):
+            n_present = array.size - int(np.count_nonzero(np.isnan(array)))
+            if n_present == 0:
+                return None
+            low, high = np.fmin.reduce(array, axis=None), np.fmax.reduce(array, axis=None)
+        else:
+            n_present, high = array.size, array.max()
+        exact = 2.0 ** np.finfo(array.dtype).nmant  # every whole number below is a label
+        if not (-exact < low and high < exact) or low != np.floor(low):
+            return None  # infinite, too large to count by adding 1, or not whole
     else:
-        n_finite = array.size
+        n_present = array.size
         low, high = int(array.min()), int(array.max())  # Python ints: no wrap-around
-    if not high - low < MAX_SPAN or low != np.floor(low):
+    if not high - low < MAX_SPAN:
         return None
     span = int(high - low) + 1
     if n_items * span > 8 * array.size + (1 << 16):
         return None  # the items × values table would be much larger than the data
-    if span <= 16:
-        counts = np.empty((n_items, span), dtype=np.float64)
-        for code in range(span):
-            counts[:, code] = np.add.reduce(array == low + code, axis=0, dtype=np.intp)
-        if int(counts.sum()) != n_finite:
+    if span <= _COUNTED_BY_VALUE:
+        count_type = np.min_scalar_type(n_coders)
+        tallies = np.empty((span, n_items), dtype=count_type)
+        for code in range(span):  # over values, not annotations
+            np.add.reduce(array == low + code, axis=0, dtype=count_type, out=tallies[code])
+        totals = tallies.sum(axis=1, dtype=np.int64)
+        if int(totals.sum()) != n_present:
             return None  # a label that is not a whole number
-        return counts
+        return tallies, totals
     coded = _whole_number_codes(array)
     if coded is None:
         return None
     codes = coded[0] + (span + 1) * np.arange(n_items, dtype=np.intp)
     table = np.bincount(codes.ravel(), minlength=n_items * (span + 1))
-    return table.reshape(n_items, span + 1)[:, :span].astype(np.float64)
+    tallies = table.reshape(n_items, span + 1)[:, :span].T.astype(np.min_scalar_type(n_coders))
+    return tallies, tallies.sum(axis=1, dtype=np.int64)
+
+
+def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
+    """Nominal alpha from the values × items count table.
+
+    Per item ``Σ_{k≠k'} n_uk n_uk' = m_u² - Σ_k n_uk²``, and over the pairable values
+    ``n² - Σ_k n_k²``: integer sums, exact (complete data: one division in all).
+    """
+    tallied = _value_tallies(array)
+    if tallied is None:
+        return None
+    tallies, marginals = tallied
+    n_coders, n_items = array.shape
+    complete = int(marginals.sum()) == n_coders * n_items
+    per_item = None if complete else tallies.sum(axis=0, dtype=np.int64)
+    if per_item is None:
+        n_pairable = n_items if n_coders >= 2 else 0
+    else:
+        pairable = per_item >= 2
+        n_pairable = int(np.count_nonzero(pairable))
+        if 0 < n_pairable < n_items:
+            tallies, per_item = tallies[:, pairable], per_item[pairable]
+            marginals = tallies.sum(axis=1, dtype=np.int64)
+    if n_pairable == 0:
+        return None
+    square_type = np.min_scalar_type(n_coders * n_coders)  # Σ_k n_uk² ≤ m_u² ≤ coders²
+    squares = np.zeros(n_pairable, dtype=square_type)
+    for counts in tallies:  # over values, not annotations
+        squares += np.multiply(counts, counts, dtype=square_type)
+    n = int(marginals.sum())
+    expected_sum = float(n * n - int(marginals @ marginals))
+    if per_item is None:
+        observed_sum = (n_coders * n - int(squares.sum(dtype=np.int64))) / (n_coders - 1.0)
+    else:
+        m = per_item.astype(np.float64)
+        observed_sum = float(np.dot(1.0 / (m - 1.0), m * m - squares))
+    return _alpha_result(observed_sum, expected_sum, float(n), array, n_pairable)
 
 
 def _ordinal_alpha(array: NDArray[Any]) -> CoefficientResult | None:

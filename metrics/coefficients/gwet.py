@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from metrics.coefficients.agreement import (
-    agreement_weights,
     build_decomposition,
     evaluate,
     require_categories,
+    uniform_chance_weights,
 )
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, as_reliability_data
@@ -38,7 +38,7 @@ def decompose_gwet_ac1(
     rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Gwet's AC1")
     name = "gwet_ac1" if distance is None else "gwet_ac2"
-    return build_decomposition(rd, name, "gwet", agreement_weights(rd, distance))[0]
+    return build_decomposition(rd, name, "gwet", uniform_chance_weights(rd, distance))[0]
 
 
 def gwet_ac1(
@@ -96,7 +96,9 @@ def gwet_ac1(
     rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Gwet's AC1")
     name = "gwet_ac1" if distance is None else "gwet_ac2"
-    decomposition, model = build_decomposition(rd, name, "gwet", agreement_weights(rd, distance))
+    decomposition, model = build_decomposition(
+        rd, name, "gwet", uniform_chance_weights(rd, distance)
+    )
     return evaluate(rd, decomposition, model, "Gwet's AC1/AC2")
 
 
@@ -109,9 +111,9 @@ def decompose_brennan_prediger(
     """Per-item decomposition of :func:`brennan_prediger`."""
     rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Brennan-Prediger")
-    return build_decomposition(rd, "brennan_prediger", "uniform", agreement_weights(rd, distance))[
-        0
-    ]
+    return build_decomposition(
+        rd, "brennan_prediger", "uniform", uniform_chance_weights(rd, distance)
+    )[0]
 
 
 def brennan_prediger(
@@ -165,6 +167,6 @@ def brennan_prediger(
     rd = as_reliability_data(data, domain=domain)
     require_categories(rd, "Brennan-Prediger")
     decomposition, model = build_decomposition(
-        rd, "brennan_prediger", "uniform", agreement_weights(rd, distance)
+        rd, "brennan_prediger", "uniform", uniform_chance_weights(rd, distance)
     )
     return evaluate(rd, decomposition, model, "Brennan-Prediger")

@@ -36,9 +36,9 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import NDArray
-from scipy import special, stats
+from scipy import sparse, special, stats
 
-from metrics.coefficients.agreement import agreement_weights
+from metrics.coefficients.agreement import agreement_weights, use_sparse_counts
 from metrics.data import ReliabilityData, as_reliability_data
 from metrics.distances import DistanceLike
 
@@ -488,8 +488,8 @@ _LINEARIZED = "Gwet's linearised variance (irrCAC {}); Student t interval, n - 1
 class _Raw:
     """irrCAC's raw-data quantities over the n items with at least one value."""
 
-    counts: NDArray[np.float64]  # (n, q) r_ik
-    weights: NDArray[np.float64]  # (q, q) agreement weights
+    counts: NDArray[np.float64] | sparse.csr_matrix  # (n, q) r_ik (CSR for many values)
+    weights: NDArray[np.float64] | None  # (q, q) agreement weights; None: identity
     per_item: NDArray[np.float64]  # (n,) r_i
     sum_q: NDArray[np.float64]  # (n,) sum_k r_ik (r*_ik - 1)
     pairable: NDArray[np.bool_]  # (n,) r_i >= 2
@@ -514,7 +514,7 @@ class _Raw:
         return self.sum_q / (den - (den == 0))
 
     def pi(self) -> NDArray[np.float64]:
-        return (self.counts / self.per_item[:, None]).sum(axis=0) / self.n
+        return _column_sums(_scale_rows(self.counts, 1.0 / self.per_item)) / self.n
 
     def kappa_items(self, pe: float) -> NDArray[np.float64]:
         return (self.n / self.n2) * (self.pa_items() - pe * self.pairable) / (1.0 - pe)
@@ -529,16 +529,29 @@ def _raw_linearized(
     distance: DistanceLike | None,
     confidence: float,
     population_size: float,
+    *,
+    sparse_counts: bool | None = None,
 ) -> AnalyticResult:
+    """``sparse_counts`` as :func:`~metrics.coefficients.agreement.use_sparse_counts`."""
     if coefficient not in _RAW_NAMES:
         raise ValueError(
             f"Unknown coefficient {coefficient!r} for raw data; choose one of {sorted(_RAW_NAMES)}."
         )
     name = _RAW_NAMES[coefficient]
-    w = _weights_or_identity(data, distance)
+    w = agreement_weights(data, distance)
     rated = data.values_per_item > 0
-    counts = data.item_value_counts[rated]
-    per_item = counts.sum(axis=1)
+    counts: NDArray[np.float64] | sparse.csr_matrix
+    if not use_sparse_counts(data, sparse_counts):
+        counts = data.item_value_counts[rated]
+        w = np.eye(data.n_values) if w is None else w
+    elif w is None:
+        counts = data.item_value_counts_csr[np.flatnonzero(rated)]
+    else:
+        raise ValueError(
+            "A weighted linearised variance needs the items × values table, here "
+            f"{int(np.count_nonzero(rated))} × {data.n_values}: far larger than the data."
+        )
+    per_item = data.values_per_item[rated].astype(np.float64)
     needed = 2 if name == "alpha" else 1
     if np.count_nonzero(per_item >= 2) < needed or counts.shape[0] < 2:
         raise ValueError(
@@ -549,7 +562,7 @@ def _raw_linearized(
         counts=counts,
         weights=w,
         per_item=per_item,
-        sum_q=np.einsum("ik,ik->i", counts, counts @ w.T - 1.0),
+        sum_q=_agreeing_pairs(counts, w, per_item),
         pairable=per_item >= 2,
         f=float(counts.shape[0] / population_size),
     )
@@ -577,6 +590,46 @@ def _raw_linearized(
     )
 
 
+def _column_sums(counts: NDArray[np.float64] | sparse.csr_matrix) -> NDArray[np.float64]:
+    return np.asarray(counts.sum(axis=0), dtype=np.float64).ravel()
+
+
+def _scale_rows(
+    counts: NDArray[np.float64] | sparse.csr_matrix, factors: NDArray[np.float64]
+) -> NDArray[np.float64] | sparse.csr_matrix:
+    if sparse.issparse(counts):
+        return sparse.diags(factors) @ counts
+    return counts * factors[:, None]
+
+
+def _agreeing_pairs(
+    counts: NDArray[np.float64] | sparse.csr_matrix,
+    w: NDArray[np.float64] | None,
+    per_item: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    r""":math:`\sum_k r_{ik} (r^\star_{ik} - 1)`, :math:`r^\star = w r` (identity: CSR)."""
+    if w is None and isinstance(counts, sparse.csr_matrix):
+        squares = np.asarray(counts.multiply(counts).sum(axis=1), dtype=np.float64).ravel()
+        return squares - per_item
+    if w is None:
+        return np.asarray(np.einsum("ik,ik->i", counts, counts) - per_item, dtype=np.float64)
+    return np.asarray(np.einsum("ik,ik->i", counts, counts @ w.T - 1.0), dtype=np.float64)
+
+
+def _quadratic_form(p: NDArray[np.float64], w: NDArray[np.float64] | None) -> float:
+    return float(p @ p) if w is None else float(p @ w @ p)
+
+
+def _symmetric_product(
+    p: NDArray[np.float64], w: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    return p if w is None else (w @ p + w.T @ p) / 2.0
+
+
+def _weight_total(w: NDArray[np.float64] | None, size: int) -> float:
+    return float(size) if w is None else float(w.sum())
+
+
 def _chance_one(pe: float) -> None:
     if pe >= 1.0 - 1e-12:
         raise ValueError(
@@ -588,30 +641,30 @@ def _raw_ac1(raw: _Raw) -> tuple[float, float]:
     q = raw.counts.shape[1]
     if q < 2:
         raise ValueError("AC1 needs at least two categories in the domain.")
-    factor = float(raw.weights.sum()) / (q * (q - 1.0))
+    factor = _weight_total(raw.weights, q) / (q * (q - 1.0))
     pi = raw.pi()
     pe = factor * float(np.sum(pi * (1.0 - pi)))
     _chance_one(pe)
     ac1 = (raw.pa - pe) / (1.0 - pe)
-    pe_items = factor * (raw.counts @ (1.0 - pi)) / raw.per_item
+    pe_items = factor * np.asarray(raw.counts @ (1.0 - pi)).ravel() / raw.per_item
     terms = raw.kappa_items(pe) - 2.0 * (1.0 - ac1) * (pe_items - pe) / (1.0 - pe)
     return ac1, raw.variance(terms, ac1)
 
 
 def _raw_fleiss(raw: _Raw) -> tuple[float, float]:
     pi = raw.pi()
-    pe = float(pi @ raw.weights @ pi)
+    pe = _quadratic_form(pi, raw.weights)
     _chance_one(pe)
     kappa = (raw.pa - pe) / (1.0 - pe)
-    pi_w = (raw.weights @ pi + raw.weights.T @ pi) / 2.0
-    pe_items = (raw.counts @ pi_w) / raw.per_item
+    pi_w = _symmetric_product(pi, raw.weights)
+    pe_items = np.asarray(raw.counts @ pi_w).ravel() / raw.per_item
     terms = raw.kappa_items(pe) - 2.0 * (1.0 - kappa) * (pe_items - pe) / (1.0 - pe)
     return kappa, raw.variance(terms, kappa)
 
 
 def _raw_bp(raw: _Raw) -> tuple[float, float]:
     q = raw.counts.shape[1]
-    pe = float(raw.weights.sum()) / q**2
+    pe = _weight_total(raw.weights, q) / q**2
     _chance_one(pe)
     bp = (raw.pa - pe) / (1.0 - pe)
     return bp, raw.variance(raw.kappa_items(pe), bp)
@@ -625,29 +678,43 @@ def _raw_conger(raw: _Raw, data: ReliabilityData, rated: NDArray[np.bool_]) -> t
     r = data.n_coders
     if r < 2:
         raise ValueError("Conger's kappa needs at least two coders.")
-    by_coder = data.coder_value_counts
-    n_g = by_coder.sum(axis=1)
+    n_g = np.bincount(data.coder_index, minlength=r).astype(np.float64)
     if np.any(n_g == 0):
         raise ValueError("Conger's kappa needs every coder to have at least one value.")
-    p_gk = by_coder / n_g[:, None]
-    p_mean = p_gk.mean(axis=0)
-    s2 = (p_gk.T @ p_gk - r * np.outer(p_mean, p_mean)) / (r - 1.0)
+    coder, code = data.coder_index, data.value_code
     w = raw.weights
-    pe = float(np.sum(w * (np.outer(p_mean, p_mean) - s2 / r)))
+    if w is None:  # identity weights, from the (coder, value) pairs that occur
+        size = max(data.n_values, 1)
+        keys, at_annotation, pair_counts = np.unique(
+            coder.astype(np.int64) * size + code, return_inverse=True, return_counts=True
+        )
+        pair_coder, pair_value = keys // size, keys % size
+        p_pair = pair_counts / n_g[pair_coder]
+        p_mean = np.bincount(pair_value, weights=p_pair, minlength=data.n_values) / r
+        trace_s2 = (float(p_pair @ p_pair) - r * float(p_mean @ p_mean)) / (r - 1.0)
+        pe = float(p_mean @ p_mean) - trace_s2 / r
+        # B[g, l] = r p_l - p_gl; C_g = sum_l p_gl B[g, l].
+        c = np.bincount(pair_coder, weights=p_pair * (r * p_mean[pair_value] - p_pair), minlength=r)
+        b_at = r * p_mean[code] - p_pair[at_annotation.ravel()]
+    else:
+        p_gk = data.coder_value_counts / n_g[:, None]
+        p_mean = p_gk.mean(axis=0)
+        s2 = (p_gk.T @ p_gk - r * np.outer(p_mean, p_mean)) / (r - 1.0)
+        pe = float(np.sum(w * (np.outer(p_mean, p_mean) - s2 / r)))
+        # lambda_ig = (n / n_g) [eps_ig B[g, c_ig] - (eps_ig - n_g / n) C_g], with
+        # B[g, l] = sum_k w_kl (r p_k - p_gk) and C_g = sum_l p_gl B[g, l].
+        spread = r * p_mean[None, :] - p_gk  # (r, q)
+        b = spread @ w  # (r, q): sum_k spread[g, k] w[k, l]
+        c = np.sum(p_gk * b, axis=1)  # (r,)
+        b_at = b[coder, code]
     _chance_one(pe)
     kappa = (raw.pa - pe) / (1.0 - pe)
-    # lambda_ig = (n / n_g) [eps_ig B[g, c_ig] - (eps_ig - n_g / n) C_g], with
-    # B[g, l] = sum_k w_kl (r p_k - p_gk) and C_g = sum_l p_gl B[g, l].
-    spread = r * p_mean[None, :] - p_gk  # (r, q)
-    b = spread @ w  # (r, q): sum_k spread[g, k] w[k, l]
-    c = np.sum(p_gk * b, axis=1)  # (r,)
     n = raw.n
     # A coder without a value on item i contributes lambda_ig = C_g; one with value k
     # contributes (n / n_g) [B[g, k] - (1 - n_g / n) C_g]. Sum over the annotations only.
-    coder, code = data.coder_index, data.value_code
     item = (np.cumsum(rated) - 1)[data.item_index]
     share = n_g[coder] / n
-    present_terms = (b[coder, code] - (1.0 - share) * c[coder]) / share - c[coder]
+    present_terms = (b_at - (1.0 - share) * c[coder]) / share - c[coder]
     lam_sum = float(c.sum()) + np.bincount(
         item, weights=present_terms, minlength=int(np.count_nonzero(rated))
     )
@@ -665,16 +732,16 @@ def _raw_alpha(raw: _Raw, confidence: float, *, weighted: bool) -> AnalyticResul
     epsilon = 1.0 / float(per_item.sum())
     pa_prime = float(np.sum(sum_q / (mean_r * (per_item - 1.0)))) / n
     pa = (1.0 - epsilon) * pa_prime + epsilon
-    pi = counts.sum(axis=0) / (n * mean_r)
+    pi = _column_sums(counts) / (n * mean_r)
     w = raw.weights
-    pe = float(pi @ w @ pi)
+    pe = _quadratic_form(pi, w)
     _chance_one(pe)
     alpha = (pa - pe) / (1.0 - pe)
     alpha_prime = (pa_prime - pe) / (1.0 - pe)
     pa_items = sum_q / (mean_r * (per_item - 1.0)) - pa * (per_item - mean_r) / mean_r
     alpha_items = (pa_items - pe) / (1.0 - pe)
-    pi_w = (w @ pi + w.T @ pi) / 2.0
-    pe_items = (counts @ pi_w) / mean_r - pe * (per_item - mean_r) / mean_r
+    pi_w = _symmetric_product(pi, w)
+    pe_items = np.asarray(counts @ pi_w).ravel() / mean_r - pe * (per_item - mean_r) / mean_r
     terms = alpha_items - 2.0 * (1.0 - alpha_prime) * (pe_items - pe) / (1.0 - pe)
     # irrCAC's sampling fraction counts every item with a value, the sum only pairable ones.
     variance = float((1.0 - raw.f) / (n * (n - 1.0)) * np.sum((terms - alpha_prime) ** 2))

@@ -42,6 +42,10 @@ DEGENERATE_POLICY = (
 
 # Elements of one replicate block W (rows × items); bounds the memory of a block to ~64 MB.
 _BLOCK_ELEMENTS = 1 << 23
+#: Totals computed at once from wide sparse statistics (see :func:`_finalize_rows`).
+_SUB_BLOCK_ELEMENTS = 1 << 21
+#: Rows per block when a decomposition leaves items out itself (cost by non-zero entries).
+_LEAVE_ONE_OUT_ROWS = 1 << 16
 _MAX_BLOCK_ROWS = 64
 
 
@@ -480,10 +484,28 @@ def _weight_blocks(
 def _finalize_rows(
     decomposition: Decomposition, weights: NDArray[np.float64], rows: NDArray[np.intp]
 ) -> NDArray[np.float64]:
-    totals = decomposition.totals(weights)[rows]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.asarray(decomposition.finalize(totals), dtype=np.float64)
-    values = values.reshape(len(rows))
+    """The values of the block's ``rows`` (consecutive positions).
+
+    Wide sparse statistics (the kappa family on many distinct values: ``V`` or ``C·V``
+    columns) are multiplied and finalised a few block rows at a time, so that the totals
+    never hold more than about ``_SUB_BLOCK_ELEMENTS`` numbers. The sub-blocks are a fixed
+    partition of the block's positions, and a row of ``W @ S`` with sparse ``S`` depends on
+    that row only, so the values do not depend on the replicate range asked for.
+    """
+    stats = decomposition.item_stats
+    size = len(weights)
+    step = size
+    if sparse.issparse(stats):
+        step = max(1, _SUB_BLOCK_ELEMENTS // max(int(stats.shape[1]), 1))
+    first, last = int(rows[0]), int(rows[-1]) + 1
+    values = np.empty(last - first, dtype=np.float64)
+    for begin in range(first - first % step, last, step):
+        end = min(begin + step, size)
+        low, high = max(begin, first), min(end, last)
+        totals = decomposition.totals(weights[begin:end])[low - begin : high - begin]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            part = np.asarray(decomposition.finalize(totals), dtype=np.float64)
+        values[low - first : high - first] = part.reshape(high - low)
     return np.where(np.isfinite(values), values, np.nan)
 
 
@@ -542,8 +564,15 @@ def jackknife_values(
     n = decomposition.n_items
     stop = n if stop is None else min(int(stop), n)
     start = max(0, int(start))
-    step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
     out = np.empty(max(stop - start, 0), dtype=np.float64)
+    if decomposition.leave_one_out is not None:
+        values_without = decomposition.leave_one_out(total)
+        for begin in range(start, stop, _LEAVE_ONE_OUT_ROWS):
+            end = min(begin + _LEAVE_ONE_OUT_ROWS, stop)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[begin - start : end - start] = values_without(stats[begin:end])
+        return np.where(np.isfinite(out), out, np.nan)
+    step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
     for begin in range(start, stop, step):
         end = min(begin + step, stop)
         block = stats[begin:end]

@@ -332,3 +332,44 @@ def test_a_small_csv_upload_keeps_the_bulk_upload_answer(
         "items_created": 0,
         "coders_created": 0,
     }
+
+
+def test_keys_with_tabs_backslashes_and_line_breaks_are_stored_as_written(scheme: Scheme) -> None:
+    text = 'item,coder,label\n"doc\t1",a\\b,pos\n"doc\n2","c\\\\N",neg\n"doc\r3",\\N,neutral\n'
+    report = _ingest(scheme, text, create_missing=True)
+    assert report.created == 3
+    assert _stored(scheme) == [
+        ("doc\t1", "a\\b", "pos"),
+        ("doc\n2", "c\\\\N", "neg"),
+        ("doc\r3", "\\N", "neutral"),
+    ]
+
+
+def test_partial_mode_keeps_the_good_rows_read_before_a_malformed_line(scheme: Scheme) -> None:
+    text = 'item,coder,label\ndoc-1,alice,pos\ndoc-2,alice,neg\ndoc-3,"bob,pos\n'
+    report = _ingest(scheme, text, partial=True, create_missing=True, batch_size=10)
+    assert (report.rows, report.created, report.rejected) == (3, 2, 1)
+    assert [(e.line, e.code) for e in report.errors] == [(4, "malformed_csv")]
+    assert _stored(scheme) == [("doc-1", "alice", "pos"), ("doc-2", "alice", "neg")]
+
+
+def test_a_pair_given_twice_is_the_only_error_in_a_fresh_scope(scheme: Scheme) -> None:
+    text = CROWD + "doc-2,alice,pos\n" + "doc-1,bob,pos\n"
+    with pytest.raises(ValidationError) as raised:
+        _ingest(scheme, text, create_missing=True)
+    assert raised.value.message_dict == {
+        "line 7.item": ["Item 'doc-2' and coder 'alice' already appear on line 4."],
+        "line 8.item": ["Item 'doc-1' and coder 'bob' already appear on line 3."],
+    }
+    assert not Annotation.objects.exists()
+    assert not AnnotationChange.objects.exists()
+
+    report = _ingest(scheme, text, create_missing=True, partial=True)
+    assert (report.rows, report.created, report.rejected) == (7, 5, 2)
+    assert [(e.line, e.code) for e in report.errors] == [(7, "duplicate_row"), (8, "duplicate_row")]
+    assert _stored(scheme)[:3] == [
+        ("doc-1", "alice", "pos"),
+        ("doc-1", "bob", "neg"),
+        ("doc-2", "alice", "neutral"),
+    ]
+    assert AnnotationChange.objects.count() == 5

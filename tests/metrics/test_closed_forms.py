@@ -102,7 +102,7 @@ def same_result(direct: object, reference: object) -> None:
 
 
 @pytest.mark.parametrize("seed", range(10))
-@pytest.mark.parametrize("level", ["interval", "ordinal"])
+@pytest.mark.parametrize("level", ["interval", "ordinal", "nominal"])
 def test_alpha_matches_krippendorff_and_the_general_path(seed: int, level: str) -> None:
     make = reals if level == "interval" and seed % 2 else categorical
     values = make(seed, coders=2 + seed % 5, items=40 + 7 * seed, missing=0.3)
@@ -119,7 +119,7 @@ def test_alpha_on_integer_arrays(dtype: type) -> None:
     values: np.ndarray = np.nan_to_num(categorical(3, coders=4, items=50, missing=0.0)).astype(
         dtype
     )
-    for level in ("interval", "ordinal"):
+    for level in ("interval", "ordinal", "nominal"):
         direct = krippendorff_alpha(values, distance=level)
         # The peer is given floats: it squares uint8 differences in uint8 and wraps around.
         expected = krippendorff.alpha(
@@ -131,7 +131,7 @@ def test_alpha_on_integer_arrays(dtype: type) -> None:
 
 
 def test_ordinal_alpha_on_a_wide_range_of_whole_numbers() -> None:
-    # 17 and more values are counted with one bincount rather than value by value.
+    # 33 and more values are counted with one bincount rather than value by value.
     rng = np.random.default_rng(7)
     truth = rng.integers(0, 300, size=200)
     values = (truth + rng.integers(-20, 21, size=(3, 200))).astype(float)
@@ -213,6 +213,114 @@ def test_published_interval_and_ordinal_alpha_on_arrays() -> None:
     )
 
 
+def nominal_references(values: np.ndarray) -> tuple[CoefficientResult, float]:
+    """Nominal alpha by the general path, and the ``krippendorff`` package's value (floats)."""
+    peer = krippendorff.alpha(reliability_data=values.astype(float), level_of_measurement="nominal")
+    return general_alpha(values, "nominal"), float(peer)
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        # Whole numbers with missing values, negative ones, a range wider than 32 values (one
+        # bincount), 300 coders (counts in uint16), float32 labels.
+        ("missing", categorical(4, coders=6, items=300, missing=0.4)),
+        ("negative", categorical(5, coders=4, items=200, missing=0.2) - 5.0),
+        ("wide range", np.round(reals(6, coders=3, items=400, missing=0.1)) * 3.0 - 150.0),
+        ("many coders", categorical(7, coders=300, items=25, missing=0.3)),
+        ("32 values", np.random.default_rng(10).integers(0, 32, (4, 300)).astype(float)),
+        ("float32", categorical(8, coders=5, items=100, missing=0.2).astype(np.float32)),
+        ("int16", np.nan_to_num(categorical(9, coders=5, items=100, missing=0.0) - 4, nan=0)
+         .astype(np.int16)),
+    ],
+)  # fmt: skip
+def test_nominal_alpha_of_whole_numbers_takes_the_count_table(
+    name: str, values: np.ndarray
+) -> None:
+    direct = closed_forms.alpha_from_array(values, "nominal", None)
+    assert direct is not None, name
+    reference, peer = nominal_references(values)
+    same_result(direct, reference)
+    same_result(krippendorff_alpha(values), reference)
+    assert direct.value == pytest.approx(peer, abs=PEER)
+
+
+def test_nominal_alpha_of_a_complete_dense_array_equals_the_general_path() -> None:
+    # The benchmark's shape in small: complete data, five categories, ten coders.
+    rng = np.random.default_rng(12)
+    truth = rng.integers(0, 5, size=5000)
+    values = np.where(rng.random((10, 5000)) < 0.7, truth, rng.integers(0, 5, (10, 5000)))
+    for array in (values.astype(float), values):
+        direct = closed_forms.alpha_from_array(array, "nominal", None)
+        assert direct is not None
+        reference, peer = nominal_references(array)
+        same_result(direct, reference)
+        assert direct.value == pytest.approx(peer, abs=PEER)
+        assert (direct.n_items, direct.n_pairable_items, direct.n_coders) == (5000, 5000, 10)
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        ("fractions", np.array([[0.5, 1.5, 2.5, 1.5], [0.5, 2.5, 2.5, np.nan]])),
+        ("one fraction", np.array([[1.0, 2.0, 3.0, 2.0], [1.0, 2.0, 2.5, np.nan]])),
+        ("large gap", np.array([[0.0, 1e9, 0.0, np.nan], [0.0, 1e9, 1e9, 0.0]])),
+        ("large gap, int64", np.array([[0, 10**9, 0, 0], [0, 10**9, 10**9, 0]])),
+        # Floats above 2**53 skip odd numbers: 2**53 + 1 rounds to 2**53.
+        ("beyond 2**52", 2.0**53 + np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 2.0]])),
+    ],
+)  # fmt: skip
+def test_nominal_alpha_of_other_labels_takes_the_general_path(
+    name: str, values: np.ndarray
+) -> None:
+    assert closed_forms.alpha_from_array(values, "nominal", None) is None, name
+    reference, peer = nominal_references(values)
+    same_result(krippendorff_alpha(values), reference)
+    assert reference.value == pytest.approx(peer, abs=PEER)
+
+
+def test_published_nominal_alpha_on_an_array() -> None:
+    nan = np.nan
+    # docs/references.md#k2011-reliability-data: 0.743 (0.7434210526), D_o 0.200, D_e 0.779.
+    k2011 = np.array(
+        [
+            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
+            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+        ]
+    )
+    result = closed_forms.alpha_from_array(k2011, "nominal", None)
+    assert result is not None
+    assert result.value == pytest.approx(0.7434210526, abs=1e-9)
+    assert result.observed == pytest.approx(0.2, abs=1e-12)
+    assert result.expected == pytest.approx(0.7794871795, abs=1e-10)
+    assert (result.n_items, result.n_pairable_items, result.n_coders) == (12, 11, 4)
+    # docs/references.md#ap2008-table1: alpha = 313/910, D_o 0.3 (two coders, complete).
+    pairs = np.array([(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50).T
+    table_1 = closed_forms.alpha_from_array(pairs, "nominal", None)
+    assert table_1 is not None
+    assert table_1.value == pytest.approx(313 / 910, abs=1e-12)
+    assert table_1.observed == pytest.approx(0.3, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (np.array([[2.0, 2.0, 2.0], [2.0, 2.0, np.nan]]), "expected disagreement is 0"),
+        (np.array([[3, 3, 3], [3, 3, 3]]), "expected disagreement is 0"),
+        (np.array([[1.0, 2.0], [np.nan, np.nan]]), "at least one item"),
+        (np.array([[1.0, 2.0, 3.0]]), "at least one item"),
+        (np.full((2, 3), np.nan), "at least one item"),
+    ],
+)
+def test_undefined_nominal_alpha_still_explains(values: np.ndarray, message: str) -> None:
+    # A single category, one coder, nothing present: the general path raises the reason.
+    assert closed_forms.alpha_from_array(values, "nominal", None) is None
+    with pytest.raises(ValueError, match=message):
+        krippendorff_alpha(values)
+
+
 @pytest.mark.parametrize(
     ("values", "message"),
     [
@@ -229,7 +337,8 @@ def test_undefined_alpha_still_explains(values: np.ndarray, message: str) -> Non
 
 def test_other_distances_and_declared_domains_take_the_general_path() -> None:
     values = categorical(1, coders=3, items=20, missing=0.2)
-    assert closed_forms.alpha_from_array(values, "nominal", None) is None
+    assert closed_forms.alpha_from_array(values, "ratio", None) is None
+    assert closed_forms.alpha_from_array(values, "nominal", list(range(1, 9))) is None
     assert closed_forms.alpha_from_array(values, "ordinal", list(range(1, 9))) is None
     assert closed_forms.alpha_from_array(values.tolist(), "ordinal", None) is None
 
@@ -391,15 +500,17 @@ def outcome(
 CASES: list[Callable[[DataLike], CoefficientResult]] = [
     lambda data: krippendorff_alpha(data, distance="interval"),
     lambda data: krippendorff_alpha(data, distance="ordinal"),
+    lambda data: krippendorff_alpha(data, distance="nominal"),
     lambda data: cohen_kappa(data),
     lambda data: weighted_kappa(data, distance="interval"),
     lambda data: weighted_kappa(data, distance="ordinal"),
     lambda data: fleiss_pi(data),
 ]
-# The general path of the first five CASES, without any closed form.
+# The general path of the first six CASES, without any closed form.
 GENERAL_CASES: list[Callable[[DataLike], CoefficientResult]] = [
     lambda data: general_alpha(data, "interval"),
     lambda data: general_alpha(data, "ordinal"),
+    lambda data: general_alpha(data, "nominal"),
     general_cohen_kappa,
     lambda data: general_weighted_kappa(data, "interval"),
     lambda data: general_weighted_kappa(data, "ordinal"),
