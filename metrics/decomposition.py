@@ -9,6 +9,9 @@ shape serves three uses without recomputing anything per item:
 - a bootstrap over items: ``finalize(W @ stats)`` for a replicates × items matrix ``W`` of
   resampling counts (one matrix product for all replicates);
 - the jackknife behind BCa intervals: ``finalize(total - stats)`` (leave one item out).
+  That costs items × columns; a coefficient whose rows are wide and sparse (one column per
+  coder and category, or per coder pair) can give ``leave_one_out``, the same values by an
+  update of the totals that reads only each row's non-zero columns.
 
 ``finalize`` is vectorised over leading axes and returns ``nan`` where the totals leave the
 coefficient undefined (for example expected disagreement zero); the bootstrap counts those
@@ -35,7 +38,7 @@ Observed agreement of 10 items, 7 agreed on: one column for agreement, one for t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 import numpy as np
@@ -46,8 +49,10 @@ from scipy import sparse
 ItemStats: TypeAlias = NDArray[np.float64] | sparse.csr_matrix
 #: Maps column totals ``(..., k)`` to coefficient values ``(...)``.
 Finalize: TypeAlias = Callable[[NDArray[np.float64]], NDArray[np.float64]]
+#: Maps ``(total, rows)`` to ``finalize(total - row)`` for every row of ``rows``.
+LeaveOneOut: TypeAlias = Callable[[NDArray[np.float64], ItemStats], NDArray[np.float64]]
 
-__all__ = ["Decomposition", "Finalize", "ItemStats"]
+__all__ = ["Decomposition", "Finalize", "ItemStats", "LeaveOneOut"]
 
 
 @dataclass(frozen=True)
@@ -63,11 +68,18 @@ class Decomposition:
     finalize : callable
         Maps totals of shape ``(..., k)`` to values of shape ``(...)``; ``nan`` marks
         undefined totals.
+    leave_one_out : callable, optional
+        ``leave_one_out(total, rows)``: ``finalize(total - row)`` for every row of ``rows``
+        (rows of this layout, from any items), equal to it up to rounding, but computed
+        from the rows' non-zero columns only. It depends on the column layout, not on the
+        items, so it stays valid when rows are selected, stacked or spread
+        (:meth:`on_items`); :func:`metrics.jackknife_values` uses it when given.
     """
 
     name: str
     item_stats: ItemStats
     finalize: Finalize
+    leave_one_out: LeaveOneOut | None = field(default=None, compare=False)
 
     @property
     def n_items(self) -> int:
@@ -103,4 +115,9 @@ class Decomposition:
         else:
             spread = np.zeros((kept.size, stats.shape[1]))
             spread[rows] = stats
-        return Decomposition(self.name, spread, self.finalize)
+        return self.with_rows(spread)
+
+    def with_rows(self, item_stats: ItemStats) -> Decomposition:
+        """The same coefficient (``finalize``, ``leave_one_out``) on other rows of the same
+        columns: a selection of the items, or rows stacked from several ranges of items."""
+        return replace(self, item_stats=item_stats)

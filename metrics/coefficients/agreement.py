@@ -49,14 +49,19 @@ from metrics.coefficients.closed_forms import (
     two_coder_kappa_from_array,
     two_coder_kappa_from_data,
 )
+from metrics.coefficients.coder_chance import (
+    LightLeaveOneOut,
+    chance_corrected,
+    conger_leave_one_out,
+)
+from metrics.coefficients.coder_chance import coder_distributions as _coder_distributions
+from metrics.coefficients.coder_chance import divide as _divide
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
-from metrics.decomposition import Decomposition
+from metrics.decomposition import Decomposition, ItemStats
 from metrics.distances import DistanceLike, distance_matrix
 
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
-
-_TOLERANCE = 1e-12
 
 
 # -- weights -----------------------------------------------------------------------------
@@ -143,32 +148,11 @@ def _coder_columns(data: ReliabilityData) -> sparse.csr_matrix:
 # -- chance models on totals (vectorised over leading axes) --------------------------------
 
 
-def _divide(
-    numerator: NDArray[np.float64], denominator: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(
-            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
-        )
-
-
 def _pooled_distribution(totals: NDArray[np.float64], n_values: int) -> NDArray[np.float64]:
     """:math:`\\pi_k`, shape ``(..., V)``, from the totals of :func:`_pooled_columns`."""
     shares = totals[..., 2 : 2 + n_values]
     rated = totals[..., 2 + n_values]
     return _divide(shares, rated[..., None])
-
-
-def _coder_distributions(
-    totals: NDArray[np.float64], n_coders: int, n_values: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each coder's :math:`p_{gk}`, ``(..., C, V)`` (zero rows for coders without values),
-    and the number of coders with values, ``(...)``."""
-    counts = totals[..., -n_coders * n_values :].reshape(*totals.shape[:-1], n_coders, n_values)
-    per_coder = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shares = np.where(per_coder > 0, counts / np.where(per_coder > 0, per_coder, 1), 0.0)
-    return shares, np.count_nonzero(per_coder[..., 0] > 0, axis=-1).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -212,9 +196,13 @@ class _Model:
         observed, expected = self.parts(totals)
         if self.chance == "none":
             return observed
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = (observed - expected) / (1 - expected)
-        return np.where(np.abs(1 - expected) > _TOLERANCE, value, np.nan)
+        return chance_corrected(observed, expected)
+
+    def leave_one_out(self, total: NDArray[np.float64], rows: ItemStats) -> NDArray[np.float64]:
+        """``finalize(total - row)`` for each row, by an update (per-coder chance only)."""
+        return conger_leave_one_out(
+            total, rows, n_coders=self.n_coders, n_values=self.n_values, weights=self._w()
+        )
 
 
 def build_decomposition(
@@ -237,7 +225,8 @@ def build_decomposition(
         stats = sparse.hstack([sparse.csr_matrix(observed), _coder_columns(data)], format="csr")
     else:
         stats = observed
-    return Decomposition(name, stats, model.finalize), model
+    leave_one_out = model.leave_one_out if chance == "coder" else None
+    return Decomposition(name, stats, model.finalize, leave_one_out), model
 
 
 def evaluate(
@@ -778,6 +767,17 @@ def _csr_with_coder_columns(
     return sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
 
 
+def _light_decomposition(
+    rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
+) -> tuple[Decomposition, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
+    """Light's kappa over the given coder pairs, and its per-pair ``parts`` of totals."""
+    stats, parts = _light_stats(rd, pairs)
+    first = np.array([g for g, _ in pairs], dtype=np.intp)
+    second = np.array([h for _, h in pairs], dtype=np.intp)
+    leave_one_out = LightLeaveOneOut(first, second, rd.n_coders, rd.n_values)
+    return Decomposition("light_kappa", stats, _mean_defined(parts), leave_one_out), parts
+
+
 def _light_stats(
     rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
 ) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
@@ -804,11 +804,7 @@ def _light_stats(
         shares, _ = _coder_distributions(totals, rd.n_coders, rd.n_values)
         observed = _divide(agree, both)
         expected = (shares[..., first, :] * shares[..., second, :]).sum(axis=-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappas = np.where(
-                np.abs(1 - expected) > _TOLERANCE, (observed - expected) / (1 - expected), np.nan
-            )
-        return observed, expected, kappas
+        return observed, expected, chance_corrected(observed, expected)
 
     return stats, parts
 
@@ -834,9 +830,7 @@ def decompose_light_kappa(
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs = _light_pairs(rd)
-    stats, parts = _light_stats(rd, pairs)
-    return Decomposition("light_kappa", stats, _mean_defined(parts))
+    return _light_decomposition(rd, _light_pairs(rd))[0]
 
 
 def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> LightKappaResult:
@@ -887,8 +881,7 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     pairs = _light_pairs(rd)
     if not pairs:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
-    stats, parts = _light_stats(rd, pairs)
-    decomposition = Decomposition("light_kappa", stats, _mean_defined(parts))
+    decomposition, parts = _light_decomposition(rd, pairs)
     observed, expected, kappas = parts(decomposition.totals())
     defined = ~np.isnan(kappas)
     if not defined.any():

@@ -526,6 +526,11 @@ def jackknife_values(
     value depends on its item's row and the totals only, so slices give the values of the
     whole, bit for bit.
 
+    A decomposition with ``leave_one_out`` (multi-kappa, Cohen's and weighted kappa, Light's
+    kappa: rows with one column per coder and category, or per coder pair) gives them by an
+    update of the totals in about annotations × coders per item × categories, instead of
+    items × columns.
+
     Examples
     --------
     >>> import numpy as np
@@ -542,6 +547,11 @@ def jackknife_values(
     n = decomposition.n_items
     stop = n if stop is None else min(int(stop), n)
     start = max(0, int(start))
+    if decomposition.leave_one_out is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = decomposition.leave_one_out(total, stats[start:stop])
+        out = np.asarray(values, dtype=np.float64).reshape(-1)
+        return np.where(np.isfinite(out), out, np.nan)
     step = max(1, _BLOCK_ELEMENTS // max(total.size, 1))
     out = np.empty(max(stop - start, 0), dtype=np.float64)
     for begin in range(start, stop, step):
