@@ -748,9 +748,7 @@ def span_decompositions(
 
 def decomposition_rows(decomposition: Decomposition, rows: Sequence[int]) -> Decomposition:
     """The same coefficient on some documents only (rows in the given order)."""
-    return Decomposition(
-        decomposition.name, decomposition.item_stats[list(rows)], decomposition.finalize
-    )
+    return decomposition.with_rows(decomposition.item_stats[list(rows)])
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -271,7 +271,8 @@ def merged_decompositions(
     all_coders: Sequence[int],
     params: Mapping[str, Any],
 ) -> dict[str, Decomposition]:
-    """Every chunk's rows stacked in chunk order, with the phantom item's ``finalize``: the
+    """Every chunk's rows stacked in chunk order, with the phantom item's ``finalize`` (and
+    ``leave_one_out``, the jackknife's update for the per-coder chance coefficients): the
     decompositions the one-process path builds from the whole scope."""
     templates = template_decompositions(
         kind=kind, domain=domain, all_coders=all_coders, params=params
@@ -287,7 +288,7 @@ def merged_decompositions(
             stacked: Any = sparse.vstack([sparse.csr_matrix(p) for p in parts], format="csr")
         else:
             stacked = np.vstack(parts) if parts else np.zeros((0, template.item_stats.shape[1]))
-        out[name] = Decomposition(name, stacked, template.finalize)
+        out[name] = template.with_rows(stacked)
     return out
 
 
