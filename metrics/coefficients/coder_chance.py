@@ -227,8 +227,14 @@ class LightLeaveOneOut:
                 left / np.where(left_per_coder > 0, left_per_coder, 1)[:, None, None],
                 0.0,
             )
-        kappa, defined = _defined_parts(
-            chance_corrected(observed, (shares[first] * shares[second]).sum(axis=-1))
+        # Pairs labelling no item together (listed for every coder pair on the server's
+        # split path) have no observed agreement with or without any item: they change nothing.
+        shared = np.flatnonzero(both > 0)
+        first, second, observed_shared = first[shared], second[shared], observed[shared]
+        kappa = np.zeros(n_pairs)
+        defined = np.zeros(n_pairs)
+        kappa[shared], defined[shared] = _defined_parts(
+            chance_corrected(observed_shared, (shares[first] * shares[second]).sum(axis=-1))
         )
         gain = np.zeros((n_coders, n_values))
         gain_defined = np.zeros((n_coders, n_values))
@@ -237,10 +243,12 @@ class LightLeaveOneOut:
                 (first, (without[first, lost] * shares[second]).sum(axis=-1)),
                 (second, (shares[first] * without[second, lost]).sum(axis=-1)),
             ):
-                changed, changed_defined = _defined_parts(chance_corrected(observed, expected))
-                gain[:, lost] += np.bincount(coder, changed - kappa, minlength=n_coders)
+                changed, changed_defined = _defined_parts(
+                    chance_corrected(observed_shared, expected)
+                )
+                gain[:, lost] += np.bincount(coder, changed - kappa[shared], minlength=n_coders)
                 gain_defined[:, lost] += np.bincount(
-                    coder, changed_defined - defined, minlength=n_coders
+                    coder, changed_defined - defined[shared], minlength=n_coders
                 )
         return _LightTables(
             agree=agree,
