@@ -96,7 +96,7 @@ def _row_coders(rows: sparse.csr_matrix, n_coders: int, n_values: int) -> _RowCo
         key=key,
         row=(key // n_coders).astype(np.intp),
         coder=(key % n_coders).astype(np.intp),
-        removed=removed,
+        removed=np.asarray(removed, dtype=np.float64),
     )
 
 
@@ -326,8 +326,12 @@ class LightLeaveOneOut:
         labelled = column % 2 == 1
         instance, where = np.unique(key, return_inverse=True)
         where = where.reshape(-1)
-        agreed = np.bincount(where[~labelled], data[~labelled], minlength=instance.size)
-        both = np.bincount(where[labelled], data[labelled], minlength=instance.size)
+        agreed: NDArray[np.float64] = np.asarray(
+            np.bincount(where[~labelled], data[~labelled], minlength=instance.size), np.float64
+        )
+        both: NDArray[np.float64] = np.asarray(
+            np.bincount(where[labelled], data[labelled], minlength=instance.size), np.float64
+        )
         return (
             (instance // max(n_pairs, 1)).astype(np.intp),
             (instance % max(n_pairs, 1)).astype(np.intp),
