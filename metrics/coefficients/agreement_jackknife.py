@@ -171,6 +171,7 @@ def _coder(
         weighted_pooled = pooled
         q_g = np.bincount(coder_of, weights=t * t, minlength=n_coders).astype(np.float64)
         gram = (by_coder @ by_coder.T).tocsr()
+        gram.sort_indices()  # reading 2M (g, h) entries: 0.2 s sorted, 2.9 s unsorted
         products = _CoderProducts(counts, size, None, None)
     else:
         weighted_pooled = np.asarray(weights @ pooled, dtype=np.float64)
