@@ -4,6 +4,8 @@ Run from the repository root::
 
     python benchmarks/bench_bootstrap.py                 # 100,000 items × 5 coders
     python benchmarks/bench_bootstrap.py --items 20000   # quicker
+    python benchmarks/bench_bootstrap.py --crowd-only    # section 3 only
+    python benchmarks/bench_bootstrap.py --crowd-only --before-items 5000  # scaled "before"
 
 Prints, from one run:
 
@@ -12,12 +14,19 @@ Prints, from one run:
    interval); and, as the peer, ``krippendorff.alpha`` recomputed on resampled data per
    replicate (timed on a few replicates and scaled to 1,000), as a time ratio;
 2. one chunk of 100 replicates (what one worker computes) against the whole bootstrap, and a
-   check that the combined chunks equal the unchunked result bit for bit.
+   check that the combined chunks equal the unchunked result bit for bit;
+3. 1,000 BCa replicates of multi-kappa and of Light's kappa on a crowd study (1M annotations:
+   200,000 items, 2,000 coders, 5 per item, as ``bench_sparse``): the leave-one-item-out
+   jackknife by the update of the totals (``Decomposition.leave_one_out``, what
+   ``bootstrap`` uses) against the row-by-row ``finalize(total - row)`` it replaced (timed on
+   every item, or on ``--before-items`` and scaled), the whole BCa before and after, and the
+   largest difference of the jackknife values and of the interval bounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
@@ -28,11 +37,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_sparse import crowd_triples
 from metrics import (
+    Decomposition,
+    ReliabilityData,
     bootstrap,
     bootstrap_chunk,
     bootstrap_combine,
+    decompose_conger_kappa,
     decompose_krippendorff_alpha,
+    decompose_light_kappa,
+    jackknife_values,
 )
 
 
@@ -55,7 +70,18 @@ def main() -> None:
     parser.add_argument("--coders", type=int, default=5)
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--chunk", type=int, default=100)
+    parser.add_argument("--crowd-only", action="store_true", help="run section 3 only")
+    parser.add_argument("--skip-crowd", action="store_true", help="leave section 3 out")
+    parser.add_argument(
+        "--before-items",
+        type=int,
+        default=None,
+        help="time the row-by-row jackknife on this many items and scale (default: all)",
+    )
     args = parser.parse_args()
+    if args.crowd_only:
+        crowd_kappas(args)
+        return
     values = categorical(args.items, args.coders, 5, seed=0)
     print(
         f"data: {args.items:,} items × {args.coders} coders, 5 categories; "
@@ -129,6 +155,67 @@ def main() -> None:
     print(
         "replicate values identical: "
         f"{np.array_equal(np.concatenate(chunks), replicate_values, equal_nan=True)}"
+    )
+    if not args.skip_crowd:
+        crowd_kappas(args)
+
+
+def crowd_kappas(args: argparse.Namespace) -> None:
+    """Section 3: BCa of the per-coder chance coefficients on 1M crowd annotations."""
+    coders, items, per_item = 2_000, 200_000, 5
+    print(
+        f"== 3. BCa of multi-kappa and Light's kappa: {items * per_item:,} annotations, "
+        f"{items:,} items, {coders:,} coders, {per_item} per item, B = {args.replicates:,}"
+    )
+    data = ReliabilityData.from_long(*crowd_triples(coders, items, per_item))
+    for name, decompose in (
+        ("multi-kappa", decompose_conger_kappa),
+        ("Light's kappa", decompose_light_kappa),
+    ):
+        start = time.perf_counter()
+        decomposition = decompose(data)
+        build_time = time.perf_counter() - start
+        print(f"{name}: decompose {build_time:.3f} s; item_stats {decomposition.item_stats.shape}")
+        crowd_case(name, decomposition, args.replicates, args.before_items)
+
+
+def crowd_case(
+    name: str, decomposition: Decomposition, replicates: int, before_items: int | None
+) -> None:
+    """BCa of one coefficient with the update (after) and with the row-by-row jackknife
+    (before: replicates + jackknife + interval, the steps ``bootstrap`` takes)."""
+    items = decomposition.n_items
+    row_by_row = dataclasses.replace(decomposition, leave_one_out=None)
+    after_time, after = timed(
+        lambda: bootstrap(decomposition, replicates=replicates, seed=0, method="bca")
+    )
+    replicate_time, values = timed(
+        lambda: bootstrap_chunk(decomposition, seed=0, start=0, stop=replicates)
+    )
+    update_time, update = timed(lambda: jackknife_values(decomposition))
+    stop = items if before_items is None else min(before_items, items)
+    slow_time, slow = timed(lambda: jackknife_values(row_by_row, start=0, stop=stop))
+    slow_time *= items / stop
+    scaled = "" if stop == items else f" (scaled from {stop:,} items)"
+    jackknife = np.concatenate([slow, update[stop:]])
+    combine_time, before = timed(
+        lambda: bootstrap_combine(
+            decomposition, [values], seed=0, replicates=replicates, jackknife=jackknife
+        )
+    )
+    before_time = replicate_time + slow_time + combine_time
+    jack_diff = float(np.nanmax(np.abs(update[:stop] - slow)))
+    bound_diff = max(abs(after.low - before.low), abs(after.high - before.high))
+    print(f"  replicates (bootstrap_chunk)        {replicate_time:8.3f} s")
+    print(f"  jackknife, row by row (before)      {slow_time:8.3f} s{scaled}")
+    print(f"  jackknife, update (after)           {update_time:8.3f} s")
+    print(
+        f"  BCa total: before {before_time:8.3f} s, after {after_time:8.3f} s "
+        f"(bootstrap(..., method='bca')); {name}={after.estimate:.6f} "
+        f"95% [{after.low:.6f}, {after.high:.6f}]"
+    )
+    print(
+        f"  largest difference: jackknife values {jack_diff:.1e}, interval bounds {bound_diff:.1e}"
     )
 
 

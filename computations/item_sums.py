@@ -271,7 +271,8 @@ def merged_decompositions(
     all_coders: Sequence[int],
     params: Mapping[str, Any],
 ) -> dict[str, Decomposition]:
-    """Every chunk's rows stacked in chunk order, with the phantom item's ``finalize``: the
+    """Every chunk's rows stacked in chunk order, with the phantom item's ``finalize`` (and
+    ``leave_one_out``, the jackknife's update for the per-coder chance coefficients): the
     decompositions the one-process path builds from the whole scope."""
     templates = template_decompositions(
         kind=kind, domain=domain, all_coders=all_coders, params=params

@@ -9,6 +9,9 @@ shape serves three uses without recomputing anything per item:
 - a bootstrap over items: ``finalize(W @ stats)`` for a replicates × items matrix ``W`` of
   resampling counts (one matrix product for all replicates);
 - the jackknife behind BCa intervals: ``finalize(total - stats)`` (leave one item out).
+  That costs items × columns; a coefficient whose rows are wide and sparse (one column per
+  value, per coder and category, or per coder pair) can give ``leave_one_out``, the same
+  values by an update of the totals that reads only each row's non-zero columns.
 
 ``finalize`` is vectorised over leading axes and returns ``nan`` where the totals leave the
 coefficient undefined (for example expected disagreement zero); the bootstrap counts those
@@ -35,7 +38,7 @@ Observed agreement of 10 items, 7 agreed on: one column for agreement, one for t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
 import numpy as np
@@ -67,15 +70,19 @@ class Decomposition:
         undefined totals.
     leave_one_out : callable, optional
         ``leave_one_out(totals)(rows)`` gives ``finalize(totals - row)`` for every row of a
-        block, in time proportional to the rows' non-zero entries: the jackknife's way past
-        ``finalize`` on a dense ``k``-wide array per item when the rows are wide and sparse.
-        Without it the jackknife calls ``finalize``.
+        block of rows of this layout (from any items), equal to it up to rounding, in time
+        proportional to the rows' non-zero entries: the jackknife's way past ``finalize`` on
+        a dense ``k``-wide array per item when the rows are wide and sparse. The work that
+        depends on the totals only is done once, in ``leave_one_out(totals)``. It depends on
+        the column layout, not on the items, so it stays valid when rows are selected,
+        stacked or spread (:meth:`with_rows`, :meth:`on_items`);
+        :func:`metrics.jackknife_values` uses it when given, else calls ``finalize``.
     """
 
     name: str
     item_stats: ItemStats
     finalize: Finalize
-    leave_one_out: LeaveOneOut | None = None
+    leave_one_out: LeaveOneOut | None = field(default=None, compare=False)
 
     @property
     def n_items(self) -> int:
@@ -111,9 +118,9 @@ class Decomposition:
         else:
             spread = np.zeros((kept.size, stats.shape[1]))
             spread[rows] = stats
-        return Decomposition(self.name, spread, self.finalize, self.leave_one_out)
+        return self.with_rows(spread)
 
-    def with_rows(self, stats: ItemStats) -> Decomposition:
-        """The same coefficient on other rows of the same columns (a subset, or merged
-        parts): ``finalize`` and ``leave_one_out`` depend on the columns only."""
-        return Decomposition(self.name, stats, self.finalize, self.leave_one_out)
+    def with_rows(self, item_stats: ItemStats) -> Decomposition:
+        """The same coefficient (``finalize``, ``leave_one_out``) on other rows of the same
+        columns: a selection of the items, or rows stacked from several ranges of items."""
+        return replace(self, item_stats=item_stats)

@@ -51,6 +51,12 @@ from metrics.coefficients.closed_forms import (
     two_coder_kappa_from_array,
     two_coder_kappa_from_data,
 )
+from metrics.coefficients.coder_chance import (
+    LightLeaveOneOut,
+    chance_corrected,
+    coder_distributions,
+    divide,
+)
 from metrics.coefficients.interval_weights import IntervalWeights, interval_weights
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
@@ -60,8 +66,6 @@ from metrics.distances import DistanceLike, distance_matrix
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
 #: Agreement weights: a symmetric ``V × V`` matrix, or the interval weights as operations.
 Weights: TypeAlias = NDArray[np.float64] | IntervalWeights
-
-_TOLERANCE = 1e-12
 
 
 # -- weights -----------------------------------------------------------------------------
@@ -218,32 +222,11 @@ def _coder_columns(data: ReliabilityData) -> sparse.csr_matrix:
 # -- chance models on totals (vectorised over leading axes) --------------------------------
 
 
-def _divide(
-    numerator: NDArray[np.float64], denominator: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(
-            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
-        )
-
-
 def _pooled_distribution(totals: NDArray[np.float64], n_values: int) -> NDArray[np.float64]:
     """:math:`\\pi_k`, shape ``(..., V)``, from the totals of :func:`_pooled_columns`."""
     shares = totals[..., 2 : 2 + n_values]
     rated = totals[..., 2 + n_values]
-    return _divide(shares, rated[..., None])
-
-
-def _coder_distributions(
-    totals: NDArray[np.float64], n_coders: int, n_values: int
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Each coder's :math:`p_{gk}`, ``(..., C, V)`` (zero rows for coders without values),
-    and the number of coders with values, ``(...)``."""
-    counts = totals[..., -n_coders * n_values :].reshape(*totals.shape[:-1], n_coders, n_values)
-    per_coder = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        shares = np.where(per_coder > 0, counts / np.where(per_coder > 0, per_coder, 1), 0.0)
-    return shares, np.count_nonzero(per_coder[..., 0] > 0, axis=-1).astype(np.float64)
+    return divide(shares, rated[..., None])
 
 
 @dataclass(frozen=True)
@@ -258,7 +241,7 @@ class _Model:
 
     def parts(self, totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         totals = np.asarray(totals, dtype=np.float64)
-        observed = _divide(totals[..., 0], totals[..., 1])
+        observed = divide(totals[..., 0], totals[..., 1])
         w = self.weights  # None: identity weights, summed directly (no V × V array)
         size = self.n_values
         matrix = None if isinstance(w, IntervalWeights) else w
@@ -277,14 +260,17 @@ class _Model:
             factor = weight_sum(w, size) / (size * (size - 1)) if size > 1 else 0.0
             expected = factor * spread if size > 1 else spread + 1.0
         else:
-            shares, n_rated = _coder_distributions(totals, self.n_coders, size)
+            shares, n_rated = coder_distributions(totals, self.n_coders, size)
             all_pairs = _quadratic(shares.sum(axis=-2), matrix)
             same = _quadratic(shares, matrix).sum(axis=-1)
-            expected = _divide(all_pairs - same, n_rated * (n_rated - 1))
+            expected = divide(all_pairs - same, n_rated * (n_rated - 1))
         return observed, expected
 
     def finalize(self, totals: NDArray[np.float64]) -> NDArray[np.float64]:
-        return chance_corrected(*self.parts(totals), self.chance)
+        observed, expected = self.parts(totals)
+        if self.chance == "none":
+            return observed
+        return chance_corrected(observed, expected)
 
 
 def weight_sum(weights: Weights | None, size: int) -> float:
@@ -297,17 +283,6 @@ def _quadratic(p: NDArray[np.float64], weights: NDArray[np.float64] | None) -> N
     if weights is None:
         return np.asarray(np.einsum("...k,...k->...", p, p), dtype=np.float64)
     return np.asarray(np.einsum("...k,kl,...l->...", p, weights, p), dtype=np.float64)
-
-
-def chance_corrected(
-    observed: NDArray[np.float64], expected: NDArray[np.float64], chance: Chance
-) -> NDArray[np.float64]:
-    """:math:`(A_o - A_e)/(1 - A_e)`, ``nan`` where :math:`A_e` is 1; ``A_o`` for no chance."""
-    if chance == "none":
-        return observed
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = (observed - expected) / (1 - expected)
-    return np.where(np.abs(1 - expected) > _TOLERANCE, value, np.nan)
 
 
 def build_decomposition(
@@ -343,13 +318,12 @@ def build_decomposition(
         stats = observed
     leave_one_out = None
     wide = chance == "coder" or (use_sparse and chance in ("pooled", "gwet"))
-    if wide and (weights is None or chance == "gwet"):  # AC2 reads weights via their sum
+    # Pooled chance unweighted only; AC2 reads its weights through their sum; coder chance
+    # through the V × V matrix.
+    matrix = None if chance != "coder" or isinstance(weights, IntervalWeights) else weights
+    if wide and (weights is None or chance == "gwet" or matrix is not None):
         leave_one_out = jackknife_factory(
-            chance,
-            data.n_values,
-            data.n_coders,
-            chance_corrected,
-            weight_sum(weights, data.n_values),
+            chance, data.n_values, data.n_coders, weight_sum(weights, data.n_values), matrix
         )
     return Decomposition(name, stats, model.finalize, leave_one_out), model
 
@@ -892,6 +866,17 @@ def _csr_with_coder_columns(
     return sparse.csr_matrix((np.ones(len(indices)), indices, indptr), shape=shape)
 
 
+def _light_decomposition(
+    rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
+) -> tuple[Decomposition, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
+    """Light's kappa over the given coder pairs, and its per-pair ``parts`` of totals."""
+    stats, parts = _light_stats(rd, pairs)
+    first = np.array([g for g, _ in pairs], dtype=np.intp)
+    second = np.array([h for _, h in pairs], dtype=np.intp)
+    leave_one_out = LightLeaveOneOut(first, second, rd.n_coders, rd.n_values)
+    return Decomposition("light_kappa", stats, _mean_defined(parts), leave_one_out), parts
+
+
 def _light_stats(
     rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
 ) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
@@ -915,14 +900,10 @@ def _light_stats(
         totals = np.asarray(totals, dtype=np.float64)
         agree = totals[..., 0 : 2 * n_pairs : 2]
         both = totals[..., 1 : 2 * n_pairs : 2]
-        shares, _ = _coder_distributions(totals, rd.n_coders, rd.n_values)
-        observed = _divide(agree, both)
+        shares, _ = coder_distributions(totals, rd.n_coders, rd.n_values)
+        observed = divide(agree, both)
         expected = (shares[..., first, :] * shares[..., second, :]).sum(axis=-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappas = np.where(
-                np.abs(1 - expected) > _TOLERANCE, (observed - expected) / (1 - expected), np.nan
-            )
-        return observed, expected, kappas
+        return observed, expected, chance_corrected(observed, expected)
 
     return stats, parts
 
@@ -937,7 +918,7 @@ def _mean_defined(
         defined = ~np.isnan(kappas)
         count = defined.sum(axis=-1)
         total = np.where(defined, kappas, 0.0).sum(axis=-1)
-        return _divide(total, count.astype(np.float64))
+        return divide(total, count.astype(np.float64))
 
     return finalize
 
@@ -948,9 +929,7 @@ def decompose_light_kappa(
     """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs = _light_pairs(rd)
-    stats, parts = _light_stats(rd, pairs)
-    return Decomposition("light_kappa", stats, _mean_defined(parts))
+    return _light_decomposition(rd, _light_pairs(rd))[0]
 
 
 def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> LightKappaResult:
@@ -1001,8 +980,7 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     pairs = _light_pairs(rd)
     if not pairs:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
-    stats, parts = _light_stats(rd, pairs)
-    decomposition = Decomposition("light_kappa", stats, _mean_defined(parts))
+    decomposition, parts = _light_decomposition(rd, pairs)
     observed, expected, kappas = parts(decomposition.totals())
     defined = ~np.isnan(kappas)
     if not defined.any():

@@ -23,7 +23,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from metrics.coefficients.agreement import (
-    _coder_distributions,
     build_decomposition,
     conger_kappa,
     evaluate,
@@ -32,6 +31,7 @@ from metrics.coefficients.agreement import (
     require_identified,
     require_two_coders,
 )
+from metrics.coefficients.coder_chance import coder_distributions
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -237,7 +237,7 @@ def pabak(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> Coeffi
 def _kappa_max_parts(
     totals: NDArray[np.float64], size: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    shares, _ = _coder_distributions(totals, 2, size)
+    shares, _ = coder_distributions(totals, 2, size)
     largest = np.minimum(shares[..., 0, :], shares[..., 1, :]).sum(axis=-1)
     expected = (shares[..., 0, :] * shares[..., 1, :]).sum(axis=-1)
     return largest, expected

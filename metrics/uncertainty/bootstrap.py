@@ -548,6 +548,12 @@ def jackknife_values(
     value depends on its item's row and the totals only, so slices give the values of the
     whole, bit for bit.
 
+    A decomposition with ``leave_one_out`` (the kappa family with coder chance: multi-kappa,
+    Cohen's and weighted kappa; pi and AC1/AC2 on sparse counts; Light's kappa: rows with
+    one column per coder and category, per value, or per coder pair) gives them by an update
+    of the totals read from each row's non-zero entries, in blocks of
+    ``_LEAVE_ONE_OUT_ROWS`` rows, instead of items × columns.
+
     Examples
     --------
     >>> import numpy as np

@@ -4,6 +4,7 @@ chunk whose worker died is sent again by the sweep."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import zlib
 from datetime import timedelta
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from computations import dispatch, item_sums, tasks
+from computations import dispatch, engine, item_sums, tasks
 from computations import services as service
 from computations.models import (
     Computation,
@@ -23,6 +24,7 @@ from computations.models import (
     ComputationStatus,
 )
 from computations.services import computation_request, computations_sweep
+from metrics import ReliabilityData, jackknife_values
 from studies.models import Annotation, LabelKind, Round
 from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.factories import RoundFactory
@@ -496,3 +498,37 @@ def test_what_is_split_and_what_stays_on_one_step(
     kind: str, params: dict[str, Any], reason: str | None
 ) -> None:
     assert item_sums.split_refusal(kind, params) == reason
+
+
+def test_the_merged_rows_jackknife_kappa_and_light_by_the_update_as_the_one_process_rows() -> None:
+    # 60 items, 12 coders, 3 per item, in three item ranges: the merged rows' BCa jackknife
+    # (the update of multi-kappa's and Light's kappa's totals) equals the one-process rows'
+    # row-by-row jackknife, finalize(total - row).
+    rng = np.random.default_rng(21)
+    codes = ["a", "b", "c"]
+    items = np.repeat(np.arange(1, 61), 3)
+    coders = np.concatenate([rng.choice(np.arange(100, 112), 3, replace=False) for _ in range(60)])
+    truth = rng.integers(0, 3, 60)
+    labels = np.array(codes)[
+        np.where(rng.random(180) < 0.7, np.repeat(truth, 3), rng.integers(0, 3, 180))
+    ]
+    params = {"coefficients": ["kappa", "light_kappa"], "level": "nominal", "distance": "nominal"}
+    options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": params}
+    all_coders = sorted(set(coders.tolist()))
+    chunks = []
+    for first, last in [(1, 20), (21, 45), (46, 60)]:
+        kept = (items >= first) & (items <= last)
+        sums = item_sums.chunk_sums(
+            items=items[kept], coders=coders[kept], labels=labels[kept],
+            all_coders=all_coders, fingerprint="", **options,
+        )  # fmt: skip
+        chunks.append((sums.blob, sums.summary))
+    merged = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)
+    data = ReliabilityData.from_long(items, coders, labels, domain=codes)
+    one_process = engine.decompositions(data, params, parents={})
+    for name in ("kappa", "light_kappa"):
+        assert merged[name].leave_one_out is not None
+        row_by_row = dataclasses.replace(one_process[name], leave_one_out=None)
+        expected = jackknife_values(row_by_row)
+        assert np.isfinite(expected).all()
+        np.testing.assert_allclose(jackknife_values(merged[name]), expected, rtol=0, atol=1e-12)

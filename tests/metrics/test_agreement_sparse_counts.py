@@ -100,13 +100,24 @@ def test_sparse_decomposition_equals_dense(
 
 
 @pytest.mark.parametrize(
-    ("chance", "sparse_counts"),
-    [("pooled", True), ("gwet", True), ("coder", True), ("coder", False)],
+    ("chance", "sparse_counts", "weighted"),
+    [
+        ("pooled", True, False),
+        ("gwet", True, False),
+        ("coder", True, False),
+        ("coder", False, False),
+        ("coder", True, True),
+        ("coder", False, True),
+    ],
 )
-def test_leave_one_out_equals_finalize_of_each_remainder(chance: str, sparse_counts: bool) -> None:
-    """The O(nnz) leave-one-out against finalize(total - row), item by item."""
+def test_leave_one_out_equals_finalize_of_each_remainder(
+    chance: str, sparse_counts: bool, weighted: bool
+) -> None:
+    """The O(nnz) leave-one-out against finalize(total - row), item by item (weighted kappa:
+    the same update through the V × V weights)."""
     data = CASES[2][1]
-    decomposition, _ = build_decomposition(data, "x", chance, sparse_counts=sparse_counts)  # type: ignore[arg-type]
+    weights = agreement_weights(data, "interval") if weighted else None
+    decomposition, _ = build_decomposition(data, "x", chance, weights, sparse_counts=sparse_counts)  # type: ignore[arg-type]
     assert decomposition.leave_one_out is not None
     plain = dataclasses.replace(decomposition, leave_one_out=None)
     total = decomposition.totals()
