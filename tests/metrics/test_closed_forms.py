@@ -37,6 +37,18 @@ EXACT = 1e-12
 PEER = 1e-9
 
 
+# Krippendorff (2011)'s reliability data, 4 coders × 12 items
+# (docs/references.md#k2011-reliability-data).
+K2011 = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, np.nan],
+        [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan],
+    ]
+)
+
+
 def categorical(seed: int, *, coders: int, items: int, missing: float) -> np.ndarray:
     rng = np.random.default_rng(seed)
     size = int(rng.integers(2, 9))
@@ -175,14 +187,7 @@ def test_interval_alpha_leaves_lone_values_out() -> None:
 def test_published_interval_and_ordinal_alpha_on_arrays() -> None:
     nan = np.nan
     # docs/references.md#k2011-reliability-data
-    k2011 = np.array(
-        [
-            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-        ]
-    )
+    k2011 = K2011.copy()
     interval = krippendorff_alpha(k2011, distance="interval")
     assert interval.value == pytest.approx(0.849, abs=5e-4)
     assert interval.observed == pytest.approx(0.433, abs=5e-4)
@@ -280,16 +285,8 @@ def test_nominal_alpha_of_other_labels_takes_the_general_path(
 
 
 def test_published_nominal_alpha_on_an_array() -> None:
-    nan = np.nan
     # docs/references.md#k2011-reliability-data: 0.743 (0.7434210526), D_o 0.200, D_e 0.779.
-    k2011 = np.array(
-        [
-            [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, nan],
-            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, 3],
-            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-        ]
-    )
+    k2011 = K2011.copy()
     result = closed_forms.alpha_from_array(k2011, "nominal", None)
     assert result is not None
     assert result.value == pytest.approx(0.7434210526, abs=1e-9)
