@@ -55,7 +55,7 @@ class WorkerJob(models.Model):
     dispatched_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
-    objects: ClassVar[models.Manager[Any]]
+    objects: ClassVar[models.Manager[Any]]  # each concrete subclass's default manager
 
     class Meta:
         abstract = True
