@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from agreement_server.worker_jobs import JobStatus, WorkerJob
 from studies.models import Category, Coder, Item, Question, Round
 
 
@@ -101,14 +102,11 @@ class Adjudication(models.Model):
         return self.superseded_at is None
 
 
-class ReferenceStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+# The states of every worker job (``agreement_server.worker_jobs``), under this app's name.
+ReferenceStatus = JobStatus
 
 
-class ReferenceResult(models.Model):
+class ReferenceResult(WorkerJob):
     """Each coder of a round against its reference, for one question, as a worker stored it.
 
     A request (adjudications changed, gold coder set, a computation of the round finished)
@@ -119,15 +117,13 @@ class ReferenceResult(models.Model):
 
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="reference_results")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
-    status = models.CharField(
-        max_length=10, choices=ReferenceStatus.choices, default=ReferenceStatus.QUEUED
-    )
     results = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
     requested_at = models.DateTimeField(default=timezone.now)
-    dispatched_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    # No heartbeat and no attempt count, unlike the other worker jobs: the one row of a round
+    # and question is requested again and again, and its run is one short report, so the
+    # sweep takes a row running for longer than ``services.STALE_AFTER`` as dead.
+    attempts = None  # type: ignore[assignment]  # Django drops an inherited field set to None
+    heartbeat_at = None
 
     class Meta:
         ordering: ClassVar = ["round", "question"]

@@ -20,7 +20,6 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from adjudication import dispatch
@@ -33,6 +32,7 @@ from adjudication.models import (
     RoundReference,
 )
 from adjudication.signals import items_adjudicated
+from agreement_server.worker_jobs import job_claim, job_fail, job_finish, jobs_sweep
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import coder_keys, scope_annotations
 from studies.labels import Label, LabelError, LabelScheme, label_of
@@ -205,11 +205,7 @@ def reference_result_request(*, round_: Round, question: Question) -> ReferenceR
 
 def reference_result_claim(*, result_id: int) -> bool:
     """Take a queued result for this worker (a conditional UPDATE: one worker wins)."""
-    return bool(
-        ReferenceResult.objects.filter(pk=result_id, status=ReferenceStatus.QUEUED).update(
-            status=ReferenceStatus.RUNNING, started_at=timezone.now()
-        )
-    )
+    return job_claim(ReferenceResult, result_id)
 
 
 def reference_inputs(*, round_: Round, question: Question) -> dict[str, Any]:
@@ -267,15 +263,10 @@ def reference_result_run(*, result_id: int) -> None:
         results = reference_results_compute(round_=result.round, question=result.question)
     except Exception as error:  # stored for the reader; the worker goes on
         logger.exception("reference results failed id=%s", result_id)
-        ReferenceResult.objects.filter(pk=result_id, status=ReferenceStatus.RUNNING).update(
-            status=ReferenceStatus.FAILED, error=f"{type(error).__name__}: {error}",
-            finished_at=timezone.now(),
-        )  # fmt: skip
+        job_fail(result, f"{type(error).__name__}: {error}")
         return
     # A request while this one ran set the row queued again: its own run stores the newer data.
-    ReferenceResult.objects.filter(pk=result_id, status=ReferenceStatus.RUNNING).update(
-        status=ReferenceStatus.DONE, results=results, finished_at=timezone.now()
-    )
+    job_finish(result, status=ReferenceStatus.DONE, results=results)
 
 
 def reference_results_compute(*, round_: Round, question: Question) -> dict[str, Any]:
@@ -309,25 +300,17 @@ def reference_results_compute(*, round_: Round, question: Question) -> dict[str,
 
 def reference_results_sweep(*, now: Any = None) -> list[int]:
     """Send again the results the broker never got (queued, not handed over or long ago)
-    and those whose worker died (running for longer than ``STALE_AFTER``)."""
+    and those whose worker died (running for longer than ``STALE_AFTER``); see
+    ``agreement_server.worker_jobs.jobs_sweep``."""
     now = now or timezone.now()
     stale = now - STALE_AFTER
-    queued = list(
-        ReferenceResult.objects.filter(status=ReferenceStatus.QUEUED)
-        .filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=stale))
-        .values_list("pk", flat=True)
+    return jobs_sweep(
+        ReferenceResult,
+        send=dispatch.reference_compute_send,
+        silent_before=stale,
+        sent_before=stale,
+        now=now,
     )
-    dead = list(
-        ReferenceResult.objects.filter(
-            status=ReferenceStatus.RUNNING, started_at__lt=stale
-        ).values_list("pk", flat=True)
-    )
-    ReferenceResult.objects.filter(pk__in=dead).update(status=ReferenceStatus.QUEUED)
-    ids = queued + dead
-    ReferenceResult.objects.filter(pk__in=ids).update(dispatched_at=now)
-    for result_id in ids:
-        dispatch.reference_compute_send(result_id)
-    return ids
 
 
 def reference_on_computation_finished(*, computation_id: int) -> list[int]:

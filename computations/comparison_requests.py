@@ -25,9 +25,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
+from agreement_server.worker_jobs import job_beat, job_claim, job_fail, job_finish, jobs_sweep
 from computations import dispatch, engine
 from computations.comparison import rounds_compare
 from computations.models import ComputationStatus, RoundComparison
@@ -204,36 +204,12 @@ def comparison_is_stale(comparison: RoundComparison) -> bool:
 
 def comparison_claim(*, comparison_id: int) -> bool:
     """queued → running, atomically; False when another worker has it (or it is finished)."""
-    now = timezone.now()
-    claimed = RoundComparison.objects.filter(
-        pk=comparison_id, status=ComputationStatus.QUEUED
-    ).update(
-        status=ComputationStatus.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        error="",
-    )
-    return claimed == 1
+    return job_claim(RoundComparison, comparison_id)
 
 
-def _heartbeat(comparison_id: int) -> AbstractContextManager[None]:
+def _heartbeat(comparison: RoundComparison) -> AbstractContextManager[None]:
     """Beat while the bootstrap runs, so the sweep knows the comparison is alive."""
-
-    def beat() -> None:
-        RoundComparison.objects.filter(pk=comparison_id, status=ComputationStatus.RUNNING).update(
-            heartbeat_at=timezone.now()
-        )
-
-    return heartbeat_thread(beat, name=f"comparison-{comparison_id}")
-
-
-def _finish(comparison: RoundComparison, **fields: Any) -> None:
-    # Only the attempt that claimed it finishes it: a requeued comparison's old worker cannot
-    # overwrite the new one's answer.
-    RoundComparison.objects.filter(
-        pk=comparison.pk, status=ComputationStatus.RUNNING, attempts=comparison.attempts
-    ).update(finished_at=timezone.now(), **fields)
+    return heartbeat_thread(lambda: job_beat(comparison), name=f"comparison-{comparison.pk}")
 
 
 def comparison_run(*, comparison_id: int) -> None:
@@ -247,7 +223,7 @@ def comparison_run(*, comparison_id: int) -> None:
         logger.info("comparison run skipped id=%s (not running)", comparison_id)
         return
     try:
-        with _heartbeat(comparison_id):
+        with _heartbeat(comparison):
             result = rounds_compare(
                 study=comparison.study,
                 question=comparison.question,
@@ -260,19 +236,16 @@ def comparison_run(*, comparison_id: int) -> None:
                 parameters=comparison.parameters,
             )
     except ApplicationError as error:
-        _finish(comparison, status=ComputationStatus.FAILED, error=error.message[:5000])
+        job_fail(comparison, error.message)
         logger.info("comparison failed id=%s error=%s", comparison_id, error.message)
         return
     except Exception as error:
         logger.exception("comparison crashed id=%s", comparison_id)
-        _finish(
-            comparison,
-            status=ComputationStatus.FAILED,
-            error=f"{type(error).__name__}: {error}"[:5000],
-        )
+        job_fail(comparison, f"{type(error).__name__}: {error}")
         return
     result["question_key"] = comparison.question.key
-    _finish(comparison, status=ComputationStatus.DONE, result=result)
+    # Only the attempt that claimed it finishes it (``job_finish``).
+    job_finish(comparison, status=ComputationStatus.DONE, result=result)
     logger.info("comparison done id=%s", comparison_id)
 
 
@@ -281,41 +254,17 @@ def comparisons_sweep(*, timeout: timedelta | None = None) -> list[int]:
 
     Running with a heartbeat older than ``timeout`` (its worker died): back to queued and
     sent again. Queued with the message refused by the broker (``dispatched_at`` null) or
-    sent longer than ``resend_after()`` ago and unclaimed: sent again. Each is taken with a
-    conditional UPDATE, so overlapping sweeps send it once (and the claim makes a duplicate
-    message harmless).
+    sent longer than ``resend_after()`` ago and unclaimed: sent again
+    (``agreement_server.worker_jobs.jobs_sweep``).
     """
     now = timezone.now()
-    cutoff = now - (timeout or heartbeat_timeout())
-    acted: list[int] = []
-    stuck = RoundComparison.objects.filter(
-        status=ComputationStatus.RUNNING, heartbeat_at__lt=cutoff
-    ).values_list("id", "heartbeat_at")
-    for comparison_id, heartbeat in list(stuck):
-        with transaction.atomic():
-            if RoundComparison.objects.filter(
-                pk=comparison_id, status=ComputationStatus.RUNNING, heartbeat_at=heartbeat
-            ).update(status=ComputationStatus.QUEUED, heartbeat_at=None, dispatched_at=now):
-                acted.append(comparison_id)
-                dispatch.comparison_run_enqueue(comparison_id)
-    unsent = (
-        RoundComparison.objects.filter(status=ComputationStatus.QUEUED)
-        .filter(Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=now - resend_after()))
-        .exclude(pk__in=acted)
-        .values_list("id", "dispatched_at")
+    acted = jobs_sweep(
+        RoundComparison,
+        send=dispatch.comparison_run_enqueue,
+        silent_before=now - (timeout or heartbeat_timeout()),
+        sent_before=now - resend_after(),
+        now=now,
     )
-    for comparison_id, dispatched in list(unsent):
-        unchanged = RoundComparison.objects.filter(
-            pk=comparison_id, status=ComputationStatus.QUEUED
-        )
-        if dispatched is None:
-            unchanged = unchanged.filter(dispatched_at__isnull=True)
-        else:
-            unchanged = unchanged.filter(dispatched_at=dispatched)
-        with transaction.atomic():
-            if unchanged.update(dispatched_at=now):
-                acted.append(comparison_id)
-                dispatch.comparison_run_enqueue(comparison_id)
     if acted:
         logger.warning("comparisons sent again by the sweep ids=%s", acted)
     return acted

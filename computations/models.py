@@ -9,14 +9,11 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from agreement_server.worker_jobs import JobStatus, WorkerJob
 from studies.models import Question, Round, Study
 
-
-class ComputationStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+# A computation's states are a worker job's (``RoundComparison`` is one).
+ComputationStatus = JobStatus
 
 
 class ComputationScope(models.TextChoices):
@@ -209,7 +206,7 @@ class ComputationItemTable(models.Model):
         return f"Item table of computation {self.computation_id} ({self.n_items} items)"
 
 
-class RoundComparison(models.Model):
+class RoundComparison(WorkerJob):
     """Two rounds of a question compared on one coefficient, computed by a worker.
 
     The request (rounds, question, coefficient, bootstrap replicates, seed, confidence) is
@@ -233,21 +230,10 @@ class RoundComparison(models.Model):
     parameters = models.JSONField(null=True, blank=True)
     params_hash = models.CharField(max_length=64, editable=False)
     data_revision = models.CharField(max_length=400, editable=False)
-    status = models.CharField(
-        max_length=10, choices=ComputationStatus.choices, default=ComputationStatus.QUEUED
-    )
-    error = models.TextField(blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    # When the run message was handed to the broker; null when the broker refused it: the
-    # sweep sends it again (as for ``Computation.dispatched_at``).
-    dispatched_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
 
     class Meta:
@@ -265,7 +251,3 @@ class RoundComparison(models.Model):
 
     def __str__(self) -> str:
         return f"Comparison {self.pk} ({self.status}) of {self.question}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in (ComputationStatus.DONE, ComputationStatus.FAILED)

@@ -16,17 +16,14 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from agreement_server.worker_jobs import JobStatus, WorkerJob
 from studies.models import Question, Round, Study
 
-
-class PlanStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+# The states of every worker job (``agreement_server.worker_jobs``), under this app's name.
+PlanStatus = JobStatus
 
 
-class PlanRequest(models.Model):
+class PlanRequest(WorkerJob):
     """One sample-size plan, requested by a person and computed on a worker.
 
     ``assumptions`` (no pilot): ``{"categories": {code: share}, "alpha": a}`` or with
@@ -50,19 +47,12 @@ class PlanRequest(models.Model):
     max_items = models.PositiveIntegerField(default=10_000)
     replicates = models.PositiveIntegerField(default=1000)
     seed = models.PositiveIntegerField(default=0)
-    status = models.CharField(max_length=10, choices=PlanStatus.choices, default=PlanStatus.QUEUED)
     progress = models.FloatField(default=0.0)
     result = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    attempts = models.PositiveIntegerField(default=0)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
-    dispatched_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering: ClassVar = ["-created_at", "-id"]

@@ -22,9 +22,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
+from agreement_server.worker_jobs import job_beat, job_claim, job_fail, job_finish, jobs_sweep
 from computations.scope import scope_annotations
 from computations.services import heartbeat_timeout, resend_after
 from planning import dispatch
@@ -246,16 +246,7 @@ def plan_request_create(
 
 def plan_claim(*, plan_id: int) -> bool:
     """queued → running, atomically; False when another worker has it (or it is finished)."""
-    now = timezone.now()
-    claimed = PlanRequest.objects.filter(pk=plan_id, status=PlanStatus.QUEUED).update(
-        status=PlanStatus.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        progress=0.0,
-        error="",
-    )
-    return claimed == 1
+    return job_claim(PlanRequest, plan_id, progress=0.0)
 
 
 def _spec(plan: PlanRequest) -> PlanSpec:
@@ -279,12 +270,9 @@ def plan_run(*, plan_id: int) -> None:
     if plan is None or plan.status != PlanStatus.RUNNING:
         logger.info("plan run skipped id=%s (not running)", plan_id)
         return
-    attempt = PlanRequest.objects.filter(
-        pk=plan_id, status=PlanStatus.RUNNING, attempts=plan.attempts
-    )
 
     def progress(share: float) -> None:
-        attempt.update(progress=min(max(share, 0.0), 1.0), heartbeat_at=timezone.now())
+        job_beat(plan, progress=min(max(share, 0.0), 1.0))
 
     try:
         pilot = None
@@ -297,24 +285,19 @@ def plan_run(*, plan_id: int) -> None:
             pilot = Pilot(name=plan.pilot_round.name, round_id=plan.pilot_round.pk, scope=scope)
         result = plan_result(_spec(plan), pilot, on_step=progress)
     except ValueError as error:
-        _finish(attempt, status=PlanStatus.FAILED, error=str(error))
+        _fail(plan, str(error))
         return
     except Exception as error:
         logger.exception("plan crashed id=%s", plan_id)
-        _finish(attempt, status=PlanStatus.FAILED, error=f"{type(error).__name__}: {error}")
+        _fail(plan, f"{type(error).__name__}: {error}")
         return
-    _finish(attempt, status=PlanStatus.DONE, result=result)
+    updated = job_finish(plan, status=PlanStatus.DONE, result=result, progress=1.0)
+    logger.info("plan finished status=%s error=%s updated=%s", PlanStatus.DONE, "", updated)
 
 
-def _finish(attempt: Any, *, status: str, error: str = "", result: Any = None) -> None:
-    updated = attempt.update(
-        status=status,
-        error=error[:5000],
-        result=result,
-        progress=1.0 if status == PlanStatus.DONE else F("progress"),
-        finished_at=timezone.now(),
-    )
-    logger.info("plan finished status=%s error=%s updated=%s", status, error, updated)
+def _fail(plan: PlanRequest, error: str) -> None:
+    updated = job_fail(plan, error)
+    logger.info("plan finished status=%s error=%s updated=%s", PlanStatus.FAILED, error, updated)
 
 
 # -- sweep ---------------------------------------------------------------------------------------
@@ -327,29 +310,16 @@ def plans_sweep(*, now: Any = None) -> list[int]:
       ``resend_after()`` ago and still unclaimed (the message was lost);
     - running, with no progress for ``heartbeat_timeout()`` (the worker died): back to queued.
 
-    Each is taken with a conditional UPDATE, so overlapping sweeps send it once; a duplicate
-    message is harmless anyway (the claim).
+    See ``agreement_server.worker_jobs.jobs_sweep``.
     """
     now = now or timezone.now()
-    sent: list[int] = []
-    stale = PlanRequest.objects.filter(
-        status=PlanStatus.RUNNING, heartbeat_at__lt=now - _running_timeout()
-    ).values_list("id", flat=True)
-    for plan_id in list(stale):
-        if PlanRequest.objects.filter(
-            pk=plan_id, status=PlanStatus.RUNNING, heartbeat_at__lt=now - _running_timeout()
-        ).update(status=PlanStatus.QUEUED, heartbeat_at=None, dispatched_at=now):
-            sent.append(plan_id)
-    unsent = PlanRequest.objects.filter(status=PlanStatus.QUEUED).filter(
-        Q(dispatched_at__isnull=True) | Q(dispatched_at__lt=now - resend_after())
+    sent = jobs_sweep(
+        PlanRequest,
+        send=dispatch.plan_run_send,
+        silent_before=now - _running_timeout(),
+        sent_before=now - resend_after(),
+        now=now,
     )
-    for plan_id, dispatched in list(unsent.values_list("id", "dispatched_at")):
-        if PlanRequest.objects.filter(
-            pk=plan_id, status=PlanStatus.QUEUED, dispatched_at=dispatched
-        ).update(dispatched_at=now):
-            sent.append(plan_id)
-    for plan_id in sent:
-        dispatch.plan_run_send(plan_id)
     if sent:
         logger.warning("plans sent again by the sweep ids=%s", sent)
     return sent
