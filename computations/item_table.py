@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from computations import scope
 from computations.models import (
     Computation,
     ComputationItemChunk,
@@ -31,7 +32,7 @@ from computations.models import (
     ComputationScope,
 )
 from studies.labels import Label, label_of
-from studies.models import Annotation, Coder, LabelKind
+from studies.models import Annotation, LabelKind
 
 TABLE_VERSION = 1
 _STREAM_CHUNK = 20_000
@@ -187,10 +188,10 @@ class ChangedWhileSplitError(ValueError):
         )
 
 
-def coder_keys(coder_ids: Sequence[int]) -> list[str]:
+def sorted_coder_keys(coder_ids: Sequence[int]) -> list[str]:
     """The keys of the scope's coders (as the split planned them), sorted: the table's
     coders."""
-    return sorted(Coder.objects.filter(pk__in=list(coder_ids)).values_list("key", flat=True))
+    return sorted(scope.coder_keys(coder_ids).values())
 
 
 def chunk_item_rows(
@@ -206,7 +207,7 @@ def chunk_item_rows(
     compressed fast (it is decompressed once, by the merge step)."""
     if table_round(computation) != round_id:
         return None
-    index = {coder: i for i, coder in enumerate(coder_keys(coder_ids))}
+    index = {coder: i for i, coder in enumerate(sorted_coder_keys(coder_ids))}
     with _without_cyclic_gc():
         table = item_diagnostics(
             round_id=round_id,
@@ -270,7 +271,7 @@ def store_split_item_table(
         return None
     counted: list[int] = []
     try:
-        table = assemble(coder_keys(coder_ids), _chunk_rows(computation, counted))
+        table = assemble(sorted_coder_keys(coder_ids), _chunk_rows(computation, counted))
     except _RangeWithoutRowsError:
         return None
     stored, _ = ComputationItemTable.objects.update_or_create(

@@ -239,12 +239,26 @@ def unit_label(unit: int) -> tuple[int | None, int]:
     return None, unit
 
 
+#: Ids per ``IN (...)`` list: SQLite refuses a statement with more than 32,766 parameters, and
+#: a crowd scope has thousands of coders (and up to millions of items).
+IN_LIST_MAX = 10_000
+
+
+def _names_by_id(model: Any, ids: Iterable[int], field: str) -> dict[int, str]:
+    wanted = sorted(set(ids))
+    names: dict[int, str] = {}
+    for start in range(0, len(wanted), IN_LIST_MAX):
+        batch = wanted[start : start + IN_LIST_MAX]
+        names.update(model.objects.filter(pk__in=batch).values_list("id", field))
+    return names
+
+
 def item_external_ids(item_ids: Iterable[int]) -> dict[int, str]:
-    return dict(Item.objects.filter(pk__in=list(item_ids)).values_list("id", "external_id"))
+    return _names_by_id(Item, item_ids, "external_id")
 
 
 def coder_keys(coder_ids: Iterable[int]) -> dict[int, str]:
-    return dict(Coder.objects.filter(pk__in=list(coder_ids)).values_list("id", "key"))
+    return _names_by_id(Coder, coder_ids, "key")
 
 
 def scope_data_revision(*, question: Question | int, round_ids: Sequence[int]) -> str:
