@@ -9,14 +9,18 @@ scope, so the point estimates (``point_results``) and the bootstrap are the same
 Two things make a chunk's rows line up with the others':
 
 - **the same columns.** Columns depend on the coders (one block per coder for kappa's
-  per-coder chance, one per coder pair for Light's kappa) and on the value domain. A chunk
-  is built with every coder of the scope and the question's declared categories: a
-  *phantom item* labelled by every coder with the first category is added to the chunk's
-  data and its row dropped afterwards. It makes every coder and coder pair present (Light's
-  kappa then sums over every pair; pairs that share no item have no defined kappa in any
-  replicate and drop out of its mean, as they are absent from the one-process rows) and no
-  chunk is ever without a pairable item. ``finalize`` is taken from the phantom item alone
-  (it depends on the coders and the domain only, for the coefficients split here).
+  per-coder chance) and on the value domain. A chunk is built with every coder of the
+  scope and the question's declared categories: a *phantom item* labelled by every coder
+  with the first category is added to the chunk's data and its row dropped afterwards. It
+  makes every coder present and no chunk is ever without a pairable item. ``finalize`` is
+  taken from the phantom item alone (it depends on the coders and the domain only, for the
+  coefficients split here).
+- **Light's kappa's coder pairs.** Its rows also have two columns per coder pair, and the
+  phantom item would list every pair of the scope's coders (2M for 2,000 coders). A chunk
+  builds them without it, for the pairs that share one of its items, and stores those
+  pairs; the merge puts every chunk's columns on the union of the pairs, sorted: the pairs
+  that share an item in the scope, as the one-process rows list them
+  (``_merged_light``).
 - **interval alpha's centring.** Its rows hold sums of values centred on the mean of the
   pairable values; a chunk centres on its own mean, so the combine step moves each chunk's
   sums to the scope's mean (exactly: ``Σ(x-c') = Σ(x-c) + m(c-c')``, and likewise for
