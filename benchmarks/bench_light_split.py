@@ -32,7 +32,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agreement_server.settings")
 os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-never-used-in-production-0123")
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
