@@ -77,9 +77,7 @@ def main() -> None:
         chunks.append((sums.blob, sums.summary))
     chunk_time = time.perf_counter() - start
     start = time.perf_counter()
-    light = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)[
-        "light_kappa"
-    ]
+    light = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)["light_kappa"]
     merge_time = time.perf_counter() - start
     print(f"  chunk rows ({args.ranges} ranges)    {chunk_time:8.2f} s")
     print(f"  merge                     {merge_time:8.2f} s; rows {light.item_stats.shape}")
