@@ -40,7 +40,9 @@ from metrics import (
 )
 from metrics import bootstrap_chunk as metrics_bootstrap_chunk
 from metrics import bootstrap_combine as metrics_bootstrap_combine
+from metrics import decompose_light_kappa as decompose_light_kappa  # for item_sums
 from metrics import distance_names as metrics_distance_names
+from metrics import light_kappa_on_rows as light_kappa_on_rows  # for item_sums
 from metrics import report as metrics_report
 from metrics.distances.scalar import midranks as midranks  # for item_sums
 from metrics.quality import as_annotations, dawid_skene, mace

@@ -9,14 +9,18 @@ scope, so the point estimates (``point_results``) and the bootstrap are the same
 Two things make a chunk's rows line up with the others':
 
 - **the same columns.** Columns depend on the coders (one block per coder for kappa's
-  per-coder chance, one per coder pair for Light's kappa) and on the value domain. A chunk
-  is built with every coder of the scope and the question's declared categories: a
-  *phantom item* labelled by every coder with the first category is added to the chunk's
-  data and its row dropped afterwards. It makes every coder and coder pair present (Light's
-  kappa then sums over every pair; pairs that share no item have no defined kappa in any
-  replicate and drop out of its mean, as they are absent from the one-process rows) and no
-  chunk is ever without a pairable item. ``finalize`` is taken from the phantom item alone
-  (it depends on the coders and the domain only, for the coefficients split here).
+  per-coder chance) and on the value domain. A chunk is built with every coder of the
+  scope and the question's declared categories: a *phantom item* labelled by every coder
+  with the first category is added to the chunk's data and its row dropped afterwards. It
+  makes every coder present and no chunk is ever without a pairable item. ``finalize`` is
+  taken from the phantom item alone (it depends on the coders and the domain only, for the
+  coefficients split here).
+- **Light's kappa's coder pairs.** Its rows also have two columns per coder pair, and the
+  phantom item would list every pair of the scope's coders (2M for 2,000 coders). A chunk
+  builds them without it, for the pairs that share one of its items, and stores those
+  pairs; the merge puts every chunk's columns on the union of the pairs, sorted: the pairs
+  that share an item in the scope, as the one-process rows list them
+  (``_merged_light``).
 - **interval alpha's centring.** Its rows hold sums of values centred on the mean of the
   pairable values; a chunk centres on its own mean, so the combine step moves each chunk's
   sums to the scope's mean (exactly: ``Σ(x-c') = Σ(x-c) + m(c-c')``, and likewise for
@@ -51,6 +55,8 @@ from studies.models import LabelKind
 
 #: The phantom item's id: below every item id, so its row is the first.
 PHANTOM_ITEM = -1
+#: Light's kappa: its rows' columns are the chunk's coder pairs (see ``_merged_light``).
+LIGHT = "light_kappa"
 #: Coefficients whose rows and ``finalize`` need no weights.
 UNWEIGHTED = ("observed_agreement", "s", "pi", "kappa", "light_kappa")
 #: What each (question kind, distance) can split, by coefficient.
@@ -182,10 +188,17 @@ def chunk_sums(
         items, coders, labels, all_coders=all_coders, phantom_label=phantom_label
     )
     data = engine.reliability_data(all_items, all_coder_ids, all_labels, domain=domain)
-    decompositions = engine.decompositions(data, params, parents={})
+    decompositions = engine.decompositions(data, _without_light(params), parents={})
     arrays: dict[str, NDArray[Any]] = {}
+    if LIGHT in params["coefficients"]:
+        real = data.restricted_to_items(np.arange(data.n_items) > 0)  # the phantom item is first
+        first, second, _ = real.coder_pairs()
+        # Only the pairs sharing one of the chunk's items, named by their coder positions.
+        arrays[f"{LIGHT}.first"] = first.astype(np.int64)
+        arrays[f"{LIGHT}.second"] = second.astype(np.int64)
+        decompositions[LIGHT] = engine.decompose_light_kappa(real, pairs=(first, second))
     for name, decomposition in decompositions.items():
-        stats = decomposition.item_stats[1:]  # the phantom item's row is the first
+        stats = decomposition.item_stats[0 if name == LIGHT else 1 :]  # the phantom's row first
         if sparse.issparse(stats):
             csr = sparse.csr_matrix(stats)
             arrays[f"{name}.data"] = csr.data
@@ -196,7 +209,7 @@ def chunk_sums(
             arrays[f"{name}.dense"] = np.asarray(stats, dtype=np.float64)
     per_item = np.unique(np.asarray(items), return_counts=True)[1]
     summary: dict[str, Any] = {
-        "coefficients": list(decompositions),
+        "coefficients": [name for name in engine.ALL_COEFFICIENTS if name in decompositions],
         "n_items": int(per_item.size),
         "n_annotations": len(items),
         "n_pairable_items": int(np.count_nonzero(per_item >= 2)),
@@ -248,10 +261,7 @@ def _rows(arrays: Mapping[str, Any], name: str) -> NDArray[np.float64] | sparse.
     )
 
 
-def template_decompositions(
-    *, kind: str, domain: Sequence[Any] | None, all_coders: Sequence[int], params: Mapping[str, Any]
-) -> dict[str, Decomposition]:
-    """The decompositions of the phantom item alone: their ``finalize`` is every chunk's."""
+def _phantom_data(*, kind: str, domain: Sequence[Any] | None, all_coders: Sequence[int]) -> Any:
     items, coders, labels = _with_phantom(
         np.zeros(0, np.int64),
         np.zeros(0, np.int64),
@@ -259,8 +269,23 @@ def template_decompositions(
         all_coders=all_coders,
         phantom_label=_phantom_label(kind, domain, []),
     )
-    data = engine.reliability_data(items, coders, labels, domain=domain)
-    return dict(engine.decompositions(data, params, parents={}))
+    return engine.reliability_data(items, coders, labels, domain=domain)
+
+
+def _without_light(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters without Light's kappa: its columns are the chunk's coder pairs
+    (``chunk_sums``), put on one list of pairs when merged (``_merged_light``), never every
+    pair of the scope's coders that the phantom item would make present."""
+    return {**params, "coefficients": [c for c in params["coefficients"] if c != LIGHT]}
+
+
+def template_decompositions(
+    *, kind: str, domain: Sequence[Any] | None, all_coders: Sequence[int], params: Mapping[str, Any]
+) -> dict[str, Decomposition]:
+    """The decompositions of the phantom item alone: their ``finalize`` is every chunk's
+    (Light's kappa's, which depends on the pairs the chunks list, is ``_merged_light``'s)."""
+    data = _phantom_data(kind=kind, domain=domain, all_coders=all_coders)
+    return dict(engine.decompositions(data, _without_light(params), parents={}))
 
 
 def merged_decompositions(
@@ -279,6 +304,11 @@ def merged_decompositions(
     )
     loaded = [(_load(blob), summary) for blob, summary in chunks]
     out: dict[str, Decomposition] = {}
+    if LIGHT in params["coefficients"]:
+        phantom = _phantom_data(kind=kind, domain=domain, all_coders=all_coders)
+        out[LIGHT] = _merged_light(
+            [arrays for arrays, _ in loaded], n_coders=phantom.n_coders, n_values=phantom.n_values
+        )
     for name, template in templates.items():
         parts = [_rows(arrays, name) for arrays, _ in loaded]
         if kind == LabelKind.INTERVAL and name == "alpha":
@@ -289,7 +319,54 @@ def merged_decompositions(
         else:
             stacked = np.vstack(parts) if parts else np.zeros((0, template.item_stats.shape[1]))
         out[name] = template.with_rows(stacked)
-    return out
+    return {name: out[name] for name in engine.ALL_COEFFICIENTS if name in out}
+
+
+def _merged_light(
+    chunks: Sequence[Mapping[str, Any]], *, n_coders: int, n_values: int
+) -> Decomposition:
+    """Light's kappa's rows of every chunk on the union of the chunks' coder pairs (sorted,
+    as the one-process path lists the pairs sharing an item), stacked in chunk order.
+
+    A chunk's pair ``p`` of the union's ``q`` moves its columns ``2p, 2p + 1`` to
+    ``2q, 2q + 1``, its coder columns by the difference of the widths; the union is sorted
+    and each chunk's pairs too, so the moved columns stay in order on each row.
+    """
+    keys = [_light_pair_keys(arrays, n_coders) for arrays in chunks]
+    union = np.unique(np.concatenate([*keys, np.zeros(0, np.int64)]))
+    width = 2 * union.size + n_coders * n_values
+    parts = []
+    for arrays, own in zip(chunks, keys, strict=True):
+        rows = sparse.csr_matrix(_rows(arrays, LIGHT))
+        pair_columns = 2 * own.size
+        if rows.shape[1] != pair_columns + n_coders * n_values:
+            raise ValueError("A chunk's Light's kappa rows do not match its coder pairs.")
+        moved = np.concatenate(
+            [
+                (2 * np.searchsorted(union, own)[:, None] + np.arange(2)).reshape(-1),
+                np.arange(n_coders * n_values) + 2 * union.size,
+            ]
+        )
+        parts.append(
+            sparse.csr_matrix(
+                (rows.data, moved[rows.indices], rows.indptr), shape=(rows.shape[0], width)
+            )
+        )
+    stacked = sparse.vstack(parts, format="csr") if parts else sparse.csr_matrix((0, width))
+    return engine.light_kappa_on_rows(
+        stacked, union // n_coders, union % n_coders, n_coders=n_coders, n_values=n_values
+    )
+
+
+def _light_pair_keys(arrays: Mapping[str, Any], n_coders: int) -> NDArray[np.int64]:
+    """``first · C + second`` of the pairs a chunk's Light's kappa rows list (chunks stored
+    before the rows listed their pairs have a column pair for every pair of coders)."""
+    if f"{LIGHT}.first" in arrays:
+        first = np.asarray(arrays[f"{LIGHT}.first"], np.int64)
+        second = np.asarray(arrays[f"{LIGHT}.second"], np.int64)
+    else:
+        first, second = (a.astype(np.int64) for a in np.triu_indices(n_coders, 1))
+    return first * n_coders + second
 
 
 def _recentred(

@@ -36,6 +36,7 @@ from metrics.coefficients.agreement import (
     decompose_scott_pi,
     fleiss_pi,
     light_kappa,
+    light_kappa_on_rows,
     observed_agreement,
     scott_pi,
 )
@@ -324,6 +325,7 @@ __all__ = [
     "kappa_max",
     "krippendorff_alpha",
     "light_kappa",
+    "light_kappa_on_rows",
     "linearized_se",
     "mace",
     "masi_ap_distance",

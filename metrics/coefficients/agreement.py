@@ -60,7 +60,7 @@ from metrics.coefficients.coder_chance import (
 from metrics.coefficients.interval_weights import IntervalWeights, interval_weights
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
-from metrics.decomposition import Decomposition
+from metrics.decomposition import Decomposition, ItemStats
 from metrics.distances import DistanceLike, distance_matrix
 
 Chance = Literal["none", "uniform", "pooled", "gwet", "coder"]
@@ -815,12 +815,6 @@ class LightKappaResult(CoefficientResult):
     skipped_pairs: tuple[tuple[Hashable, Hashable], ...]
 
 
-def _light_pairs(rd: ReliabilityData) -> list[tuple[int, int]]:
-    """The coder pairs sharing an item (from one sparse product of the coder incidence)."""
-    first, second, _ = rd.coder_pairs()
-    return list(zip(first.tolist(), second.tolist(), strict=True))
-
-
 def _skipped_pairs(
     rd: ReliabilityData, used: Sequence[tuple[int, int]]
 ) -> tuple[tuple[Hashable, Hashable], ...]:
@@ -867,22 +861,62 @@ def _csr_with_coder_columns(
 
 
 def _light_decomposition(
-    rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
+    rd: ReliabilityData, first: NDArray[np.intp], second: NDArray[np.intp]
 ) -> tuple[Decomposition, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
-    """Light's kappa over the given coder pairs, and its per-pair ``parts`` of totals."""
-    stats, parts = _light_stats(rd, pairs)
-    first = np.array([g for g, _ in pairs], dtype=np.intp)
-    second = np.array([h for _, h in pairs], dtype=np.intp)
+    """Light's kappa over the coder pairs ``(first[p], second[p])``, and its per-pair
+    ``parts`` of totals."""
+    first = np.asarray(first, dtype=np.intp)
+    second = np.asarray(second, dtype=np.intp)
+    stats = _light_stats(rd, first, second)
+    parts = _light_parts(first, second, rd.n_coders, rd.n_values)
     leave_one_out = LightLeaveOneOut(first, second, rd.n_coders, rd.n_values)
     return Decomposition("light_kappa", stats, _mean_defined(parts), leave_one_out), parts
 
 
+def light_kappa_on_rows(
+    item_stats: ItemStats,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+    *,
+    n_coders: int,
+    n_values: int,
+) -> Decomposition:
+    """Light's kappa on rows laid out as :func:`decompose_light_kappa` lays them out for the
+    coder pairs ``(first[p], second[p])`` (positions among ``n_coders`` coders, sorted by
+    first then second): rows built elsewhere, e.g. stacked from several ranges of items
+    after their pair columns were put on one list of pairs."""
+    first = np.asarray(first, dtype=np.intp)
+    second = np.asarray(second, dtype=np.intp)
+    width = 2 * first.size + n_coders * n_values
+    if item_stats.shape[1] != width:
+        raise ValueError(f"Rows of {item_stats.shape[1]} columns for a layout of {width}.")
+    parts = _light_parts(first, second, n_coders, n_values)
+    leave_one_out = LightLeaveOneOut(first, second, n_coders, n_values)
+    return Decomposition("light_kappa", item_stats, _mean_defined(parts), leave_one_out)
+
+
+def _light_parts(
+    first: NDArray[np.intp], second: NDArray[np.intp], n_coders: int, n_values: int
+) -> Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]:
+    """Each pair's observed and expected agreement and kappa, from totals."""
+    n_pairs = first.size
+
+    def parts(totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+        totals = np.asarray(totals, dtype=np.float64)
+        agree = totals[..., 0 : 2 * n_pairs : 2]
+        both = totals[..., 1 : 2 * n_pairs : 2]
+        shares, _ = coder_distributions(totals, n_coders, n_values)
+        observed = divide(agree, both)
+        expected = (shares[..., first, :] * shares[..., second, :]).sum(axis=-1)
+        return observed, expected, chance_corrected(observed, expected)
+
+    return parts
+
+
 def _light_stats(
-    rd: ReliabilityData, pairs: Sequence[tuple[int, int]]
-) -> tuple[sparse.csr_matrix, Callable[[NDArray[np.float64]], tuple[NDArray[np.float64], ...]]]:
-    first = np.array([g for g, _ in pairs], dtype=np.intp)
-    second = np.array([h for _, h in pairs], dtype=np.intp)
-    n_pairs = len(pairs)
+    rd: ReliabilityData, first: NDArray[np.intp], second: NDArray[np.intp]
+) -> sparse.csr_matrix:
+    n_pairs = first.size
     # Column 2p: pair p agrees on the item; column 2p + 1: both coders of pair p labelled it.
     left, right = rd.item_pairs()  # every pair of annotations sharing an item, by item
     pair_key = first.astype(np.int64) * rd.n_coders + second
@@ -894,18 +928,7 @@ def _light_stats(
     rows = np.repeat(rd.item_index[left], 2)
     cols = np.column_stack([2 * position, 2 * position + 1]).reshape(-1)
     ones = np.column_stack([agree, np.ones(agree.size, dtype=bool)]).reshape(-1)
-    stats = _csr_with_coder_columns(rows[ones], cols[ones], 2 * n_pairs, rd)
-
-    def parts(totals: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
-        totals = np.asarray(totals, dtype=np.float64)
-        agree = totals[..., 0 : 2 * n_pairs : 2]
-        both = totals[..., 1 : 2 * n_pairs : 2]
-        shares, _ = coder_distributions(totals, rd.n_coders, rd.n_values)
-        observed = divide(agree, both)
-        expected = (shares[..., first, :] * shares[..., second, :]).sum(axis=-1)
-        return observed, expected, chance_corrected(observed, expected)
-
-    return stats, parts
+    return _csr_with_coder_columns(rows[ones], cols[ones], 2 * n_pairs, rd)
 
 
 def _mean_defined(
@@ -924,12 +947,21 @@ def _mean_defined(
 
 
 def decompose_light_kappa(
-    data: DataLike, *, domain: Sequence[Hashable] | None = None
+    data: DataLike,
+    *,
+    domain: Sequence[Hashable] | None = None,
+    pairs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> Decomposition:
-    """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data)."""
+    """Per-item decomposition of :func:`light_kappa` (pairs fixed from the full data).
+
+    Its rows are ``[agree_p, both_p for each pair p, coder × value counts]``. ``pairs``:
+    the coder pairs to list, as ``(first, second)`` coder positions sorted by first then
+    second (default: the pairs that share an item, ``data.coder_pairs()``).
+    """
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    return _light_decomposition(rd, _light_pairs(rd))[0]
+    first, second = rd.coder_pairs()[:2] if pairs is None else pairs
+    return _light_decomposition(rd, first, second)[0]
 
 
 def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> LightKappaResult:
@@ -977,10 +1009,11 @@ def light_kappa(data: DataLike, *, domain: Sequence[Hashable] | None = None) -> 
     """
     rd = as_reliability_data(data, domain=domain)
     require_identified(rd, "Light's kappa")
-    pairs = _light_pairs(rd)
-    if not pairs:
+    first, second, _ = rd.coder_pairs()
+    if not first.size:
         raise ValueError("Light's kappa needs at least one pair of coders sharing an item.")
-    decomposition, parts = _light_decomposition(rd, pairs)
+    pairs = list(zip(first.tolist(), second.tolist(), strict=True))
+    decomposition, parts = _light_decomposition(rd, first, second)
     observed, expected, kappas = parts(decomposition.totals())
     defined = ~np.isnan(kappas)
     if not defined.any():

@@ -191,8 +191,8 @@ class LightLeaveOneOut:
         observed = divide(agree, both)
         shares, _ = coder_distributions(total, n_coders, n_values)
         counts = total[-n_coders * n_values :].reshape(n_coders, n_values)
-        # Pairs labelling no item together (listed for every coder pair on the server's
-        # split path) have no observed agreement with or without any item: they change nothing.
+        # Pairs labelling no item together (when a caller lists every coder pair) have no
+        # observed agreement with or without any item: they change nothing.
         shared = np.flatnonzero(both > 0)
         first, second, observed_shared = first[shared], second[shared], observed[shared]
         kappa = np.zeros(n_pairs)

@@ -24,7 +24,14 @@ from computations.models import (
     ComputationStatus,
 )
 from computations.services import computation_request, computations_sweep
-from metrics import ReliabilityData, jackknife_values
+from metrics import (
+    ReliabilityData,
+    bootstrap,
+    bootstrap_chunk,
+    decompose_light_kappa,
+    jackknife_values,
+)
+from metrics.coefficients.coder_chance import LightLeaveOneOut
 from studies.models import Annotation, LabelKind, Round
 from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.factories import RoundFactory
@@ -532,3 +539,119 @@ def test_the_merged_rows_jackknife_kappa_and_light_by_the_update_as_the_one_proc
         expected = jackknife_values(row_by_row)
         assert np.isfinite(expected).all()
         np.testing.assert_allclose(jackknife_values(merged[name]), expected, rtol=0, atol=1e-12)
+
+
+def crowd_triples(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """400 items, 3 of 60 coders each (coders 200..259), 3 categories, 70 % on the truth."""
+    rng = np.random.default_rng(seed)
+    items = np.repeat(np.arange(1, 401), 3)
+    coders = np.concatenate([rng.choice(np.arange(200, 260), 3, replace=False) for _ in range(400)])
+    truth = rng.integers(0, 3, 400)
+    labels = np.array(["a", "b", "c"])[
+        np.where(rng.random(1200) < 0.7, np.repeat(truth, 3), rng.integers(0, 3, 1200))
+    ]
+    return items, coders, labels
+
+
+LIGHT_ONLY = {"coefficients": ["light_kappa"], "level": "nominal", "distance": "nominal"}
+CUTS = [(1, 100), (101, 180), (181, 330), (331, 400)]
+
+
+def test_the_merged_light_rows_list_only_the_pairs_that_share_an_item() -> None:
+    # A crowd: 60 coders, 3 per item, 400 items in 4 ranges. The merged Light's kappa has a
+    # column pair for each pair of coders that share an item (counted here from the
+    # triples), not for all 1,770 pairs; its value, jackknife, replicates and BCa interval
+    # equal those of the rows listing every pair (the layout the merge had before) and those
+    # of the one-process rows.
+    items, coders, labels = crowd_triples(5)
+    codes = ["a", "b", "c"]
+    all_coders = sorted(set(coders.tolist()))
+    options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": LIGHT_ONLY}
+    chunks = []
+    for first, last in CUTS:
+        kept = (items >= first) & (items <= last)
+        sums = item_sums.chunk_sums(
+            items=items[kept], coders=coders[kept], labels=labels[kept],
+            all_coders=all_coders, fingerprint="", **options,
+        )  # fmt: skip
+        chunks.append((sums.blob, sums.summary))
+    merged = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)
+    light = merged["light_kappa"]
+
+    position = {coder: p for p, coder in enumerate(all_coders)}
+    sharing = sorted(
+        {
+            (position[g], position[h])
+            for u in range(1, 401)
+            for g in coders[items == u].tolist()
+            for h in coders[items == u].tolist()
+            if g < h
+        }
+    )
+    assert 0 < len(sharing) < 60 * 59 // 2
+    assert light.item_stats.shape == (400, 2 * len(sharing) + 60 * 3)
+    pairs = light.leave_one_out
+    assert isinstance(pairs, LightLeaveOneOut)
+    listed = list(zip(pairs.first.tolist(), pairs.second.tolist(), strict=True))
+    assert listed == sharing
+
+    data = ReliabilityData.from_long(items, coders, labels, domain=codes)
+    every_pair = decompose_light_kappa(data, pairs=np.triu_indices(60, 1))
+    one_process = engine.decompositions(data, LIGHT_ONLY, parents={})["light_kappa"]
+    assert every_pair.item_stats.shape == (400, 2 * 1770 + 60 * 3)
+    for expected in (every_pair, one_process):
+        assert_same_light(light, expected)
+
+
+def assert_same_light(light: Any, expected: Any) -> None:
+    """Value, leave-one-item-out values (by the update and row by row), replicates and BCa
+    interval of two Light's kappa decompositions of the same items, to 1e-12."""
+    exact = {"rtol": 0, "atol": 1e-12}
+    np.testing.assert_allclose(light.evaluate(), expected.evaluate(), **exact)
+    np.testing.assert_allclose(jackknife_values(light), jackknife_values(expected), **exact)
+    row_by_row = jackknife_values(dataclasses.replace(expected, leave_one_out=None))
+    assert np.isfinite(row_by_row).all()
+    np.testing.assert_allclose(jackknife_values(light), row_by_row, **exact)
+    replicates = bootstrap_chunk(light, seed=11, start=0, stop=300)
+    assert np.isfinite(replicates).all()
+    np.testing.assert_allclose(
+        replicates, bootstrap_chunk(expected, seed=11, start=0, stop=300), **exact
+    )
+    ours = bootstrap(light, replicates=300, seed=11, method="bca")
+    theirs = bootstrap(expected, replicates=300, seed=11, method="bca")
+    np.testing.assert_allclose([ours.low, ours.high], [theirs.low, theirs.high], **exact)
+
+
+def test_light_rows_stored_with_every_pair_still_merge() -> None:
+    # Chunks stored before the rows listed their pairs hold a column pair for every pair of
+    # the scope's coders (rows of the phantom-item data, its row dropped); merged with
+    # chunks of the new layout they give the one-process Light's kappa.
+    items, coders, labels = crowd_triples(6)
+    codes = ["a", "b", "c"]
+    all_coders = sorted(set(coders.tolist()))
+    options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": LIGHT_ONLY}
+    chunks = []
+    for index, (first, last) in enumerate(CUTS):
+        kept = (items >= first) & (items <= last)
+        if index % 2:
+            sums = item_sums.chunk_sums(
+                items=items[kept], coders=coders[kept], labels=labels[kept],
+                all_coders=all_coders, fingerprint="", **options,
+            )  # fmt: skip
+            chunks.append((sums.blob, sums.summary))
+            continue
+        with_phantom = ReliabilityData.from_long(
+            np.r_[np.full(60, -1), items[kept]],
+            np.r_[all_coders, coders[kept]],
+            np.r_[np.full(60, "a"), labels[kept]],
+            domain=codes,
+        )
+        rows = decompose_light_kappa(with_phantom, pairs=np.triu_indices(60, 1)).item_stats[1:]
+        old = {"light_kappa.data": rows.data, "light_kappa.indices": rows.indices,
+               "light_kappa.indptr": rows.indptr,
+               "light_kappa.shape": np.asarray(rows.shape, dtype=np.int64)}  # fmt: skip
+        chunks.append((item_sums.pack(old), {}))
+    light = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)["light_kappa"]
+    assert light.item_stats.shape == (400, 2 * 1770 + 60 * 3)
+    data = ReliabilityData.from_long(items, coders, labels, domain=codes)
+    assert_same_light(light, engine.decompositions(data, LIGHT_ONLY, parents={})["light_kappa"])
