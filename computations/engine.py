@@ -49,8 +49,13 @@ from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
 from metrics.spans import span_report as metrics_span_report
-from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING
-from metrics.spans.tokens import OVERLAPS_HINT
+from metrics.spans.refusal import (
+    OVERLAPPING_TOKEN_LABELS,
+    OVERLAPPING_UNITS,
+    Refusal,
+    refusal_text,
+)
+from metrics.spans.report import OVERLAPPING
 from metrics.uncertainty.benchmarks import paired_difference_replicates, probability_later_higher
 from studies.models import LabelKind
 
@@ -95,13 +100,18 @@ SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
 #: What alpha_u does with one coder's overlapping units of a category (parameter
 #: ``overlapping``): refuse them (alpha_u undefined, with the reason) or merge them.
 SPAN_OVERLAPPING: tuple[str, ...] = tuple(OVERLAPPING)
-#: The way out that alpha_u's refusal of overlapping units names, in the API's words.
-SERVER_MERGE_HINT = 'request the computation again with the parameter "overlapping": "merge"'
-#: Token agreement needs one category per position and coder; the server has no option for it.
-SERVER_OVERLAPS_HINT = (
-    "Token-level agreement needs one category per position and coder: resolve the overlap "
-    "in the data (alpha_U and span F1 are computed without it)."
-)
+#: The way out of each span refusal of the library (by its ``reason_code``), in the API's
+#: words: alpha_u's parameter to send; token agreement has no option on the server.
+SERVER_REMEDIES: dict[str, str] = {
+    OVERLAPPING_UNITS: (
+        '(request the computation again with the parameter "overlapping": "merge" to merge '
+        "them into their union)"
+    ),
+    OVERLAPPING_TOKEN_LABELS: (
+        "Token-level agreement needs one category per position and coder: resolve the "
+        "overlap in the data (alpha_U and span F1 are computed without it)."
+    ),
+}
 #: The most disputed documents a span result keeps.
 MOST_DISPUTED_DOCUMENTS = 50
 _TREE_DISTANCES = tuple(HIERARCHY_DISTANCES)
@@ -715,13 +725,10 @@ def span_report(data: SpanData, params: Mapping[str, Any]) -> dict[str, Any]:
     }
     report: dict[str, Any] = _jsonable(metrics_span_report(data, **options))
     coefficients = report.get("coefficients") or {}
-    alpha_u = coefficients.get("alpha_u") or {}
-    if alpha_u.get("reason"):
-        alpha_u["reason"] = str(alpha_u["reason"]).replace(LIBRARY_MERGE_HINT, SERVER_MERGE_HINT)
-    for token_key in ("token_alpha", "token_kappa"):
-        token = coefficients.get(token_key) or {}
-        if token.get("reason"):
-            token["reason"] = str(token["reason"]).replace(OVERLAPS_HINT, SERVER_OVERLAPS_HINT)
+    for entry in coefficients.values():
+        remedy = SERVER_REMEDIES.get(entry.get("reason_code"))
+        if remedy is not None:
+            entry["reason"] = refusal_text(str(entry["reason_problem"]), remedy)
     skipped: dict[str, str] = {}
     kept: dict[str, Any] = {}
     for name in wanted:
@@ -767,10 +774,9 @@ def span_decompositions(
             policy: Any = overlapping
             try:
                 out[name] = decompose_unitizing_alpha(data, overlapping=policy)
-            except ValueError as error:
-                raise ValueError(
-                    str(error).replace(LIBRARY_MERGE_HINT, SERVER_MERGE_HINT)
-                ) from None
+            except Refusal as refusal:
+                remedy = SERVER_REMEDIES.get(refusal.code, refusal.remedy)
+                raise ValueError(refusal_text(refusal.problem, remedy)) from None
         elif name == "span_f1":
             out[name] = decompose_span_f1(data, match="exact")
         elif name == "span_f1_overlap":

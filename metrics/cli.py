@@ -27,7 +27,8 @@ from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.report import BENCHMARK_SCALE_TITLES, COEFFICIENT_KEYS, LEVELS, report
 from metrics.spans.reader import read_spans
-from metrics.spans.report import LIBRARY_MERGE_HINT, OVERLAPPING, format_span_table, span_report
+from metrics.spans.refusal import OVERLAPPING_UNITS, refusal_text
+from metrics.spans.report import OVERLAPPING, format_span_table, span_report
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 #: ``--level`` for span annotations (not a level of measurement: it selects the span report).
@@ -359,6 +360,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The command line's way out of a span refusal, by its ``reason_code``; a refusal not listed
+#: keeps the library's remedy.
+SPAN_REMEDIES = {OVERLAPPING_UNITS: "(pass --overlapping merge to merge them into their union)"}
+
+
 def _span_main(args: argparse.Namespace) -> int:
     """``--level span``: read span annotations and print the span report."""
     try:
@@ -377,11 +383,10 @@ def _span_main(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    alpha_u = result["coefficients"]["alpha_u"]
-    if alpha_u.get("reason"):
-        alpha_u["reason"] = alpha_u["reason"].replace(
-            LIBRARY_MERGE_HINT, "pass --overlapping merge"
-        )
+    for entry in result["coefficients"].values():
+        remedy = SPAN_REMEDIES.get(entry.get("reason_code"))
+        if remedy is not None:
+            entry["reason"] = refusal_text(entry["reason_problem"], remedy)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:

@@ -3,7 +3,8 @@
 :func:`span_report` computes Krippendorff's unitizing alpha (α_U), span F1 (exact and by
 overlap), token-level alpha and kappa, P_k and WindowDiff, and on request Mathet et al.'s γ,
 each as ``{"value": ..., ...}``; a measure undefined on the data has ``"value": null`` and a
-``"reason"`` instead of stopping the report. With ``bootstrap`` replicates every measure with
+``"reason"`` instead of stopping the report; a refusal an option would lift (overlapping
+units, see :mod:`metrics.spans.refusal`) adds ``"reason_code"`` and ``"reason_problem"``. With ``bootstrap`` replicates every measure with
 a per-document decomposition gets a ``"ci"``: all of them resample the *same* documents
 (replicate ``r`` draws from ``np.random.default_rng([seed, r])`` over the documents, see
 :mod:`metrics.uncertainty.bootstrap`), so their intervals describe one set of resamples.
@@ -24,6 +25,7 @@ from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1, span_f1
 from metrics.spans.gamma import decompose_gamma, gamma_agreement
+from metrics.spans.refusal import Refusal
 from metrics.spans.segmentation import (
     decompose_segmentation,
     segmentation_agreement,
@@ -62,12 +64,8 @@ SPAN_TITLES = {
 
 #: What α_U does with one coder's overlapping units of a category (``span_report``'s option).
 OVERLAPPING: tuple[str, ...] = ("error", "merge")
-#: How α_U's refusal of overlapping units tells a library user the way out; the command line
-#: and the server replace it by their own option's name.
-LIBRARY_MERGE_HINT = "pass overlapping='merge'"
 
 __all__ = [
-    "LIBRARY_MERGE_HINT",
     "OVERLAPPING",
     "SPAN_COEFFICIENT_KEYS",
     "SPAN_TITLES",
@@ -192,7 +190,13 @@ def _interval(
 
 
 def _undefined(error: ValueError) -> Entry:
-    return {"value": None, "reason": str(error)}
+    """A measure's entry where the data leave it undefined; a :class:`Refusal` adds its code
+    and its problem, for callers that state the remedy in their own words."""
+    entry: Entry = {"value": None, "reason": str(error)}
+    if isinstance(error, Refusal):
+        entry["reason_code"] = error.code
+        entry["reason_problem"] = error.problem
+    return entry
 
 
 # -- documents -------------------------------------------------------------------------------
@@ -318,7 +322,8 @@ def span_report(
     dict
         ``level`` ("span"), ``n_documents``, ``n_coders``, ``n_units``, ``coefficients``
         (key → entry, :data:`SPAN_COEFFICIENT_KEYS` order; ``value`` null with ``reason``
-        where undefined; ``ci`` ``{"low", "high", "confidence", "method", "replicates"}``
+        where undefined, plus ``reason_code`` and ``reason_problem`` for a
+        :class:`~metrics.spans.refusal.Refusal`; ``ci`` ``{"low", "high", "confidence", "method", "replicates"}``
         with ``bootstrap``) and ``documents`` (most disputed first).
 
     Raises

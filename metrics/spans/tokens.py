@@ -48,14 +48,16 @@ from metrics.coefficients.result import CoefficientResult
 from metrics.data import MISSING, ReliabilityData
 from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
+from metrics.spans.refusal import OVERLAPPING_TOKEN_LABELS, Refusal
 
 Coefficient = Literal["alpha", "kappa"]
 Overlaps = Literal["error", "first"]
 
 #: The value of a position no unit covers.
 OUTSIDE = "O"
-#: How the library's refusal of nested categories ends; callers without the option replace it.
-OVERLAPS_HINT = (
+#: The library's remedy for a position of two categories (:data:`OVERLAPPING_TOKEN_LABELS`);
+#: callers without the option state the problem with their own (the refusal's ``problem``).
+OVERLAPS_REMEDY = (
     "Use overlaps='first' to take the first unit's category, or resolve the overlap in the data."
 )
 
@@ -168,12 +170,14 @@ class _PositionKeys:
 def _conflict_error(
     data: SpanData, runs_start: NDArray[np.int64], run_doc: NDArray[np.intp],
     coder: int, run: int, low: int, high: int,
-) -> ValueError:  # fmt: skip
-    return ValueError(
+) -> Refusal:  # fmt: skip
+    return Refusal(
+        OVERLAPPING_TOKEN_LABELS,
         f"Document {data.documents[int(run_doc[run])]!r}, coder {data.coders[coder]!r}: "
         f"position {int(runs_start[run])} is covered by units of two categories "
         f"({data.categories[low]!r} and {data.categories[high]!r}), so it has no single "
-        f"token label. {OVERLAPS_HINT}"
+        "token label.",
+        OVERLAPS_REMEDY,
     )
 
 

@@ -44,7 +44,8 @@ grain; for times in seconds, pick a unit (milliseconds, frames), as finer grains
 Overlapping units
 -----------------
 α_U assumes one coder's units of a category never overlap. By default such units raise a
-``ValueError`` naming the document, the coder and both units; ``overlapping="merge"``
+:class:`~metrics.spans.refusal.Refusal` (a ``ValueError``, code ``"overlapping_units"``)
+naming the document, the coder and both units; ``overlapping="merge"``
 replaces each run of overlapping units by their union first. Units of different categories
 may overlap freely: each category is its own α_U.
 
@@ -79,6 +80,7 @@ from metrics.spans._geometry import (
     position_keys,
 )
 from metrics.spans.data import SpanData
+from metrics.spans.refusal import OVERLAPPING_UNITS, Refusal
 
 __all__ = [
     "LENGTH_BINS",
@@ -92,6 +94,9 @@ __all__ = [
 ]
 
 OverlapPolicy = Literal["error", "merge"]
+#: The library's remedy for overlapping units (:data:`OVERLAPPING_UNITS`); the command line and
+#: the server state the problem with their own option's name (the refusal's ``problem``).
+MERGE_REMEDY = "(pass overlapping='merge' to merge them into their union)"
 
 #: Distinct unit lengths, over all categories, up to which a bootstrap resample of
 #: :func:`decompose_unitizing_alpha` is exact (see there). Each category gets an equal share,
@@ -236,11 +241,13 @@ def _prepare(
     clash = first_overlap(group, begin, end)
     if clash is not None and overlapping == "error":
         k = clash
-        raise ValueError(
+        raise Refusal(
+            OVERLAPPING_UNITS,
             f"document {data.documents[document[k]]!r}, coder {data.coders[coder[k]]!r}: units "
             f"[{begin[k]:g}, {end[k]:g}) and [{begin[k + 1]:g}, {end[k + 1]:g}) of category "
             f"{data.categories[category[k]]!r} overlap; alpha_U needs one coder's units of a "
-            "category to be disjoint (pass overlapping='merge' to merge them into their union)"
+            "category to be disjoint",
+            MERGE_REMEDY,
         )
     if clash is not None:
         first, merged_end = merge_overlapping(group, begin, end)
