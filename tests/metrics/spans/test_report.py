@@ -11,11 +11,14 @@ import pytest
 from metrics import bootstrap
 from metrics.cli import main
 from metrics.spans.data import SpanData
+from metrics.spans import tokens as tokens_module
+from metrics.spans import unitizing as unitizing_module
 from metrics.spans.f1 import decompose_span_f1
 from metrics.spans.gamma import gamma_agreement
+from metrics.spans.refusal import Refusal
 from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
 from metrics.spans.segmentation import decompose_segmentation
-from metrics.spans.tokens import decompose_token_agreement
+from metrics.spans.tokens import decompose_token_agreement, token_agreement
 from metrics.spans.unitizing import decompose_unitizing_alpha, unitizing_alpha
 
 # docs/references.md#span-f1-hand-case (the report's three documents).
@@ -195,3 +198,98 @@ def test_cli_overlapping(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert merged["value"] is not None
     assert main(["report", str(path), "--level", "nominal", "--overlapping", "merge"]) == 2
     assert "--overlapping applies to --level span only." in capsys.readouterr().err
+
+
+# -- refusals with a code --------------------------------------------------------------------
+
+#: Coder a's X [2, 5) nests in X [0, 8) (alpha_U refuses it) and Y [6, 9) overlaps X [0, 8)
+#: at position 6 (no single token label there).
+BOTH_OVERLAPS = [*NESTED, ("d", "a", 6, 9, "Y")]
+UNITS_PROBLEM = (
+    "document 'd', coder 'a': units [0, 8) and [2, 5) of category 'X' overlap; alpha_U needs "
+    "one coder's units of a category to be disjoint"
+)
+TOKEN_PROBLEM = (
+    "Document 'd', coder 'a': position 6 is covered by units of two categories ('X' and "
+    "'Y'), so it has no single token label."
+)
+TOKEN_REMEDY = (
+    "Use overlaps='first' to take the first unit's category, or resolve the overlap in the data."
+)
+
+
+def _overlapping_file(tmp_path: Path) -> Path:
+    path = tmp_path / "overlapping.csv"
+    path.write_text(
+        "document,coder,begin,end,label\n"
+        + "".join(f"{d},{c},{b},{e},{label}\n" for d, c, b, e, label in BOTH_OVERLAPS),
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_refused_entries_carry_their_code_and_problem_apart_from_the_remedy() -> None:
+    data = SpanData.from_units(BOTH_OVERLAPS, extents={"d": (0, 10)})
+    coefficients = span_report(data)["coefficients"]
+    assert coefficients["alpha_u"] == {
+        "value": None,
+        "reason": f"{UNITS_PROBLEM} (pass overlapping='merge' to merge them into their union)",
+        "reason_code": "overlapping_units",
+        "reason_problem": UNITS_PROBLEM,
+    }
+    for key in ("token_alpha", "token_kappa"):
+        assert coefficients[key] == {
+            "value": None,
+            "reason": f"{TOKEN_PROBLEM} {TOKEN_REMEDY}",
+            "reason_code": "overlapping_token_labels",
+            "reason_problem": TOKEN_PROBLEM,
+        }
+    # One coder leaves alpha_U undefined for a reason no option lifts: a reason, no code.
+    lonely = span_report(SpanData.from_units([("d", "a", 0, 2, "X")], extents={"d": (0, 4)}))
+    assert set(lonely["coefficients"]["alpha_u"]) == {"value", "reason"}
+
+
+def test_the_library_raises_a_refusal_with_code_problem_and_remedy() -> None:
+    data = SpanData.from_units(BOTH_OVERLAPS, extents={"d": (0, 10)})
+    with pytest.raises(Refusal) as units:
+        unitizing_alpha(data)
+    assert (units.value.code, units.value.problem, units.value.remedy) == (
+        "overlapping_units",
+        UNITS_PROBLEM,
+        "(pass overlapping='merge' to merge them into their union)",
+    )
+    with pytest.raises(Refusal) as tokens:
+        token_agreement(data, "alpha")
+    assert (tokens.value.code, tokens.value.problem, tokens.value.remedy) == (
+        "overlapping_token_labels",
+        TOKEN_PROBLEM,
+        TOKEN_REMEDY,
+    )
+    assert isinstance(tokens.value, ValueError)
+
+
+def test_cli_states_its_remedy_from_the_code_whatever_the_library_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(unitizing_module, "MERGE_REMEDY", "(reworded by the library)")
+    monkeypatch.setattr(tokens_module, "OVERLAPS_REMEDY", "Reworded too.")
+    assert main(["report", str(_overlapping_file(tmp_path)), "--level", "span", "--json"]) == 0
+    coefficients = json.loads(capsys.readouterr().out)["coefficients"]
+    assert coefficients["alpha_u"]["reason"] == (
+        f"{UNITS_PROBLEM} (pass --overlapping merge to merge them into their union)"
+    )
+    assert coefficients["alpha_u"]["reason_code"] == "overlapping_units"
+    # The command line has no option for token labels: the library's remedy stays.
+    assert coefficients["token_alpha"]["reason"] == f"{TOKEN_PROBLEM} Reworded too."
+
+
+def test_cli_table_shows_the_command_line_remedy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(_overlapping_file(tmp_path)), "--level", "span"]) == 0
+    table = capsys.readouterr().out
+    assert (
+        f"undefined alpha_u: {UNITS_PROBLEM} (pass --overlapping merge to merge them into "
+        "their union)"
+    ) in table
+    assert f"undefined token_alpha: {TOKEN_PROBLEM} {TOKEN_REMEDY}" in table
