@@ -52,7 +52,7 @@ from metrics.spans import span_report as metrics_span_report
 from metrics.spans.refusal import (
     OVERLAPPING_TOKEN_LABELS,
     OVERLAPPING_UNITS,
-    Refusal,
+    RefusalError,
     refusal_text,
 )
 from metrics.spans.report import OVERLAPPING
@@ -774,7 +774,7 @@ def span_decompositions(
             policy: Any = overlapping
             try:
                 out[name] = decompose_unitizing_alpha(data, overlapping=policy)
-            except Refusal as refusal:
+            except RefusalError as refusal:
                 remedy = SERVER_REMEDIES.get(refusal.code, refusal.remedy)
                 raise ValueError(refusal_text(refusal.problem, remedy)) from None
         elif name == "span_f1":

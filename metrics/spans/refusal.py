@@ -1,7 +1,7 @@
 """Refusals of span data with a stable code, for callers that name their own way out.
 
-A :class:`Refusal` is the ``ValueError`` a span measure raises where it cannot read the data
-as given and an option of the library would let it. It keeps the problem (which document,
+A :class:`RefusalError` is the ``ValueError`` a span measure raises where it cannot read the
+data as given and an option of the library would let it. It keeps the problem (which document,
 coder and units) apart from the library's remedy (the option to pass), so that the command
 line and the server can state the same problem with their own option's name; its ``code``
 stays the same whatever the wording. The span report carries the code as ``reason_code``
@@ -16,7 +16,7 @@ OVERLAPPING_UNITS = "overlapping_units"
 #: (``overlaps="first"``).
 OVERLAPPING_TOKEN_LABELS = "overlapping_token_labels"
 
-__all__ = ["OVERLAPPING_TOKEN_LABELS", "OVERLAPPING_UNITS", "Refusal", "refusal_text"]
+__all__ = ["OVERLAPPING_TOKEN_LABELS", "OVERLAPPING_UNITS", "RefusalError", "refusal_text"]
 
 
 def refusal_text(problem: str, remedy: str) -> str:
@@ -24,13 +24,13 @@ def refusal_text(problem: str, remedy: str) -> str:
     return f"{problem} {remedy}"
 
 
-class Refusal(ValueError):
+class RefusalError(ValueError):
     """Span data a measure refuses: ``code`` (stable), ``problem`` and ``remedy`` (texts);
     ``str()`` is :func:`refusal_text` of the two.
 
     Examples
     --------
-    >>> refusal = Refusal(OVERLAPPING_UNITS, "Units overlap.", "Merge them.")
+    >>> refusal = RefusalError(OVERLAPPING_UNITS, "Units overlap.", "Merge them.")
     >>> refusal.code, str(refusal)
     ('overlapping_units', 'Units overlap. Merge them.')
     """

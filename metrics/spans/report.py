@@ -3,11 +3,12 @@
 :func:`span_report` computes Krippendorff's unitizing alpha (α_U), span F1 (exact and by
 overlap), token-level alpha and kappa, P_k and WindowDiff, and on request Mathet et al.'s γ,
 each as ``{"value": ..., ...}``; a measure undefined on the data has ``"value": null`` and a
-``"reason"`` instead of stopping the report; a refusal an option would lift (overlapping
-units, see :mod:`metrics.spans.refusal`) adds ``"reason_code"`` and ``"reason_problem"``. With ``bootstrap`` replicates every measure with
-a per-document decomposition gets a ``"ci"``: all of them resample the *same* documents
-(replicate ``r`` draws from ``np.random.default_rng([seed, r])`` over the documents, see
-:mod:`metrics.uncertainty.bootstrap`), so their intervals describe one set of resamples.
+``"reason"`` instead of stopping the report (plus ``"reason_code"`` and ``"reason_problem"``
+where an option would lift it, see :mod:`metrics.spans.refusal`). With ``bootstrap``
+replicates every measure with a per-document decomposition gets a ``"ci"``: all of them
+resample the *same* documents (replicate ``r`` draws from ``np.random.default_rng([seed,
+r])`` over the documents, see :mod:`metrics.uncertainty.bootstrap`), so their intervals
+describe one set of resamples.
 
 ``documents`` lists every document, most disputed first: its units, the coders who
 annotated it, its part of α_U's observed disagreement (the parts sum to D_o) and its overlap F1.
@@ -25,7 +26,7 @@ from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1, span_f1
 from metrics.spans.gamma import decompose_gamma, gamma_agreement
-from metrics.spans.refusal import Refusal
+from metrics.spans.refusal import RefusalError
 from metrics.spans.segmentation import (
     decompose_segmentation,
     segmentation_agreement,
@@ -190,10 +191,10 @@ def _interval(
 
 
 def _undefined(error: ValueError) -> Entry:
-    """A measure's entry where the data leave it undefined; a :class:`Refusal` adds its code
-    and its problem, for callers that state the remedy in their own words."""
+    """A measure's entry where the data leave it undefined; a :class:`RefusalError` adds its
+    code and its problem, for callers that state the remedy in their own words."""
     entry: Entry = {"value": None, "reason": str(error)}
-    if isinstance(error, Refusal):
+    if isinstance(error, RefusalError):
         entry["reason_code"] = error.code
         entry["reason_problem"] = error.problem
     return entry
@@ -323,7 +324,8 @@ def span_report(
         ``level`` ("span"), ``n_documents``, ``n_coders``, ``n_units``, ``coefficients``
         (key → entry, :data:`SPAN_COEFFICIENT_KEYS` order; ``value`` null with ``reason``
         where undefined, plus ``reason_code`` and ``reason_problem`` for a
-        :class:`~metrics.spans.refusal.Refusal`; ``ci`` ``{"low", "high", "confidence", "method", "replicates"}``
+        :class:`~metrics.spans.refusal.RefusalError`; ``ci``
+        ``{"low", "high", "confidence", "method", "replicates"}``
         with ``bootstrap``) and ``documents`` (most disputed first).
 
     Raises

@@ -48,7 +48,7 @@ from metrics.coefficients.result import CoefficientResult
 from metrics.data import MISSING, ReliabilityData
 from metrics.decomposition import Decomposition
 from metrics.spans.data import SpanData
-from metrics.spans.refusal import OVERLAPPING_TOKEN_LABELS, Refusal
+from metrics.spans.refusal import OVERLAPPING_TOKEN_LABELS, RefusalError
 
 Coefficient = Literal["alpha", "kappa"]
 Overlaps = Literal["error", "first"]
@@ -170,8 +170,8 @@ class _PositionKeys:
 def _conflict_error(
     data: SpanData, runs_start: NDArray[np.int64], run_doc: NDArray[np.intp],
     coder: int, run: int, low: int, high: int,
-) -> Refusal:  # fmt: skip
-    return Refusal(
+) -> RefusalError:  # fmt: skip
+    return RefusalError(
         OVERLAPPING_TOKEN_LABELS,
         f"Document {data.documents[int(run_doc[run])]!r}, coder {data.coders[coder]!r}: "
         f"position {int(runs_start[run])} is covered by units of two categories "

@@ -44,8 +44,8 @@ grain; for times in seconds, pick a unit (milliseconds, frames), as finer grains
 Overlapping units
 -----------------
 α_U assumes one coder's units of a category never overlap. By default such units raise a
-:class:`~metrics.spans.refusal.Refusal` (a ``ValueError``, code ``"overlapping_units"``)
-naming the document, the coder and both units; ``overlapping="merge"``
+:class:`~metrics.spans.refusal.RefusalError` (a ``ValueError``, code
+``"overlapping_units"``) naming the document, the coder and both units; ``overlapping="merge"``
 replaces each run of overlapping units by their union first. Units of different categories
 may overlap freely: each category is its own α_U.
 
@@ -80,7 +80,7 @@ from metrics.spans._geometry import (
     position_keys,
 )
 from metrics.spans.data import SpanData
-from metrics.spans.refusal import OVERLAPPING_UNITS, Refusal
+from metrics.spans.refusal import OVERLAPPING_UNITS, RefusalError
 
 __all__ = [
     "LENGTH_BINS",
@@ -241,7 +241,7 @@ def _prepare(
     clash = first_overlap(group, begin, end)
     if clash is not None and overlapping == "error":
         k = clash
-        raise Refusal(
+        raise RefusalError(
             OVERLAPPING_UNITS,
             f"document {data.documents[document[k]]!r}, coder {data.coders[coder[k]]!r}: units "
             f"[{begin[k]:g}, {end[k]:g}) and [{begin[k + 1]:g}, {end[k + 1]:g}) of category "

@@ -82,6 +82,6 @@ def test_the_library_itself_keeps_its_own_remedy(data: SpanData, reworded: None)
 def test_a_bootstrap_decomposition_refuses_in_the_servers_words(
     data: SpanData, reworded: None
 ) -> None:
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ValueError, match="request the computation again") as refused:
         engine.span_decompositions(data, ["alpha_u"], min_overlap=0.5)
     assert str(refused.value) == ALPHA_U_REASON

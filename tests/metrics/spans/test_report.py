@@ -10,12 +10,12 @@ import pytest
 
 from metrics import bootstrap
 from metrics.cli import main
-from metrics.spans.data import SpanData
 from metrics.spans import tokens as tokens_module
 from metrics.spans import unitizing as unitizing_module
+from metrics.spans.data import SpanData
 from metrics.spans.f1 import decompose_span_f1
 from metrics.spans.gamma import gamma_agreement
-from metrics.spans.refusal import Refusal
+from metrics.spans.refusal import RefusalError
 from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
 from metrics.spans.segmentation import decompose_segmentation
 from metrics.spans.tokens import decompose_token_agreement, token_agreement
@@ -251,14 +251,14 @@ def test_refused_entries_carry_their_code_and_problem_apart_from_the_remedy() ->
 
 def test_the_library_raises_a_refusal_with_code_problem_and_remedy() -> None:
     data = SpanData.from_units(BOTH_OVERLAPS, extents={"d": (0, 10)})
-    with pytest.raises(Refusal) as units:
+    with pytest.raises(RefusalError) as units:
         unitizing_alpha(data)
     assert (units.value.code, units.value.problem, units.value.remedy) == (
         "overlapping_units",
         UNITS_PROBLEM,
         "(pass overlapping='merge' to merge them into their union)",
     )
-    with pytest.raises(Refusal) as tokens:
+    with pytest.raises(RefusalError) as tokens:
         token_agreement(data, "alpha")
     assert (tokens.value.code, tokens.value.problem, tokens.value.remedy) == (
         "overlapping_token_labels",
