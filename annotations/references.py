@@ -10,18 +10,17 @@ some tables only). ``manage.py annotations_check_references`` runs them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 
-from studies.models import Annotation, Category, Coder, Item, Question, Round
+from studies.models import Annotation
 
-#: An annotation's references: (field, the model it points to).
-REFERENCES = (
-    ("round", Round),
-    ("question", Question),
-    ("item", Item),
-    ("coder", Coder),
-    ("category", Category),
+#: An annotation's references, read off the model: (field, the model it points to).
+REFERENCES: tuple[tuple[str, type[Model]], ...] = tuple(
+    (field.name, cast("type[Model]", field.related_model))
+    for field in Annotation._meta.concrete_fields
+    if field.is_relation
 )
 
 
@@ -37,8 +36,8 @@ class BrokenReferences:
         return f"{self.count} annotation(s) point to a missing {self.field} (ids {shown}{more})."
 
 
-def _dangling(field: str, model: type) -> QuerySet[Annotation]:
-    parent = model.objects.filter(pk=OuterRef(f"{field}_id"))  # type: ignore[attr-defined]
+def _dangling(field: str, model: type[Model]) -> QuerySet[Annotation]:
+    parent = model._default_manager.filter(pk=OuterRef(f"{field}_id"))
     return Annotation.objects.filter(Q(**{f"{field}_id__isnull": False}), ~Exists(parent))
 
 

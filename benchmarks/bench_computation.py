@@ -154,7 +154,12 @@ def delete_study(study: Study) -> None:
     """Delete the scratch study; its million rows go with plain SQL (the ORM's cascade
     would load every annotation)."""
     with connection.cursor() as cursor:
-        for table in ("computations_computationchunk", "computations_computation_rounds"):
+        for table in (
+            "computations_computationchunk",
+            "computations_computationitemchunk",
+            "computations_computationitemtable",
+            "computations_computation_rounds",
+        ):
             cursor.execute(
                 f"DELETE FROM {table} WHERE computation_id "
                 "IN (SELECT id FROM computations_computation WHERE study_id = %s)",
@@ -166,6 +171,7 @@ def delete_study(study: Study) -> None:
             "(SELECT id FROM studies_round WHERE study_id = %s)",
             [study.pk],
         )
+        cursor.execute("DELETE FROM studies_annotationchange WHERE study_id = %s", [study.pk])
         cursor.execute("DELETE FROM studies_item WHERE study_id = %s", [study.pk])
     study.delete()
 

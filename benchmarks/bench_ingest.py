@@ -37,6 +37,7 @@ import django
 django.setup()
 
 import numpy as np  # noqa: E402
+from bench_computation import delete_study  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import DEFAULT_DB_ALIAS, connection, connections  # noqa: E402
 
@@ -44,10 +45,7 @@ from annotations.ingest import annotations_ingest_csv  # noqa: E402
 from studies.access import Actor  # noqa: E402
 from studies.models import (  # noqa: E402
     Annotation,
-    AnnotationChange,
     Category,
-    Coder,
-    Item,
     LabelKind,
     Question,
     Round,
@@ -84,21 +82,6 @@ def write_csv(path: Path, n_rows: int, n_coders: int, per_item: int, seed: int =
                     )
                 )
             )
-
-
-def drop_study(study: Study) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {AnnotationChange._meta.db_table} WHERE study_id = %s", [study.pk]
-        )
-        cursor.execute(
-            f"DELETE FROM {Annotation._meta.db_table} WHERE round_id IN"
-            f" (SELECT id FROM {Round._meta.db_table} WHERE study_id = %s)",
-            [study.pk],
-        )
-        cursor.execute(f"DELETE FROM {Item._meta.db_table} WHERE study_id = %s", [study.pk])
-        cursor.execute(f"DELETE FROM {Coder._meta.db_table} WHERE study_id = %s", [study.pk])
-    study.delete()
 
 
 @contextlib.contextmanager
@@ -154,7 +137,7 @@ def main() -> None:
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     for leftover in Study.objects.filter(name=NAME):
-        drop_study(leftover)
+        delete_study(leftover)
     print(
         f"database: {connection.vendor} {connection.settings_dict['NAME']} {server_settings()}",
         flush=True,
@@ -201,7 +184,7 @@ def main() -> None:
             )
         finally:
             if not args.keep:
-                drop_study(study)
+                delete_study(study)
 
 
 if __name__ == "__main__":

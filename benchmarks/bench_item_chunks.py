@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from bench_computation import (  # the Django setup happens on this import
+    delete_study,
     purge_queue,
     require_postgres,
     start_workers,
@@ -136,29 +137,6 @@ def busy_seconds(log_dir: Path, n_workers: int) -> list[float]:
         text = (log_dir / f"worker-{index}.log").read_text(errors="replace")
         found.append(sum(float(s) for s in re.findall(r"succeeded in ([0-9.]+)s", text)))
     return found
-
-
-def delete_study(study: Study) -> None:
-    with connection.cursor() as cursor:
-        for table in (
-            "computations_computationchunk",
-            "computations_computationitemchunk",
-            "computations_computationitemtable",
-            "computations_computation_rounds",
-        ):
-            cursor.execute(
-                f"DELETE FROM {table} WHERE computation_id "
-                "IN (SELECT id FROM computations_computation WHERE study_id = %s)",
-                [study.pk],
-            )
-        cursor.execute("DELETE FROM computations_computation WHERE study_id = %s", [study.pk])
-        cursor.execute(
-            "DELETE FROM studies_annotation WHERE round_id IN "
-            "(SELECT id FROM studies_round WHERE study_id = %s)",
-            [study.pk],
-        )
-        cursor.execute("DELETE FROM studies_item WHERE study_id = %s", [study.pk])
-    study.delete()
 
 
 def main() -> None:
