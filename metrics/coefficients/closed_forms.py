@@ -146,7 +146,13 @@ def alpha_from_array(
 
 
 def _alpha_result(
-    observed_sum: float, expected_sum: float, n: float, array: NDArray[Any], n_pairable: int
+    observed_sum: float,
+    expected_sum: float,
+    n: float,
+    n_pairable: int,
+    *,
+    n_items: int,
+    n_coders: int,
 ) -> CoefficientResult | None:
     if n_pairable == 0:
         return None
@@ -160,9 +166,9 @@ def _alpha_result(
         observed=float(observed),
         expected=float(expected),
         kind="disagreement",
-        n_items=int(array.shape[1]),
+        n_items=n_items,
         n_pairable_items=n_pairable,
-        n_coders=int(array.shape[0]),
+        n_coders=n_coders,
     )
 
 
@@ -197,7 +203,14 @@ def _interval_alpha(array: NDArray[Any]) -> CoefficientResult | None:
     squares = np.einsum("ij,ij->j", filled, filled)
     weight = np.where(pairable, 2.0 * m / np.maximum(m - 1.0, 1.0), 0.0)
     observed_sum = float(np.dot(weight, squares))
-    return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+    return _alpha_result(
+        observed_sum,
+        expected_sum,
+        n,
+        n_pairable,
+        n_items=int(array.shape[1]),
+        n_coders=int(array.shape[0]),
+    )
 
 
 def interval_alpha_from_data(
@@ -256,19 +269,8 @@ def interval_alpha_from_data(
     squares = np.bincount(item, weights=values * values, minlength=n_items)
     weight = np.where(pairable, 2.0 * m / np.maximum(m - 1.0, 1.0), 0.0)
     observed_sum = float(np.dot(weight, squares))
-    observed = observed_sum / n
-    expected = expected_sum / (n * (n - 1.0))
-    if not expected > 0:
-        return None
-    return CoefficientResult(
-        name="alpha",
-        value=float(1.0 - observed / expected),
-        observed=float(observed),
-        expected=float(expected),
-        kind="disagreement",
-        n_items=data.n_items,
-        n_pairable_items=n_pairable,
-        n_coders=data.n_coders,
+    return _alpha_result(
+        observed_sum, expected_sum, n, n_pairable, n_items=data.n_items, n_coders=data.n_coders
     )
 
 
@@ -368,7 +370,14 @@ def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
     else:
         m = per_item.astype(np.float64)
         observed_sum = float(np.dot(1.0 / (m - 1.0), m * m - squares))
-    return _alpha_result(observed_sum, expected_sum, float(n), array, n_pairable)
+    return _alpha_result(
+        observed_sum,
+        expected_sum,
+        float(n),
+        n_pairable,
+        n_items=int(array.shape[1]),
+        n_coders=int(array.shape[0]),
+    )
 
 
 def _ordinal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
@@ -400,7 +409,14 @@ def _ordinal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
         deviations = ranks[None, :] - means[:, None]
         squares = np.einsum("uk,uk->u", counts, deviations * deviations)
         observed_sum = float(np.dot(2.0 * per_item * weight, squares))
-    return _alpha_result(observed_sum, expected_sum, n, array, n_pairable)
+    return _alpha_result(
+        observed_sum,
+        expected_sum,
+        n,
+        n_pairable,
+        n_items=int(array.shape[1]),
+        n_coders=int(array.shape[0]),
+    )
 
 
 # -- multi-pi ------------------------------------------------------------------------------
