@@ -59,6 +59,7 @@ __all__ = [
     "alpha_from_array",
     "fleiss_pi_from_array",
     "interval_alpha_from_data",
+    "nominal_alpha_from_data",
     "two_coder_kappa_from_array",
     "two_coder_kappa_from_data",
 ]
@@ -274,6 +275,63 @@ def interval_alpha_from_data(
     )
 
 
+def nominal_alpha_from_data(
+    data: ReliabilityData, distance: DistanceLike
+) -> CoefficientResult | None:
+    """Nominal alpha of long-format data from its items × values count table, or ``None``.
+
+    The table is one ``bincount`` of the annotations in any order; the sums are those of the
+    array form (:func:`alpha_from_array` with ``"nominal"``), in integers. ``None`` for
+    another distance, a table that would be more than a few times the size of the data (many
+    values), nothing pairable or no variation (the general path then explains).
+
+    Examples
+    --------
+    Artstein & Poesio (2008), Table 1 as triples (docs/references.md#ap2008-table1):
+    alpha = 313/910.
+
+    >>> pairs = [(0, 0)] * 20 + [(1, 0)] * 20 + [(0, 1)] * 10 + [(1, 1)] * 50
+    >>> items, coders = np.repeat(np.arange(100), 2), np.tile([0, 1], 100)
+    >>> data = ReliabilityData.from_long(items, coders, np.ravel(pairs))
+    >>> round(nominal_alpha_from_data(data, "nominal").value, 4)
+    0.344
+    """
+    if isinstance(distance, str):
+        if distance.strip().lower() != "nominal":
+            return None
+    elif not isinstance(distance, NominalDistance):
+        return None
+    if data.n_values == 0 or not data.dense_counts_are_linear:
+        return None
+    n_items = data.n_items
+    # values × items (each value's row contiguous): the sums over values add whole rows.
+    key = np.multiply(data.value_code, n_items)
+    key += data.item_index
+    table = np.bincount(key, minlength=data.n_values * n_items).reshape(data.n_values, n_items)
+    per_item = np.add.reduce(table, axis=0)
+    pairable = per_item >= 2
+    n_pairable = int(np.count_nonzero(pairable))
+    if n_pairable == 0:
+        return None
+    if n_pairable < n_items:
+        table, per_item = table[:, pairable], per_item[pairable]
+    marginals = np.add.reduce(table, axis=1)
+    n = int(marginals.sum())
+    expected_sum = float(n * n - int(marginals @ marginals))
+    within = per_item * per_item
+    for counts in table:  # over values, not annotations
+        within -= counts * counts
+    observed_sum = float(np.dot(1.0 / (per_item - 1.0), within))
+    return _alpha_result(
+        observed_sum,
+        expected_sum,
+        float(n),
+        n_pairable,
+        n_items=data.n_items,
+        n_coders=data.n_coders,
+    )
+
+
 def _item_value_counts(array: NDArray[Any]) -> NDArray[np.float64] | None:
     """``(n_items, span)`` counts ``n_uk`` of each whole-number label from the lowest on.
 
@@ -298,6 +356,12 @@ def _value_tallies(
     codes. Every label is a whole number when the counts add up to the labels present.
     """
     n_coders, n_items = array.shape
+    small = _as_small_whole_numbers(array)
+    if small is not None:  # complete data of small labels: count on one byte per label
+        low, high = int(small.min()), int(small.max())
+        span = high - low + 1
+        if span <= _COUNTED_BY_VALUE and n_items * span <= 8 * array.size + (1 << 16):
+            return _tally_by_value(small, low, span)
     if array.dtype.kind == "f":
         low = array.min()  # nan when a value is missing: then count the missing values
         if np.isnan(low):
@@ -319,11 +383,7 @@ def _value_tallies(
     if n_items * span > 8 * array.size + (1 << 16):
         return None  # the items × values table would be much larger than the data
     if span <= _COUNTED_BY_VALUE:
-        count_type = np.min_scalar_type(n_coders)
-        tallies = np.empty((span, n_items), dtype=count_type)
-        for code in range(span):  # over values, not annotations
-            np.add.reduce(array == low + code, axis=0, dtype=count_type, out=tallies[code])
-        totals = tallies.sum(axis=1, dtype=np.int64)
+        tallies, totals = _tally_by_value(array, low, span)
         if int(totals.sum()) != n_present:
             return None  # a label that is not a whole number
         return tallies, totals
@@ -333,6 +393,33 @@ def _value_tallies(
     codes = coded[0] + (span + 1) * np.arange(n_items, dtype=np.intp)
     table = np.bincount(codes.ravel(), minlength=n_items * (span + 1))
     tallies = table.reshape(n_items, span + 1)[:, :span].T.astype(np.min_scalar_type(n_coders))
+    return tallies, tallies.sum(axis=1, dtype=np.int64)
+
+
+def _as_small_whole_numbers(array: NDArray[Any]) -> NDArray[np.uint8] | None:
+    """The float array as bytes when every label is a whole number from 0 to 255, else None.
+
+    One cast and one exact comparison: a label that is missing (``nan``), negative, larger
+    than 255 or not whole cannot equal its byte, whatever the cast made of it.
+    """
+    if array.dtype.kind != "f":
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        small = array.astype(np.uint8)
+    if not np.array_equal(small, array):
+        return None
+    return small
+
+
+def _tally_by_value(
+    array: NDArray[Any], low: Any, span: int
+) -> tuple[NDArray[np.integer[Any]], NDArray[np.int64]]:
+    """``(span, n_items)`` counts of each number from ``low``, one comparison per value."""
+    n_coders, n_items = array.shape
+    count_type = np.min_scalar_type(n_coders)
+    tallies = np.empty((span, n_items), dtype=count_type)
+    for code in range(span):  # over values, not annotations
+        np.add.reduce(array == low + code, axis=0, dtype=count_type, out=tallies[code])
     return tallies, tallies.sum(axis=1, dtype=np.int64)
 
 

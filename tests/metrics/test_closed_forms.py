@@ -237,6 +237,10 @@ def nominal_references(values: np.ndarray) -> tuple[CoefficientResult, float]:
         ("float32", categorical(8, coders=5, items=100, missing=0.2).astype(np.float32)),
         ("int16", np.nan_to_num(categorical(9, coders=5, items=100, missing=0.0) - 4, nan=0)
          .astype(np.int16)),
+        # Complete floats: counted on one byte per label when every label fits in a byte.
+        ("complete", categorical(11, coders=4, items=120, missing=0.0)),
+        ("complete, negative", categorical(12, coders=4, items=120, missing=0.0) - 3.0),
+        ("complete, above a byte", categorical(13, coders=4, items=120, missing=0.0) + 254.0),
     ],
 )  # fmt: skip
 def test_nominal_alpha_of_whole_numbers_takes_the_count_table(
@@ -271,6 +275,7 @@ def test_nominal_alpha_of_a_complete_dense_array_equals_the_general_path() -> No
         ("one fraction", np.array([[1.0, 2.0, 3.0, 2.0], [1.0, 2.0, 2.5, np.nan]])),
         ("large gap", np.array([[0.0, 1e9, 0.0, np.nan], [0.0, 1e9, 1e9, 0.0]])),
         ("large gap, int64", np.array([[0, 10**9, 0, 0], [0, 10**9, 10**9, 0]])),
+        ("complete fractions", np.array([[0.5, 1.5, 2.5, 1.5], [0.5, 2.5, 2.5, 1.0]])),
         # Floats above 2**53 skip odd numbers: 2**53 + 1 rounds to 2**53.
         ("beyond 2**52", 2.0**53 + np.array([[0.0, 2.0, 0.0], [0.0, 0.0, 2.0]])),
     ],
@@ -624,6 +629,49 @@ def test_interval_alpha_on_long_data_matches_krippendorff_and_the_general_path(
     array = krippendorff_alpha(values, distance="interval")
     numbers = (array.value, array.observed)
     assert (direct.value, direct.observed) == pytest.approx(numbers, rel=EXACT)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nominal_alpha_on_long_data_matches_krippendorff_and_the_general_path(seed: int) -> None:
+    values = categorical(seed, coders=2 + seed % 4, items=60 + 11 * seed, missing=0.3)
+    values[1:, :2] = np.nan  # two items with a lone value, left out
+    values[:, 2] = np.nan  # an item nobody labelled
+    data = shuffled_long(values, seed, whole_number_domain(values) if seed % 2 else None)
+    assert closed_forms.nominal_alpha_from_data(data, "nominal") is not None
+    direct = krippendorff_alpha(data)
+    expected = krippendorff.alpha(reliability_data=values, level_of_measurement="nominal")
+    assert direct.value == pytest.approx(expected, abs=PEER)
+    same_result(direct, general_alpha(data, "nominal"))
+
+
+def test_published_nominal_alpha_on_long_data() -> None:
+    # docs/references.md#k2011-reliability-data: 0.743 (0.7434210526), D_o 0.200, D_e 0.779.
+    data = shuffled_long(K2011, seed=3)
+    result = closed_forms.nominal_alpha_from_data(data, "nominal")
+    assert result is not None
+    assert result.value == pytest.approx(0.7434210526, abs=1e-9)
+    assert result.observed == pytest.approx(0.2, abs=1e-12)
+    assert result.expected == pytest.approx(0.7794871795, abs=1e-10)
+    assert (result.n_items, result.n_pairable_items, result.n_coders) == (12, 11, 4)
+
+
+def test_nominal_alpha_of_long_data_with_many_values_takes_the_general_path() -> None:
+    # 1,000 items, two coders who agree on every third item: 1,666 distinct values, so an
+    # items × values table would hold 1,666,000 counts for 2,000 annotations.
+    items = np.repeat(np.arange(1000), 2)
+    coders = np.tile([0, 1], 1000)
+    labels = 2 * items + coders * (items % 3 != 0)
+    data = ReliabilityData.from_long(items, coders, labels)
+    assert data.n_values == 1666
+    assert closed_forms.nominal_alpha_from_data(data, "nominal") is None
+    assert closed_forms.nominal_alpha_from_data(data, "interval") is None
+    # By hand (the peer would build a 1,000 × 1,666 × 1,666 array): n = 2,000 values;
+    # D_o = 666 · 2 / 2,000 (each disagreeing item contributes 2, m_u - 1 = 1); 334 values
+    # occur twice and 1,332 once, so D_e = (2,000² - (334 · 4 + 1,332)) / (2,000 · 1,999).
+    result = krippendorff_alpha(data)
+    assert result.observed == pytest.approx(1332 / 2000, rel=EXACT)
+    assert result.expected == pytest.approx(3_997_332 / 3_998_000, rel=EXACT)
+    assert result.value == pytest.approx(1 - (1332 / 2000) / (3_997_332 / 3_998_000), abs=EXACT)
 
 
 def test_long_data_without_a_closed_form_takes_the_general_path() -> None:
