@@ -47,6 +47,7 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from agreement_server.heap import freeze_startup_objects  # noqa: E402
 from computations import services  # noqa: E402
 from computations.models import Computation, ComputationScope, ComputationStatus  # noqa: E402
 from computations.scope import scope_data_revision  # noqa: E402
@@ -285,6 +286,7 @@ def main() -> None:
     Membership.objects.get_or_create(study=study, user=user, defaults={"role": Role.VIEWER})
     client = Client()
     client.force_login(user)
+    freeze_startup_objects()  # as the WSGI application does once it is loaded
     big = Round.objects.get(study=study, name="crowd")
     question = Question.objects.get(study=study, key="q")
     pages = [

@@ -32,7 +32,7 @@ from pages.label_text import LabelText
 from studies.access import Actor
 from studies.labels import label_of
 from studies.models import Annotation, Coder, Item, Question, Round, RoundStatus, Study
-from studies.selectors import study_list
+from studies.selectors import item_counts, study_list
 
 #: Krippendorff's cut-offs drawn on the charts of chance-corrected coefficients.
 REFERENCE_LINES = (0.667, 0.8)
@@ -243,7 +243,7 @@ def study_list_rows(*, actor: Actor) -> list[StudyRow]:
         .annotate(n=Count("id"))
     }
     coders = _counts_by_study(Coder.objects.all(), ids)
-    items = _counts_by_study(Item.objects.all(), ids)
+    items = item_counts(study_ids=ids)
     return [
         StudyRow(
             study=study,

@@ -16,6 +16,7 @@ from studies.models import (
     Question,
     Round,
     Study,
+    StudyItemCount,
 )
 
 
@@ -59,6 +60,16 @@ def coder_list(*, study: Study) -> QuerySet[Coder]:
 
 def item_list(*, study: Study) -> QuerySet[Item]:
     return Item.objects.filter(study=study).order_by("id")
+
+
+def item_counts(*, study_ids: list[int]) -> dict[int, int]:
+    """How many items each study has, as the database keeps it (a study without any: absent).
+
+    Read from :class:`~studies.models.StudyItemCount`: no count over the item table.
+    """
+    return dict(
+        StudyItemCount.objects.filter(study_id__in=study_ids).values_list("study_id", "items")
+    )
 
 
 def round_list(*, study: Study) -> QuerySet[Round]:

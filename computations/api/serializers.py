@@ -287,9 +287,17 @@ class ComparisonListOutputSerializer(ComparisonOutputSerializer):
         read_only_fields = fields
 
 
+@extend_schema_field(OpenApiTypes.OBJECT)
+class StoredObjectField(serializers.JSONField):
+    """A JSON object read from stored results, passed through as it is.
+
+    A ``DictField`` would walk every nested value (thousands per history of 50 rounds).
+    """
+
+
 class CoefficientPointSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True)
-    ci = serializers.DictField(
+    ci = StoredObjectField(
         allow_null=True,
         help_text="low, high, confidence, method, replicates, and benchmarks: the share of "
         "bootstrap replicates in each band of the Landis & Koch, Fleiss, Altman and "
@@ -304,13 +312,24 @@ class HistoryRoundSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     status = serializers.CharField()
     computation = serializers.IntegerField(allow_null=True)
-    computation_url = serializers.CharField(allow_null=True)
+    computation_url = serializers.SerializerMethodField()
     stale = serializers.BooleanField(allow_null=True)
     finished_at = serializers.DateTimeField(allow_null=True)
     n_items = serializers.IntegerField(allow_null=True)
     n_coders = serializers.IntegerField(allow_null=True)
     n_annotations = serializers.IntegerField(allow_null=True)
     coefficients = serializers.DictField(child=CoefficientPointSerializer())
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_computation_url(self, entry: dict[str, Any]) -> str | None:
+        """The computation the round's coefficients come from (``study`` in the context)."""
+        if entry.get("computation") is None:
+            return None
+        return reverse(
+            "computation-detail",
+            kwargs={"study_pk": self.context["study"], "pk": entry["computation"]},
+            request=self.context.get("request"),
+        )
 
 
 class HistoryQuestionSerializer(serializers.Serializer):

@@ -150,7 +150,8 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
         history = study_history(
             study=self.study, question_id=question.pk if question is not None else None
         )
-        return Response(HistoryOutputSerializer(history).data)
+        context = {"request": request, "study": self.study.pk}
+        return Response(HistoryOutputSerializer(history, context=context).data)
 
     @extend_schema(
         summary="Coder drift across rounds",

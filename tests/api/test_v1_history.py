@@ -53,7 +53,12 @@ def test_history_shows_each_round_with_coefficients_and_their_computation(
     assert [r["round"] for r in entry["rounds"]] == [first.pk, second.pk]
     alpha = entry["rounds"][1]["coefficients"]["alpha"]
     assert alpha["ci"]["low"] <= alpha["value"] <= alpha["ci"]["high"]
-    assert entry["rounds"][1]["computation"] is not None
+    computation = entry["rounds"][1]["computation"]
+    assert computation is not None
+    assert entry["rounds"][1]["computation_url"] == (
+        f"http://testserver/api/v1/studies/{study.pk}/computations/{computation}/"
+    )
+    assert viewer_client.get(entry["rounds"][1]["computation_url"]).status_code == 200
     assert entry["rounds"][1]["n_coders"] == 2
 
 
