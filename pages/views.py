@@ -44,13 +44,12 @@ from pages.span_report import span_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError, ConflictError
 from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
-from studies.selectors import question_list, round_list
+from studies.selectors import question_list, question_resolve, round_list
 
 LOGIN_URL = reverse_lazy("login")
 #: A crowd study has thousands of coders: the study page links the first ones by key.
 CODERS_LISTED = 200
 CSV = "text/csv; charset=utf-8"
-MAX_ID_DIGITS = 18
 site_login_required = login_required(login_url=LOGIN_URL)
 
 
@@ -74,14 +73,12 @@ def _round_of(study: Study, round_pk: int) -> Round:
     return round_
 
 
-def _question_of(study: Study, question_pk: int | str | None) -> Question:
-    questions = Question.objects.filter(study=study).order_by("position", "id")
-    if question_pk not in (None, ""):
-        text = str(question_pk)
-        if not (text.isdigit() and len(text) <= MAX_ID_DIGITS):
-            raise Http404("No such question in this study.")
-        questions = questions.filter(pk=int(text))
-    question = questions.first()
+def _question_of(study: Study, ref: int | str | None) -> Question:
+    """The question ``?question=`` names by id or key (as the API does), else the first."""
+    if ref in (None, ""):
+        question = Question.objects.filter(study=study).order_by("position", "id").first()
+    else:
+        question = question_resolve(study=study, ref=ref)
     if question is None:
         raise Http404("No such question in this study.")
     return question

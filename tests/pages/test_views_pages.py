@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from studies.models import Round, Study
+from studies.models import Question, Round, Study
 from tests.computations.helpers import label_round, nominal_question
 from tests.factories import RoundFactory
 from tests.pages.conftest import PagesWorld
@@ -213,3 +213,19 @@ def test_pages_of_an_empty_study_render(study: Any, manager: Any, site_client: A
     html = _text(client.get(reverse("pages:study-detail", args=[study.pk])))
     assert "No computation has finished yet" in html
     assert "The study needs a question and a round first." in html
+
+
+def test_round_report_names_its_question_by_id_or_key(
+    pages_world: PagesWorld, viewer: Any, site_client: Any
+) -> None:
+    question = Question.objects.get(study=pages_world.study)
+    round_ = Round.objects.filter(study=pages_world.study).order_by("position").last()
+    url = reverse("pages:round-report", args=[pages_world.study.pk, round_.pk])
+    client = site_client(viewer)
+    by_id = client.get(url, {"question": question.pk})
+    by_key = client.get(url, {"question": question.key})
+    assert by_id.status_code == by_key.status_code == 200
+    csrf = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+    assert csrf.sub("", _text(by_key)) == csrf.sub("", _text(by_id))
+    assert client.get(url, {"question": "no-such-question"}).status_code == 404
+    assert client.get(url, {"question": "9" * 30}).status_code == 404
