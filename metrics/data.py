@@ -885,18 +885,22 @@ def _sorted_triples(
     return packed.astype(np.intp), sorted_coder, sorted_value, None
 
 
-def _factorize_numbers(values: NDArray[Any]) -> tuple[NDArray[Any], NDArray[np.intp]]:
+def _factorize_numbers(
+    values: NDArray[Any], *, may_alias: bool = False
+) -> tuple[NDArray[Any], NDArray[np.intp]]:
     """``np.unique(values, return_inverse=True)``, in linear time for small whole numbers.
 
     Category codes are usually small integers; counting them avoids ``np.unique``'s sort.
+    With ``may_alias``, codes that are already ``0 .. k-1`` come back as ``values`` itself
+    (the caller copies them before keeping them).
     """
     if values.size and values.dtype.kind in "iuf":
         low, high = values.min(), values.max()
         span = float(high) - float(low)
         whole = values.dtype.kind in "iu" or bool(np.all(np.floor(values) == values))
         if span <= 4 * values.size + 1024 and whole:
-            # Codes that already start at 0 are their own offsets: no copy of the input.
-            offsets = values if low == 0 and values.dtype == np.intp else values - low
+            own_codes = may_alias and low == 0 and values.dtype == np.intp
+            offsets = values if own_codes else values - low
             offsets = offsets.astype(np.intp, copy=False)
             used = np.bincount(offsets, minlength=int(span) + 1) > 0
             unique = (np.flatnonzero(used) + low).astype(values.dtype)
@@ -924,7 +928,8 @@ def _factorize(
         if array.dtype.kind == "f" and np.isnan(array).any():
             raise ValueError(f"{what} contain NaN: a missing annotation is absent, not NaN.")
         if array.dtype.kind in "iuf":
-            numbers, inverse = _factorize_numbers(array)
+            # from_long, the only caller, copies the codes it keeps (``copy=True``).
+            numbers, inverse = _factorize_numbers(array, may_alias=True)
             if array.dtype.kind in "iu" and numbers[-1] - numbers[0] == numbers.size - 1:
                 return range(int(numbers[0]), int(numbers[-1]) + 1), inverse  # every number
             return numbers.tolist(), inverse

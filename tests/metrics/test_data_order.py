@@ -83,3 +83,12 @@ def test_from_long_leaves_the_callers_arrays_writable(order: str) -> None:
     )
     item[0] = 9  # the caller's array is the caller's: the data does not change
     assert data.item_index.tolist() == [0, 0, 1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (4, 1)])
+def test_from_matrix_keeps_its_own_copy_of_whole_number_labels(shape: tuple[int, int]) -> None:
+    matrix = np.arange(4, dtype=np.intp).reshape(shape)  # codes 0..3 already: no missing
+    data = ReliabilityData.from_matrix(matrix)
+    matrix[...] = 0
+    assert data.value_code.tolist() == [0, 1, 2, 3]
+    assert data.domain == (0, 1, 2, 3)
