@@ -170,7 +170,7 @@ class ReliabilityData:
         """Build from integer triples: positions in ``items``, ``coders`` and ``domain``.
 
         The triples may come in any order (they are sorted item-major, then by coder, in
-        O(n log n), or O(n) when already sorted). Raises ``ValueError`` for a position out of
+        O(n log n), or O(n) when already sorted; see :func:`_sorted_triples`). Raises ``ValueError`` for a position out of
         range or for a coder who labelled an item twice.
         """
         item = np.asarray(item_index, dtype=np.intp).reshape(-1)
