@@ -170,8 +170,8 @@ class ReliabilityData:
         """Build from integer triples: positions in ``items``, ``coders`` and ``domain``.
 
         The triples may come in any order (they are sorted item-major, then by coder, in
-        O(n log n), or O(n) when already sorted; see :func:`_sorted_triples`). Raises ``ValueError`` for a position out of
-        range or for a coder who labelled an item twice.
+        O(n log n), or O(n) when already sorted; see :func:`_sorted_triples`). Raises
+        ``ValueError`` for a position out of range or for a coder who labelled an item twice.
         """
         item = np.asarray(item_index, dtype=np.intp).reshape(-1)
         coder = np.asarray(coder_index, dtype=np.intp).reshape(-1)
@@ -930,8 +930,10 @@ def _factorize(
         if array.dtype.kind in "iuf":
             # from_long, the only caller, copies the codes it keeps (``copy=True``).
             numbers, inverse = _factorize_numbers(array, may_alias=True)
-            if array.dtype.kind in "iu" and numbers[-1] - numbers[0] == numbers.size - 1:
-                return range(int(numbers[0]), int(numbers[-1]) + 1), inverse  # every number
+            if array.dtype.kind in "iu":
+                low, high = int(numbers[0]), int(numbers[-1])  # Python ints: no wrap-around
+                if high - low == numbers.size - 1:  # every whole number from low to high
+                    return range(low, high + 1), inverse
             return numbers.tolist(), inverse
         unique, inverse = np.unique(array, return_inverse=True)
         return unique.tolist(), inverse.astype(np.intp).reshape(-1)

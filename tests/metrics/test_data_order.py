@@ -92,3 +92,13 @@ def test_from_matrix_keeps_its_own_copy_of_whole_number_labels(shape: tuple[int,
     matrix[...] = 0
     assert data.value_code.tolist() == [0, 1, 2, 3]
     assert data.domain == (0, 1, 2, 3)
+
+
+def test_from_long_names_items_and_coders_as_given() -> None:
+    # Whole numbers from 3 to 5, all used; the extremes of int64; infinite labels.
+    data = ReliabilityData.from_long(np.array([5, 3, 4]), np.array([0, 0, 0]), [1, 2, 3])
+    assert (data.items, data.coders) == ((3, 4, 5), (0,))
+    extremes = np.array([-(2**63), 2**63 - 1])
+    assert ReliabilityData.from_long(extremes, [0, 1], [1, 2]).items == (-(2**63), 2**63 - 1)
+    infinite = ReliabilityData.from_long([0, 0], [0, 1], [1.0, np.inf])
+    assert infinite.domain == (1.0, np.inf)
