@@ -26,8 +26,9 @@ computed from a few sums without coding the labels first:
 
 The same forms are fed from a :class:`~metrics.data.ReliabilityData`'s long arrays (any
 domain, the server's path) by :func:`two_coder_kappa_from_data` (pair table from the items'
-codes) and :func:`interval_alpha_from_data` (the domain as floats at each ``value_code``, per-item
-sums by ``bincount`` on ``item_index``).
+codes), :func:`interval_alpha_from_data` (the domain as floats at each ``value_code``, per-item
+sums by ``bincount`` on ``item_index``) and :func:`nominal_alpha_from_data` (the values × items
+count table from one ``bincount``, while it is no larger than a few times the data).
 
 Each function returns ``None`` when its case does not apply or the coefficient is undefined
 (nothing pairable, no variation); the caller then takes the general path, which gives the
