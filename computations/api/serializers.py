@@ -320,7 +320,7 @@ class HistoryRoundSerializer(serializers.Serializer):
     n_annotations = serializers.IntegerField(allow_null=True)
     coefficients = serializers.DictField(child=CoefficientPointSerializer())
 
-    @extend_schema_field(OpenApiTypes.URI)
+    @extend_schema_field({"type": "string", "format": "uri", "nullable": True})
     def get_computation_url(self, entry: dict[str, Any]) -> str | None:
         """The computation the round's coefficients come from (``study`` in the context)."""
         if entry.get("computation") is None:
