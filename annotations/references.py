@@ -1,10 +1,11 @@
-"""Annotations whose references the database does not check.
+"""Rows whose references the database does not check.
 
-``Annotation``'s round, question, item, coder and category are not foreign-key constraints in
-the database (``studies.models.Annotation`` says why). Every write goes through the services,
-and every delete made through Django cascades (or is refused, for a category in use), so
-these checks find nothing unless rows were deleted some other way (SQL by hand, a restore of
-some tables only). ``manage.py annotations_check_references`` runs them.
+``Annotation``'s round, question, item, coder and category, and ``Item``'s study, are not
+foreign-key constraints in the database (``studies.models`` says why: crowd imports write
+millions of them). Every write goes through the services, and every delete made through
+Django cascades (or is refused, for a category in use), so these checks find nothing unless
+rows were deleted some other way (SQL by hand, a restore of some tables only).
+``manage.py annotations_check_references`` runs them.
 """
 
 from __future__ import annotations
@@ -14,40 +15,52 @@ from typing import cast
 
 from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 
-from studies.models import Annotation
+from studies.models import Annotation, Item
 
-#: An annotation's references, read off the model: (field, the model it points to).
-REFERENCES: tuple[tuple[str, type[Model]], ...] = tuple(
-    (field.name, cast("type[Model]", field.related_model))
-    for field in Annotation._meta.concrete_fields
-    if field.is_relation
+
+def _references(model: type[Model], names: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    return tuple(
+        field.name
+        for field in model._meta.concrete_fields
+        if field.is_relation and (names is None or field.name in names)
+    )
+
+
+#: Per model, the references the database leaves unchecked, read off the model.
+UNCHECKED: tuple[tuple[type[Model], tuple[str, ...]], ...] = (
+    (Annotation, _references(Annotation)),
+    (Item, _references(Item, ("study",))),
 )
 
 
 @dataclass(frozen=True)
 class BrokenReferences:
+    model: str  # "annotation", "item"
     field: str
     count: int
-    annotation_ids: list[int]  # the first few, for a closer look
+    ids: list[int]  # the first few, for a closer look
 
     def describe(self) -> str:
-        shown = ", ".join(str(pk) for pk in self.annotation_ids)
-        more = ", …" if self.count > len(self.annotation_ids) else ""
-        return f"{self.count} annotation(s) point to a missing {self.field} (ids {shown}{more})."
+        shown = ", ".join(str(pk) for pk in self.ids)
+        more = ", …" if self.count > len(self.ids) else ""
+        return f"{self.count} {self.model}(s) point to a missing {self.field} (ids {shown}{more})."
 
 
-def _dangling(field: str, model: type[Model]) -> QuerySet[Annotation]:
-    parent = model._default_manager.filter(pk=OuterRef(f"{field}_id"))
-    return Annotation.objects.filter(Q(**{f"{field}_id__isnull": False}), ~Exists(parent))
+def _dangling(model: type[Model], field: str) -> QuerySet[Model]:
+    target = cast("type[Model]", model._meta.get_field(field).related_model)
+    parent = target._default_manager.filter(pk=OuterRef(f"{field}_id"))
+    rows = model._default_manager.filter(Q(**{f"{field}_id__isnull": False}), ~Exists(parent))
+    return cast("QuerySet[Model]", rows)
 
 
-def annotation_reference_problems(*, sample: int = 10) -> list[BrokenReferences]:
-    """Every kind of broken reference among the annotations, with a count and a sample."""
+def reference_problems(*, sample: int = 10) -> list[BrokenReferences]:
+    """Every kind of broken reference among annotations and items, with a count and a sample."""
     problems = []
-    for field, model in REFERENCES:
-        dangling = _dangling(field, model).order_by("pk")
-        count = dangling.count()
-        if count:
-            ids = list(dangling.values_list("pk", flat=True)[:sample])
-            problems.append(BrokenReferences(field, count, ids))
+    for model, fields in UNCHECKED:
+        for field in fields:
+            dangling = _dangling(model, field).order_by("pk")
+            count = dangling.count()
+            if count:
+                ids = list(dangling.values_list("pk", flat=True)[:sample])
+                problems.append(BrokenReferences(model._meta.model_name or "", field, count, ids))
     return problems

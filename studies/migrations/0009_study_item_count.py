@@ -3,84 +3,15 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-# Each study's number of items, kept by triggers on studies_item. PostgreSQL adds per
-# statement from the transition table (one aggregate for a COPY of a million rows);
-# SQLite has row triggers only. The last statement counts the items already there.
-POSTGRESQL = [
-    """
-    CREATE FUNCTION studies_item_count_added() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        INSERT INTO studies_studyitemcount (study_id, items)
-        SELECT study_id, count(*) FROM added_items GROUP BY study_id
-        ON CONFLICT (study_id)
-        DO UPDATE SET items = studies_studyitemcount.items + EXCLUDED.items;
-        RETURN NULL;
-    END $$
-    """,
-    """
-    CREATE FUNCTION studies_item_count_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        UPDATE studies_studyitemcount AS counted SET items = counted.items - removed.n
-        FROM (SELECT study_id, count(*) AS n FROM removed_items GROUP BY study_id) AS removed
-        WHERE counted.study_id = removed.study_id;
-        RETURN NULL;
-    END $$
-    """,
-    """
-    CREATE TRIGGER studies_item_count_added AFTER INSERT ON studies_item
-    REFERENCING NEW TABLE AS added_items
-    FOR EACH STATEMENT EXECUTE FUNCTION studies_item_count_added()
-    """,
-    """
-    CREATE TRIGGER studies_item_count_removed AFTER DELETE ON studies_item
-    REFERENCING OLD TABLE AS removed_items
-    FOR EACH STATEMENT EXECUTE FUNCTION studies_item_count_removed()
-    """,
-]
-POSTGRESQL_DROP = [
-    "DROP TRIGGER IF EXISTS studies_item_count_added ON studies_item",
-    "DROP TRIGGER IF EXISTS studies_item_count_removed ON studies_item",
-    "DROP FUNCTION IF EXISTS studies_item_count_added()",
-    "DROP FUNCTION IF EXISTS studies_item_count_removed()",
-]
-SQLITE = [
-    """
-    CREATE TRIGGER studies_item_count_added AFTER INSERT ON studies_item BEGIN
-        INSERT INTO studies_studyitemcount (study_id, items) VALUES (NEW.study_id, 1)
-        ON CONFLICT (study_id) DO UPDATE SET items = items + 1;
-    END
-    """,
-    """
-    CREATE TRIGGER studies_item_count_removed AFTER DELETE ON studies_item BEGIN
-        UPDATE studies_studyitemcount SET items = items - 1 WHERE study_id = OLD.study_id;
-    END
-    """,
-]
-SQLITE_DROP = [
-    "DROP TRIGGER IF EXISTS studies_item_count_added",
-    "DROP TRIGGER IF EXISTS studies_item_count_removed",
-]
-COUNT_EXISTING = """
-    INSERT INTO studies_studyitemcount (study_id, items)
-    SELECT study_id, count(*) FROM studies_item GROUP BY study_id
-"""
-
-
-def _run(schema_editor, statements):
-    for statement in statements:
-        schema_editor.execute(statement)
+from studies import item_count_triggers
 
 
 def install_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"Item counts need triggers written for {vendor}.")
-    _run(schema_editor, [*(POSTGRESQL if vendor == "postgresql" else SQLITE), COUNT_EXISTING])
+    item_count_triggers.install(schema_editor)
 
 
 def drop_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    _run(schema_editor, POSTGRESQL_DROP if vendor == "postgresql" else SQLITE_DROP)
+    item_count_triggers.drop(schema_editor)
 
 
 class Migration(migrations.Migration):

@@ -1,6 +1,6 @@
-"""Annotations' references are unchecked by the database (studies.models.Annotation): deletes
-through Django still cascade or are refused, and ``annotations_check_references`` finds the
-rows a delete made outside the application leaves behind."""
+"""Annotations' references and items' study are unchecked by the database (studies.models):
+deletes through Django still cascade or are refused, and ``annotations_check_references``
+finds the rows a delete made outside the application leaves behind."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from annotations.ingest import annotations_ingest_csv
 from studies.access import Actor
 from studies.models import Annotation, AnnotationChange, Category, Coder, Item, Study
 from tests.api.annotation_setup import build_scheme
+from tests.factories import ItemFactory, StudyFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +54,10 @@ def test_a_category_in_use_still_cannot_be_deleted(ingested: Study) -> None:
 def test_the_check_passes_when_nothing_was_deleted_by_hand(ingested: Study) -> None:
     out = io.StringIO()
     call_command("annotations_check_references", stdout=out)
-    assert out.getvalue() == ("Every annotation's round, question, item, coder, category exists.\n")
+    assert out.getvalue() == (
+        "Every annotation's round, question, item, coder, category exists.\n"
+        "Every item's study exists.\n"
+    )
 
 
 def test_the_check_names_annotations_left_by_a_delete_outside_the_application(
@@ -68,3 +72,22 @@ def test_the_check_names_annotations_left_by_a_delete_outside_the_application(
         call_command("annotations_check_references", stderr=err)
     assert raised.value.returncode == 1
     assert err.getvalue() == (f"1 annotation(s) point to a missing coder (ids {orphan}).\n")
+
+
+def test_deleting_a_study_through_django_deletes_its_items() -> None:
+    study = StudyFactory()
+    ItemFactory(study=study)
+    study.delete()
+    assert not Item.objects.exists()
+
+
+def test_the_check_names_items_left_by_a_study_deleted_outside_the_application() -> None:
+    study = StudyFactory()
+    orphan = ItemFactory(study=study).pk
+    with connection.cursor() as cursor:  # what a hand-written SQL delete would do
+        cursor.execute(f"DELETE FROM {Study._meta.db_table} WHERE id = %s", [study.pk])
+    err = io.StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command("annotations_check_references", stderr=err)
+    assert raised.value.returncode == 1
+    assert err.getvalue() == (f"1 item(s) point to a missing study (ids {orphan}).\n")
