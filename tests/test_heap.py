@@ -24,8 +24,9 @@ def test_the_wsgi_application_freezes_its_views_and_libraries() -> None:
     # The URLconf loads lazily; freezing imported every view module first.
     assert "computations.api.views" in sys.modules
     assert "pages.views" in sys.modules
-    # Django, DRF and NumPy alone are tens of thousands of objects.
-    assert gc.get_freeze_count() > 20_000
-    before = gc.get_freeze_count()
-    gc.collect()  # a full collection leaves the frozen objects where they are
-    assert gc.get_freeze_count() == before
+    # Django, DRF and NumPy alone are tens of thousands of objects, and the collector's
+    # generations no longer hold them (objects freed by reference counting, as other threads
+    # may do, leave the frozen count by one now and then: no equality on it).
+    frozen = gc.get_freeze_count()
+    assert frozen > 20_000
+    assert len(gc.get_objects()) < frozen // 4
