@@ -215,9 +215,10 @@ class ReliabilityData:
 
         ``copy``: the codes may be the caller's own arrays, which must not become read-only.
         """
-        item, coder, value, repeated = _sorted_triples(
-            item, coder, value, len(items), len(coders), len(domain), copy=copy
-        )
+        ordered = _sorted_triples(item, coder, value, len(items), len(coders), len(domain))
+        if copy and ordered[0] is item:  # already in order: the caller's own arrays came back
+            ordered = (item.copy(), coder.copy(), value.copy(), ordered[3])
+        item, coder, value, repeated = ordered
         if repeated is not None:
             raise ValueError(
                 f"Coder {coders[repeated[1]]!r} labelled item {items[repeated[0]]!r} "
@@ -831,19 +832,15 @@ def _sorted_triples(
     n_items: int,
     n_coders: int,
     n_values: int,
-    *,
-    copy: bool,
 ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], tuple[int, int] | None]:
     """The triples sorted item-major, then by coder, and the first (item, coder) repeated.
 
-    Triples already in order come back as they are, or copied with ``copy``.
+    Triples already in order come back as they are (the same arrays).
 
     The three codes are packed side by side in the bits of one unsigned integer (32 bits when
     they fit, as for 200,000 items, 2,000 coders and 5 values), sorted in place and unpacked
     with shifts: one sort of a narrow array, no gathers and no integer division.
     """
-    if copy and item.size < 2:
-        item, coder, value = item.copy(), coder.copy(), value.copy()
     if item.size < 2:
         return item, coder, value, None
     value_bits = max(n_values - 1, 0).bit_length()
@@ -876,8 +873,6 @@ def _sorted_triples(
         first = int(packed[repeated[0]])
         return item, coder, value, (first >> coder_bits, first & ((1 << coder_bits) - 1))
     if already_sorted:
-        if copy:
-            item, coder, value = item.copy(), coder.copy(), value.copy()
         return item, coder, value, None
     coder_mask = unsigned((1 << coder_bits) - 1)
     sorted_coder = np.bitwise_and(packed, coder_mask, dtype=np.intp, casting="unsafe")

@@ -43,11 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from metrics.coefficients.closed_forms import (
-    alpha_from_array,
-    interval_alpha_from_data,
-    nominal_alpha_from_data,
-)
+from metrics.coefficients.closed_forms import alpha_from_array, alpha_from_data
 from metrics.coefficients.result import CoefficientResult
 from metrics.data import DataLike, ReliabilityData, as_reliability_data
 from metrics.decomposition import Decomposition
@@ -410,9 +406,7 @@ def krippendorff_alpha(
     if direct is not None:
         return direct
     reliability = as_reliability_data(data, domain=domain)
-    direct = interval_alpha_from_data(reliability, distance)
-    if direct is None:
-        direct = nominal_alpha_from_data(reliability, distance)
+    direct = alpha_from_data(reliability, distance)
     if direct is not None:
         return direct
     return _general_alpha(reliability, distance)

@@ -58,6 +58,7 @@ _COUNTED_BY_VALUE = 32
 __all__ = [
     "MAX_SPAN",
     "alpha_from_array",
+    "alpha_from_data",
     "fleiss_pi_from_array",
     "interval_alpha_from_data",
     "nominal_alpha_from_data",
@@ -132,18 +133,33 @@ def alpha_from_array(
     array = numeric_array(data, domain)
     if array is None:
         return None
-    if isinstance(distance, str):
-        name = distance.strip().lower()
-    elif isinstance(distance, IntervalDistance | OrdinalDistance | NominalDistance):
-        name = distance.name
-    else:
-        return None
+    name = _scalar_distance_name(distance)
     if name == "interval":
         return _interval_alpha(array)
     if name == "ordinal":
         return _ordinal_alpha(array)
     if name == "nominal":
         return _nominal_alpha(array)
+    return None
+
+
+def alpha_from_data(data: ReliabilityData, distance: DistanceLike) -> CoefficientResult | None:
+    """Interval or nominal alpha of long-format data by its closed form, or ``None``."""
+    name = _scalar_distance_name(distance)
+    if name == "interval":
+        return interval_alpha_from_data(data, distance)
+    if name == "nominal":
+        return nominal_alpha_from_data(data, distance)
+    return None
+
+
+def _scalar_distance_name(distance: DistanceLike) -> str | None:
+    """``"interval"``, ``"ordinal"`` or ``"nominal"`` for those distances (by name or
+    object), else ``None`` (a matrix, a set or hierarchy distance: no closed form here)."""
+    if isinstance(distance, str):
+        return distance.strip().lower()
+    if isinstance(distance, IntervalDistance | OrdinalDistance | NominalDistance):
+        return distance.name
     return None
 
 
@@ -239,12 +255,7 @@ def interval_alpha_from_data(
     >>> round(interval_alpha_from_data(data, "interval").value, 3)
     0.849
     """
-    if isinstance(distance, str):
-        if distance.strip().lower() != "interval":
-            return None
-    elif not isinstance(distance, IntervalDistance):
-        return None
-    if data.n_values == 0:
+    if _scalar_distance_name(distance) != "interval" or data.n_values == 0:
         return None
     positions = data.domain_as_floats
     if positions is None:
@@ -297,37 +308,19 @@ def nominal_alpha_from_data(
     >>> round(nominal_alpha_from_data(data, "nominal").value, 4)
     0.344
     """
-    if isinstance(distance, str):
-        if distance.strip().lower() != "nominal":
-            return None
-    elif not isinstance(distance, NominalDistance):
+    if _scalar_distance_name(distance) != "nominal" or data.n_values == 0:
         return None
-    if data.n_values == 0 or not data.dense_counts_are_linear:
+    if not data.dense_counts_are_linear:
         return None
-    n_items = data.n_items
     # values × items (each value's row contiguous): the sums over values add whole rows.
-    key = np.multiply(data.value_code, n_items)
+    key = np.multiply(data.value_code, data.n_items)
     key += data.item_index
-    table = np.bincount(key, minlength=data.n_values * n_items).reshape(data.n_values, n_items)
-    per_item = np.add.reduce(table, axis=0)
-    pairable = per_item >= 2
-    n_pairable = int(np.count_nonzero(pairable))
-    if n_pairable == 0:
-        return None
-    if n_pairable < n_items:
-        table, per_item = table[:, pairable], per_item[pairable]
-    marginals = np.add.reduce(table, axis=1)
-    n = int(marginals.sum())
-    expected_sum = float(n * n - int(marginals @ marginals))
-    within = per_item * per_item
-    for counts in table:  # over values, not annotations
-        within -= counts * counts
-    observed_sum = float(np.dot(1.0 / (per_item - 1.0), within))
-    return _alpha_result(
-        observed_sum,
-        expected_sum,
-        float(n),
-        n_pairable,
+    table = np.bincount(key, minlength=data.n_values * data.n_items)
+    tallies = table.reshape(data.n_values, data.n_items)
+    return _nominal_from_tallies(
+        tallies,
+        np.add.reduce(tallies, axis=1),
+        np.add.reduce(tallies, axis=0),
         n_items=data.n_items,
         n_coders=data.n_coders,
     )
@@ -425,11 +418,7 @@ def _tally_by_value(
 
 
 def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
-    """Nominal alpha from the values × items count table.
-
-    Per item ``Σ_{k≠k'} n_uk n_uk' = m_u² - Σ_k n_uk²``, and over the pairable values
-    ``n² - Σ_k n_k²``: integer sums, exact (complete data: one division in all).
-    """
+    """Nominal alpha of a numeric array from its values × items count table."""
     tallied = _value_tallies(array)
     if tallied is None:
         return None
@@ -437,6 +426,23 @@ def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
     n_coders, n_items = array.shape
     complete = int(marginals.sum()) == n_coders * n_items
     per_item = None if complete else tallies.sum(axis=0, dtype=np.int64)
+    return _nominal_from_tallies(tallies, marginals, per_item, n_items=n_items, n_coders=n_coders)
+
+
+def _nominal_from_tallies(
+    tallies: NDArray[np.integer[Any]],
+    marginals: NDArray[np.integer[Any]],
+    per_item: NDArray[np.integer[Any]] | None,
+    *,
+    n_items: int,
+    n_coders: int,
+) -> CoefficientResult | None:
+    """Nominal alpha from ``(V, n_items)`` counts, their row sums (``marginals``) and column
+    sums (``per_item``; ``None`` when every item has all ``n_coders`` values).
+
+    Per item ``Σ_{k≠k'} n_uk n_uk' = m_u² - Σ_k n_uk²``, and over the pairable values
+    ``n² - Σ_k n_k²``: integer sums, exact (complete data: one division in all).
+    """
     if per_item is None:
         n_pairable = n_items if n_coders >= 2 else 0
     else:
@@ -447,7 +453,8 @@ def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
             marginals = tallies.sum(axis=1, dtype=np.int64)
     if n_pairable == 0:
         return None
-    square_type = np.min_scalar_type(n_coders * n_coders)  # Σ_k n_uk² ≤ m_u² ≤ coders²
+    # Σ_k n_uk² ≤ m_u² ≤ coders²; never narrower than the counts themselves.
+    square_type = np.promote_types(tallies.dtype, np.min_scalar_type(n_coders * n_coders))
     squares = np.zeros(n_pairable, dtype=square_type)
     for counts in tallies:  # over values, not annotations
         squares += np.multiply(counts, counts, dtype=square_type)
@@ -459,12 +466,7 @@ def _nominal_alpha(array: NDArray[Any]) -> CoefficientResult | None:
         m = per_item.astype(np.float64)
         observed_sum = float(np.dot(1.0 / (m - 1.0), m * m - squares))
     return _alpha_result(
-        observed_sum,
-        expected_sum,
-        float(n),
-        n_pairable,
-        n_items=int(array.shape[1]),
-        n_coders=int(array.shape[0]),
+        observed_sum, expected_sum, float(n), n_pairable, n_items=n_items, n_coders=n_coders
     )
 
 

@@ -37,7 +37,7 @@ WIDTHS = {
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_triples_come_out_item_major_then_by_coder(width: str) -> None:
-    item, coder, value, repeated = _sorted_triples(*columns(SHUFFLED), *WIDTHS[width], copy=False)
+    item, coder, value, repeated = _sorted_triples(*columns(SHUFFLED), *WIDTHS[width])
     assert rows(item, coder, value) == IN_ORDER
     assert repeated is None
     assert all(array.dtype == np.intp for array in (item, coder, value))
@@ -46,7 +46,7 @@ def test_triples_come_out_item_major_then_by_coder(width: str) -> None:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_first_repeated_item_and_coder_is_named(width: str) -> None:
     twice = [*SHUFFLED, (1, 2, 0), (2, 0, 0)]  # (1, 2) and (2, 0) labelled twice
-    *_, repeated = _sorted_triples(*columns(twice), *WIDTHS[width], copy=False)
+    *_, repeated = _sorted_triples(*columns(twice), *WIDTHS[width])
     assert repeated == (1, 2)
 
 
