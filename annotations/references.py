@@ -17,19 +17,10 @@ from django.db.models import Exists, Model, OuterRef, Q, QuerySet
 
 from studies.models import Annotation, Item
 
-
-def _references(model: type[Model], names: tuple[str, ...] | None = None) -> tuple[str, ...]:
-    return tuple(
-        field.name
-        for field in model._meta.concrete_fields
-        if field.is_relation and (names is None or field.name in names)
-    )
-
-
-#: Per model, the references the database leaves unchecked, read off the model.
+#: Per model, the references the database leaves unchecked (all of an annotation's).
 UNCHECKED: tuple[tuple[type[Model], tuple[str, ...]], ...] = (
-    (Annotation, _references(Annotation)),
-    (Item, _references(Item, ("study",))),
+    (Annotation, tuple(f.name for f in Annotation._meta.concrete_fields if f.is_relation)),
+    (Item, ("study",)),
 )
 
 

@@ -507,6 +507,24 @@ def test_what_is_split_and_what_stays_on_one_step(
     assert item_sums.split_refusal(kind, params) == reason
 
 
+def range_chunk(
+    items: np.ndarray,
+    coders: np.ndarray,
+    labels: np.ndarray,
+    first: int,
+    last: int,
+    all_coders: list[Any],
+    options: dict[str, Any],
+) -> tuple[bytes, dict[str, Any]]:
+    """The stored rows of the items ``first`` to ``last``, as a worker writes them."""
+    kept = (items >= first) & (items <= last)
+    sums = item_sums.chunk_sums(
+        items=items[kept], coders=coders[kept], labels=labels[kept],
+        all_coders=all_coders, fingerprint="", **options,
+    )  # fmt: skip
+    return sums.blob, sums.summary
+
+
 def test_the_merged_rows_jackknife_kappa_and_light_by_the_update_as_the_one_process_rows() -> None:
     # 60 items, 12 coders, 3 per item, in three item ranges: the merged rows' BCa jackknife
     # (the update of multi-kappa's and Light's kappa's totals) equals the one-process rows'
@@ -522,14 +540,10 @@ def test_the_merged_rows_jackknife_kappa_and_light_by_the_update_as_the_one_proc
     params = {"coefficients": ["kappa", "light_kappa"], "level": "nominal", "distance": "nominal"}
     options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": params}
     all_coders = sorted(set(coders.tolist()))
-    chunks = []
-    for first, last in [(1, 20), (21, 45), (46, 60)]:
-        kept = (items >= first) & (items <= last)
-        sums = item_sums.chunk_sums(
-            items=items[kept], coders=coders[kept], labels=labels[kept],
-            all_coders=all_coders, fingerprint="", **options,
-        )  # fmt: skip
-        chunks.append((sums.blob, sums.summary))
+    chunks = [
+        range_chunk(items, coders, labels, first, last, all_coders, options)
+        for first, last in [(1, 20), (21, 45), (46, 60)]
+    ]
     merged = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)
     data = ReliabilityData.from_long(items, coders, labels, domain=codes)
     one_process = engine.decompositions(data, params, parents={})
@@ -567,14 +581,9 @@ def test_the_merged_light_rows_list_only_the_pairs_that_share_an_item() -> None:
     codes = ["a", "b", "c"]
     all_coders = sorted(set(coders.tolist()))
     options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": LIGHT_ONLY}
-    chunks = []
-    for first, last in CUTS:
-        kept = (items >= first) & (items <= last)
-        sums = item_sums.chunk_sums(
-            items=items[kept], coders=coders[kept], labels=labels[kept],
-            all_coders=all_coders, fingerprint="", **options,
-        )  # fmt: skip
-        chunks.append((sums.blob, sums.summary))
+    chunks = [
+        range_chunk(items, coders, labels, first, last, all_coders, options) for first, last in CUTS
+    ]
     merged = item_sums.merged_decompositions(chunks, all_coders=all_coders, **options)
     light = merged["light_kappa"]
 
@@ -632,14 +641,10 @@ def test_light_rows_stored_with_every_pair_still_merge() -> None:
     options = {"kind": LabelKind.NOMINAL, "domain": codes, "params": LIGHT_ONLY}
     chunks = []
     for index, (first, last) in enumerate(CUTS):
-        kept = (items >= first) & (items <= last)
         if index % 2:
-            sums = item_sums.chunk_sums(
-                items=items[kept], coders=coders[kept], labels=labels[kept],
-                all_coders=all_coders, fingerprint="", **options,
-            )  # fmt: skip
-            chunks.append((sums.blob, sums.summary))
+            chunks.append(range_chunk(items, coders, labels, first, last, all_coders, options))
             continue
+        kept = (items >= first) & (items <= last)
         with_phantom = ReliabilityData.from_long(
             np.r_[np.full(60, -1), items[kept]],
             np.r_[all_coders, coders[kept]],
