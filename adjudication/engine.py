@@ -15,20 +15,7 @@ from typing import Any
 import numpy as np
 
 from metrics import HIERARCHY_DISTANCES, REFERENCE_MEASURES, reference_agreement, report_distance
-from studies.models import LabelKind
-
-#: The level and distance alpha uses against the reference, per label kind (as the
-#: agreement computations' defaults, ``computations.engine.DEFAULTS``).
-LEVELS: dict[str, tuple[str, str]] = {
-    LabelKind.NOMINAL: ("nominal", "nominal"),
-    LabelKind.ORDINAL: ("ordinal", "ordinal"),
-    LabelKind.INTERVAL: ("interval", "interval"),
-    LabelKind.RATIO: ("ratio", "ratio"),
-    LabelKind.SET: ("set", "masi"),
-    LabelKind.HIERARCHY: ("hierarchy", "tree"),
-}
-#: Kinds whose labels are categories: they get a confusion matrix and per-category F1.
-CATEGORICAL = (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY)
+from studies.kinds import kind_of
 
 
 def reference_report(
@@ -53,11 +40,12 @@ def reference_report(
     questions, ``confusion`` (rows: the reference) and ``categories`` (precision, recall,
     F1, support per label).
     """
-    level, distance_name = LEVELS[kind]
+    label_kind = kind_of(kind)
+    level, distance_name = label_kind.reference_level()
     tree = dict(parents) if distance_name in HIERARCHY_DISTANCES else None
     # The report's nominal level means "no weights" (None); alpha takes the name.
     distance: Any = report_distance(level, distance_name, tree=tree) or distance_name
-    numeric = kind in (LabelKind.INTERVAL, LabelKind.RATIO)
+    numeric = label_kind.numeric
     coders = list(coder_names)
     items = np.unique(np.concatenate([item_ids, np.fromiter(reference, np.int64)]))
     column = np.searchsorted(items, item_ids)
@@ -90,7 +78,8 @@ def reference_report(
         method="bca",
     )
     label_texts = [_text(value) for value in result.domain]
-    categorical = kind in CATEGORICAL
+    # Labels that are categories get a confusion matrix and per-category F1.
+    categorical = label_kind.categorical
     out_coders = []
     for coder_id, measured in zip(coders, result.coders, strict=True):
         entry: dict[str, Any] = {

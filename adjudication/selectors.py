@@ -11,7 +11,7 @@ from django.db.models import Count, QuerySet
 
 from adjudication.models import Adjudication, ReferenceResult, RoundReference
 from studies.labels import LabelScheme, label_of
-from studies.models import Annotation, Coder, Item, LabelKind, Question, Round, Study
+from studies.models import Annotation, Coder, Item, Question, Round, Study
 
 
 def adjudication_list(
@@ -115,11 +115,8 @@ class ItemToAdjudicate:
 
 
 def _label_column(question: Question) -> str:
-    if question.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
-        return "number"
-    if question.kind == LabelKind.SET:
-        return "category_set"
-    return "category"
+    """The ``Annotation`` field that holds one value of this question."""
+    return question.label_kind.form.value
 
 
 def adjudication_item_ids(

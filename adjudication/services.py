@@ -35,8 +35,9 @@ from adjudication.signals import items_adjudicated
 from agreement_server.worker_jobs import job_claim, job_fail, job_finish, jobs_sweep
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import coder_keys, scope_annotations
+from studies.kinds import Feature, KindRefusalError, kinds_with
 from studies.labels import Label, LabelError, LabelScheme, label_of
-from studies.models import Annotation, Coder, Item, LabelKind, Question, Round
+from studies.models import Annotation, Coder, Item, Question, Round
 
 logger = logging.getLogger(__name__)
 
@@ -55,10 +56,10 @@ def _audit(user: Any) -> Any:
 def _check_question(round_: Round, question: Question) -> None:
     if question.study_id != round_.study_id:
         raise ValidationError({"question": "This question belongs to another study."})
-    if question.kind == LabelKind.SPAN:
-        raise ValidationError(
-            {"question": "Span questions have no item reference (their units are not items)."}
-        )
+    try:
+        question.label_kind.require(Feature.ADJUDICATION)
+    except KindRefusalError as refusal:
+        raise ValidationError({"question": refusal.message}) from None
 
 
 # -- the gold coder ------------------------------------------------------------------------------
@@ -86,8 +87,7 @@ def gold_coder_unset(*, round_: Round) -> None:
 def _request_round(round_: Round) -> None:
     """Request the results of every question the round has labels or adjudications for."""
     question_ids = set(
-        Annotation.objects.filter(round=round_)
-        .exclude(question__kind=LabelKind.SPAN)
+        Annotation.objects.filter(round=round_, question__kind__in=kinds_with(Feature.REFERENCE))
         .values_list("question_id", flat=True)
         .distinct()
     )
@@ -321,7 +321,7 @@ def reference_on_computation_finished(*, computation_id: int) -> list[int]:
         computation is None
         or computation.status != ComputationStatus.DONE
         or computation.scope != ComputationScope.ROUND
-        or computation.question.kind == LabelKind.SPAN
+        or not computation.question.label_kind.supports(Feature.REFERENCE)
     ):
         return []
     requested = []

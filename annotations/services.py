@@ -35,7 +35,6 @@ from studies.models import (
     AnnotationChange,
     Coder,
     Item,
-    LabelKind,
     Question,
     Round,
     Study,
@@ -166,7 +165,7 @@ def target_resolve(
 
 def ensure_single_label(question: Question) -> None:
     """A 400 on ``question`` for a span question: its units have an upload of their own."""
-    if question.kind == LabelKind.SPAN:
+    if question.label_kind.units:
         raise ValidationError(
             {
                 "question": [

@@ -59,7 +59,6 @@ from studies.models import (
     AnnotationChange,
     Coder,
     Item,
-    LabelKind,
     Question,
     Round,
 )
@@ -644,7 +643,7 @@ def _extent_columns(
 
 
 def _check_target(round_: Round, question: Question) -> None:
-    if question.kind != LabelKind.SPAN:
+    if not question.label_kind.units:
         raise ValidationError(
             {
                 "question": [

@@ -22,7 +22,7 @@ from computations.scope import (
 )
 from computations.selectors import computation_round_ids, latest_round_computations
 from studies.exceptions import ApplicationError
-from studies.models import Annotation, LabelKind, Question, Round, Study
+from studies.models import Annotation, Question, Round, Study
 
 MIN_SHARED_ITEMS = 2
 #: What ``difference`` is, in every comparison's result.
@@ -157,7 +157,7 @@ def _rounds_compare(
     if first.pk == second.pk:
         raise ValueError("A comparison needs two different rounds.")
     later, earlier = (first, second) if first.position > second.position else (second, first)
-    if question.kind == LabelKind.SPAN:
+    if question.label_kind.units:
         return _span_rounds_compare(
             question=question, first=first, second=second, coefficient=coefficient,
             replicates=replicates, seed=seed, confidence=confidence, parameters=parameters,
@@ -260,7 +260,7 @@ def comparison_with_previous(
         return {"status": "skipped", "reason": reason}
     bound = compare_max_annotations()
     total = n_annotations + Annotation.objects.filter(round=earlier, question=question).count()
-    if question.kind == LabelKind.SPAN:
+    if question.label_kind.units:
         cheap = total <= bound
         return _span_comparison_with_previous(
             computation=computation,
@@ -378,7 +378,7 @@ def _span_rounds_compare(
             (question.pk, later.pk)
         )
         parameters = latest.parameters if latest else None
-    params = dict(parameters or engine.default_parameters(LabelKind.SPAN))
+    params = dict(parameters or question.label_kind.default_parameters())
     read = {later.pk: _span_round(question, later), earlier.pk: _span_round(question, earlier)}
     options = {"replicates": replicates, "seed": seed, "confidence": confidence}
     chosen = _span_options(params)
@@ -482,7 +482,7 @@ def _span_comparison_with_previous(
     headline = coefficients[names[0]]
     return {
         "status": "done",
-        "kind": LabelKind.SPAN,
+        "kind": computation.question.kind,
         "coefficient": names[0],
         "difference_is": DIFFERENCE_IS,
         "later": {"round": round_.pk, "round_name": round_.name},

@@ -35,7 +35,7 @@ from computations.scope import scope_data_revision
 from computations.selectors import latest_round_computations
 from computations.services import heartbeat_thread, heartbeat_timeout, resend_after
 from studies.exceptions import ApplicationError
-from studies.models import LabelKind, Question, Round, Study
+from studies.models import Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +67,9 @@ def _validate(
         raise ValidationError(
             {"second": ValidationError("Compare two different rounds.", code="same_round")}
         )
-    span = question.kind == LabelKind.SPAN
-    allowed = engine.SPAN_DECOMPOSABLE if span else engine.ALL_COEFFICIENTS
+    allowed = question.label_kind.comparable or engine.ALL_COEFFICIENTS
     if coefficient and coefficient not in allowed:
-        kind = "a span question" if span else f"a {question.kind} question"
+        kind = f"a {question.kind} question"
         raise ValidationError(
             {
                 "coefficient": ValidationError(

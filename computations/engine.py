@@ -57,46 +57,17 @@ from metrics.spans.refusal import (
 )
 from metrics.spans.report import OVERLAPPING
 from metrics.uncertainty.benchmarks import paired_difference_replicates, probability_later_higher
-from studies.models import LabelKind
+from studies.kinds import kind_of
+from studies.kinds import span as span_kind
 
 #: Every coefficient name the report knows, in display order.
 ALL_COEFFICIENTS: tuple[str, ...] = tuple(COEFFICIENT_KEYS)
-_CATEGORICAL = ("observed_agreement", "s", "pi", "kappa", "alpha", "light_kappa", "ac1")
-
-#: Sensible defaults per label kind: which coefficients, which level and distance. The
-#: level sets the report's default distance (set → MASI, hierarchy → tree distance).
-DEFAULTS: dict[str, dict[str, Any]] = {
-    LabelKind.NOMINAL: {"coefficients": [*_CATEGORICAL, "brennan_prediger"], "level": "nominal",
-                        "distance": "nominal"},
-    LabelKind.ORDINAL: {"coefficients": ["observed_agreement", "alpha", "kappa_w", "kappa"],
-                        "level": "ordinal", "distance": "ordinal"},
-    LabelKind.INTERVAL: {"coefficients": ["alpha"], "level": "interval", "distance": "interval"},
-    LabelKind.RATIO: {"coefficients": ["alpha"], "level": "ratio", "distance": "ratio"},
-    LabelKind.SET: {"coefficients": ["alpha", "observed_agreement"], "level": "set",
-                    "distance": "masi"},
-    LabelKind.HIERARCHY: {"coefficients": ["alpha", "observed_agreement"], "level": "hierarchy",
-                          "distance": "tree"},
-}  # fmt: skip
 LEVELS: tuple[str, ...] = tuple(metrics.LEVELS)
 
-#: The coefficients of a span question (``metrics.spans.span_report``), in display order.
-SPAN_COEFFICIENTS: tuple[str, ...] = (
-    "alpha_u",
-    "gamma",
-    "span_f1",
-    "span_f1_overlap",
-    "token_alpha",
-    "token_kappa",
-    "pk",
-    "window_diff",
-)
-#: What a span question computes unless told otherwise (gamma is costly, token kappa
-#: repeats token alpha: asked for only).
-SPAN_DEFAULT_COEFFICIENTS: tuple[str, ...] = tuple(
-    c for c in SPAN_COEFFICIENTS if c not in ("gamma", "token_kappa")
-)
+#: The coefficients of a span question, in display order (its kind's module has them).
+SPAN_COEFFICIENTS: tuple[str, ...] = span_kind.COEFFICIENTS
 #: Span coefficients with a per-document decomposition (a bootstrap difference of two rounds).
-SPAN_DECOMPOSABLE: tuple[str, ...] = ("alpha_u", "span_f1", "span_f1_overlap")
+SPAN_DECOMPOSABLE: tuple[str, ...] = span_kind.COMPARABLE
 #: What alpha_u does with one coder's overlapping units of a category (parameter
 #: ``overlapping``): refuse them (alpha_u undefined, with the reason) or merge them.
 SPAN_OVERLAPPING: tuple[str, ...] = tuple(OVERLAPPING)
@@ -129,24 +100,8 @@ def metrics_version() -> str:
 
 
 def default_parameters(kind: str) -> dict[str, Any]:
-    if kind == LabelKind.SPAN:
-        return {
-            "coefficients": list(SPAN_DEFAULT_COEFFICIENTS),
-            "bootstrap": 1000,
-            "seed": 0,
-            "confidence": 0.95,
-            "min_overlap": 0.5,
-            "overlapping": "error",
-        }
-    defaults = DEFAULTS[kind]
-    return {
-        "coefficients": list(defaults["coefficients"]),
-        "level": defaults["level"],
-        "distance": defaults["distance"],
-        "bootstrap": 1000,
-        "seed": 0,
-        "confidence": 0.95,
-    }
+    """What a computation of a question of this kind uses unless told otherwise."""
+    return kind_of(kind).default_parameters()
 
 
 def distance_names() -> list[str]:

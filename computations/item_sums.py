@@ -51,7 +51,7 @@ from scipy import sparse
 
 from computations import engine
 from computations.engine import Decomposition, midranks
-from studies.models import LabelKind
+from studies.kinds import kind_of
 
 #: The phantom item's id: below every item id, so its row is the first.
 PHANTOM_ITEM = -1
@@ -59,14 +59,6 @@ PHANTOM_ITEM = -1
 LIGHT = "light_kappa"
 #: Coefficients whose rows and ``finalize`` need no weights.
 UNWEIGHTED = ("observed_agreement", "s", "pi", "kappa", "light_kappa")
-#: What each (question kind, distance) can split, by coefficient.
-_SPLITTABLE: dict[tuple[str, str], tuple[str, ...]] = {
-    (LabelKind.NOMINAL, "nominal"): (*UNWEIGHTED, "alpha", "ac1", "brennan_prediger"),
-    (LabelKind.ORDINAL, "nominal"): (*UNWEIGHTED, "alpha", "ac1", "brennan_prediger"),
-    (LabelKind.NOMINAL, "ordinal"): (*UNWEIGHTED, "alpha"),
-    (LabelKind.ORDINAL, "ordinal"): (*UNWEIGHTED, "alpha"),
-    (LabelKind.INTERVAL, "interval"): ("alpha",),
-}
 #: Diagnostics a split computation does not compute (they need every annotation at once;
 #: the most disputed items are merged from the ranges' lists).
 ONE_STEP_DIAGNOSTICS = (
@@ -113,14 +105,15 @@ def item_ranges(
 def split_refusal(kind: str, params: Mapping[str, Any]) -> str | None:
     """Why a computation of this question kind with these parameters stays on one step
     (None when it can be split by items)."""
-    if kind not in {k for k, _ in _SPLITTABLE}:
+    label_kind = kind_of(kind)
+    if not label_kind.item_decompositions:
         return f"{kind} questions are computed in one step only"
     try:
         name = distance_name(params)
     except ValueError as error:
         return str(error)
-    allowed = _SPLITTABLE.get((kind, name))
-    if allowed is None:
+    allowed = label_kind.decomposable(name)
+    if not allowed:
         return f"a {kind} question at the {name} distance is computed in one step only"
     refused = [c for c in params["coefficients"] if c not in allowed]
     if refused:
@@ -158,7 +151,7 @@ def _with_phantom(
 
 
 def _phantom_label(kind: str, domain: Sequence[Any] | None, labels: Any) -> Any:
-    if kind == LabelKind.INTERVAL:
+    if kind_of(kind).numeric:
         return float(labels[0]) if len(labels) else 0.0
     if not domain:
         raise ValueError("The question has no categories.")
@@ -220,7 +213,7 @@ def chunk_sums(
         [int(item), value]
         for item, value in engine.most_disputed_units(data, leave_out=PHANTOM_ITEM)
     ]
-    if kind == LabelKind.INTERVAL and "alpha" in decompositions:
+    if kind_of(kind).numeric and "alpha" in decompositions:
         summary["alpha_centre"] = _pairable_mean(all_items, all_labels)
     return ChunkSums(pack(arrays), summary)
 
@@ -265,7 +258,7 @@ def _phantom_data(*, kind: str, domain: Sequence[Any] | None, all_coders: Sequen
     items, coders, labels = _with_phantom(
         np.zeros(0, np.int64),
         np.zeros(0, np.int64),
-        np.zeros(0, dtype=np.float64 if kind == LabelKind.INTERVAL else str),
+        np.zeros(0, dtype=np.float64 if kind_of(kind).numeric else str),
         all_coders=all_coders,
         phantom_label=_phantom_label(kind, domain, []),
     )
@@ -311,7 +304,7 @@ def merged_decompositions(
         )
     for name, template in templates.items():
         parts = [_rows(arrays, name) for arrays, _ in loaded]
-        if kind == LabelKind.INTERVAL and name == "alpha":
+        if kind_of(kind).numeric and name == "alpha":
             centres = [float(summary["alpha_centre"]) for _, summary in loaded]
             parts = _recentred(parts, centres)  # type: ignore[arg-type]
         if any(sparse.issparse(p) for p in parts):
@@ -425,9 +418,10 @@ def point_results(
     for name in wanted:
         if name not in coefficients and name not in skipped:
             skipped[name] = "not reported for this data"
-    if n_coders == 2 and kind != LabelKind.INTERVAL and domain is not None and len(domain) == 2:
+    numeric = kind_of(kind).numeric
+    if n_coders == 2 and not numeric and domain is not None and len(domain) == 2:
         skipped["true_agreement"] = ONE_STEP_REASON
-    if kind == LabelKind.INTERVAL:
+    if numeric:
         skipped["icc"] = ONE_STEP_REASON
     return {
         "n_items": sum(int(s["n_items"]) for s in summaries),
@@ -469,7 +463,7 @@ def _parts(
 def _alpha_parts(totals: NDArray[np.float64], kind: str, distance: str) -> tuple[float, float]:
     """Alpha's observed and expected disagreement from its totals."""
     t = np.asarray(totals, dtype=np.float64)
-    if kind == LabelKind.INTERVAL:
+    if kind_of(kind).numeric:
         n = t[1]
         return t[0] / n, 2.0 * (n * t[3] - t[2] ** 2) / (n * (n - 1.0))
     if distance == "ordinal":

@@ -31,8 +31,9 @@ from computations.models import (
     ComputationItemTable,
     ComputationScope,
 )
+from studies.kinds import ValueForm, kind_of
 from studies.labels import Label, label_of
-from studies.models import Annotation, LabelKind
+from studies.models import Annotation
 
 TABLE_VERSION = 1
 _STREAM_CHUNK = 20_000
@@ -94,7 +95,7 @@ def item_diagnostics(
         first, last = item_range
         annotations = annotations.filter(item_id__gte=first, item_id__lte=last)
     # Only set questions read ``category_set``: its JSON converter costs a call per row.
-    sets = kind == LabelKind.SET
+    sets = kind_of(kind).form is ValueForm.CATEGORY_SET
     columns = ("item__external_id", "coder__key", "category_id", "number")
     rows = annotations.order_by("item_id", "coder__key").values_list(
         *columns, *(("category_set",) if sets else ())
@@ -104,7 +105,7 @@ def item_diagnostics(
     for row in rows.iterator(chunk_size=_STREAM_CHUNK):
         by_item.setdefault(row[0], {})[row[1]] = label_of(row[2], row[3], row[4] if sets else None)
         coders.add(row[1])
-    numeric = kind in (LabelKind.INTERVAL, LabelKind.RATIO)
+    numeric = kind_of(kind).numeric
     items = [
         {"item": item, **_item_figures(list(labels.values()), numeric), "labels": labels}
         for item, labels in by_item.items()

@@ -21,13 +21,10 @@ from django.conf import settings
 
 from computations import engine
 from computations.scope import ScopeAnnotations
-from studies.models import LabelKind
+from studies.kinds import Feature, kind_of
 
 logger = logging.getLogger(__name__)
 
-#: Question kinds the models apply to: one category per annotation. Ordinal categories are
-#: modelled as nominal ones (the models have no order).
-QUALITY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL)
 #: Above this many annotations the step is skipped. MACE's starts cost most: about 0.03 s
 #: per iteration per million annotations (docs/quality.md), up to 50 iterations each.
 
@@ -39,7 +36,8 @@ def max_annotations() -> int:
 
 def skip_reason(scope: ScopeAnnotations) -> str | None:
     """Why the models do not run on this scope, or None when they do."""
-    if scope.kind not in QUALITY_KINDS:
+    kind = kind_of(scope.kind)
+    if not kind.supports(Feature.QUALITY):
         return (
             "Coder quality models need one category per annotation: nominal or ordinal "
             f"questions, not {scope.kind} ones."

@@ -23,13 +23,13 @@ from django.db.models.functions import Length
 from numpy.typing import NDArray
 
 from metrics.spans import SpanData
+from studies.kinds import ValueForm
 from studies.models import (
     Annotation,
     AnnotationChange,
     Category,
     Coder,
     Item,
-    LabelKind,
     Question,
     Round,
 )
@@ -150,7 +150,8 @@ def scope_annotations(
     domain: tuple[str, ...] | None = None
     parents: dict[str, str | None] = {}
     labels: Any
-    if question.kind in (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY):
+    kind = question.label_kind
+    if kind.form is ValueForm.CATEGORY:
         category_ids, codes, parents = _category_codes(question)
         copied = _copy_rows(
             question=question, round_ids=round_ids, column="category_id", items=items
@@ -171,9 +172,9 @@ def scope_annotations(
         code_array = np.array(codes, dtype=object if not codes else None)
         labels = code_array[lookup[rows[:, 3]]] if len(rows) else np.array([], dtype=str)
         domain = tuple(codes)
-        if question.kind != LabelKind.HIERARCHY:
+        if not kind.category_tree:
             parents = {}
-    elif question.kind in (LabelKind.INTERVAL, LabelKind.RATIO):
+    elif kind.form is ValueForm.NUMBER:
         copied_numbers = _copy_rows(
             question=question, round_ids=round_ids, column="number", items=items
         )
@@ -191,7 +192,7 @@ def scope_annotations(
         rows, labels = keys[order], numbers[order]
         digest.update(np.ascontiguousarray(rows).tobytes())
         digest.update(np.ascontiguousarray(labels).tobytes())
-    else:
+    elif kind.form is ValueForm.CATEGORY_SET:
         category_ids, codes, _ = _category_codes(question)
         code_of = dict(zip(category_ids, codes, strict=True))
         raw_sets = list(
@@ -211,6 +212,8 @@ def scope_annotations(
                 cache[key] = frozenset(code_of[pk] for pk in key)
             set_labels.append(cache[key])
         labels = set_labels
+    else:
+        raise ValueError(f"{kind.title} annotations are read by scope_spans, not as labels.")
     units = _unit_ids(rows, pooled=pooled)
     return ScopeAnnotations(
         kind=question.kind,
@@ -517,6 +520,6 @@ def scope_coder_ids(*, question: Question, round_ids: Sequence[int]) -> list[int
 def question_domain(question: Question) -> tuple[str, ...] | None:
     """The value domain ``scope_annotations`` gives for the question: its category codes in
     order (nominal, ordinal, hierarchy), else None (the observed values are used)."""
-    if question.kind in (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY):
+    if question.label_kind.form is ValueForm.CATEGORY:
         return tuple(_category_codes(question)[1])
     return None

@@ -71,13 +71,11 @@ from computations.scope import (
 )
 from computations.selectors import computation_round_ids
 from computations.signals import computation_finished
-from studies.models import Annotation, LabelKind, Question, Round, Study
+from studies.models import Annotation, Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
 MAX_BOOTSTRAP = 200_000
-# Labels that are one category each: the two-coder reports and coincidences apply.
-CATEGORY_KINDS = (LabelKind.NOMINAL, LabelKind.ORDINAL, LabelKind.HIERARCHY)
 LEVELS = engine.LEVELS
 # Parameters that change how the work is split, not its result: left out of the hash.
 _NOT_HASHED = frozenset({"chunk_size"})
@@ -118,7 +116,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
-    span = question.kind == LabelKind.SPAN
+    span = question.label_kind.units
     errors = _unknown_parameter_errors(set(given) - set(params), span=span)
     if errors:
         raise ValidationError(errors)
@@ -136,7 +134,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     else:
         if params["level"] not in LEVELS:
             errors["level"] = f"The level of measurement is one of {', '.join(LEVELS)}."
-        distances = [*engine.distance_names(), engine.DEFAULTS[question.kind]["distance"]]
+        distances = [*engine.distance_names(), question.label_kind.defaults["distance"]]
         if params["distance"] not in distances:
             errors["distance"] = f"Unknown distance; known: {', '.join(engine.distance_names())}."
     errors.update(_sampling_errors(params))
@@ -509,7 +507,7 @@ def computation_run(*, computation_id: int) -> None:
 
 
 def _run_step(computation: Computation) -> None:
-    if computation.question.kind == LabelKind.SPAN:
+    if computation.question.label_kind.units:
         _run_span_step(computation)
         return
     split, refusal = _split_by_items(computation)
@@ -538,7 +536,8 @@ def _run_step(computation: Computation) -> None:
         loaded.data,
         coder_names=coder_names,
         item_names=item_names,
-        categorical=computation.question.kind in CATEGORY_KINDS,
+        # Labels that are one category each: the two-coder reports and coincidences apply.
+        categorical=computation.question.label_kind.categorical,
     )
     lap("diagnostics")
     item_table.store_item_table(computation)
@@ -607,7 +606,7 @@ def _run_span_step(computation: Computation) -> None:
     _beat(computation.pk, 0.9)
     _name_documents(results["documents"], scope)
     results.update(
-        kind=LabelKind.SPAN,
+        kind=computation.question.kind,
         unit=computation.question.span_unit or "character",
         n_items=results.get("n_documents", scope.data.n_documents),
         n_annotations=scope.n_annotations,
@@ -1039,7 +1038,7 @@ def _merge_step(computation: Computation) -> None:
         n_coders=len(plan["coders"]),
         params=params,
     )
-    categorical = question.kind in CATEGORY_KINDS
+    categorical = question.label_kind.categorical
     pooled = len(set(computation_round_ids(computation))) > 1
     disputed = item_sums.most_disputed_rows(
         [(chunk.round_id, chunk.summary or {}) for chunk in chunks], pooled=pooled

@@ -28,7 +28,6 @@ from annotations.selectors import SpanTable
 from computations.models import Computation
 from exchange.selectors import AnnotationTable, StoredItemTable
 from studies.labels import LabelScheme, format_number
-from studies.models import LabelKind
 from studies.text_rules import write_csv
 
 LONG_COLUMNS = ("item", "coder", "label")
@@ -46,7 +45,7 @@ RESULT_COLUMNS = ("coefficient", "value", "se", "ci_low", "ci_high", "ci_level")
 
 
 def _is_numeric(scheme: LabelScheme) -> bool:
-    return scheme.kind in (LabelKind.INTERVAL, LabelKind.RATIO)
+    return scheme.spec.numeric
 
 
 def _cell(value: Any) -> Any:

@@ -60,7 +60,7 @@ from exchange.span_imports import (
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
-from studies.models import Category, Coder, Item, LabelKind, Question, Round, Study
+from studies.models import Category, Coder, Item, Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
@@ -209,7 +209,7 @@ def _label_schemes(study: Study) -> dict[str, LabelScheme]:
         )
     return {
         question.key: LabelScheme(
-            kind=LabelKind.NOMINAL if question.kind == LabelKind.SPAN else question.kind,
+            kind=question.label_kind.file_labels_as or question.kind,
             categories=rows.get(question.pk, []),
             min_value=question.min_value,
             max_value=question.max_value,
@@ -385,7 +385,7 @@ def _map_onto_study(
         question_map=question_map,
         question_keys=set(schemes),
     )
-    span_keys = {key for key, question in questions.items() if question.kind == LabelKind.SPAN}
+    span_keys = {key for key, question in questions.items() if question.label_kind.units}
     span_mapped = spans_to_questions(
         parsed,
         question_key=question_key,

@@ -31,8 +31,9 @@ from django.core.exceptions import ValidationError
 
 from exchange.formats import ParsedFile, ParsedRow, ParsedSpan, Rejection
 from exchange.formats.base import ImportErrorCode
+from studies.kinds import Kind, ValueForm
+from studies.kinds.values import LabelError, flat_json_list
 from studies.labels import PATH_SEPARATOR, SET_SEPARATOR, LabelScheme
-from studies.models import LabelKind
 
 
 class MappingErrorCode:
@@ -270,7 +271,7 @@ class CategoryMap:
                         code=MappingErrorCode.UNKNOWN_QUESTION,
                     )
                 )
-            elif scheme.kind not in LabelKind.categorical():
+            elif not scheme.spec.category_valued:
                 errors.append(
                     ValidationError(
                         f"category_map: question {key!r} takes numbers, not categories.",
@@ -287,7 +288,7 @@ class CategoryMap:
                     for label, target in entries.items()
                     if target is not None and _category_id(scheme, target) is None
                 )
-        categorical = [s for s in schemes.values() if s.kind in LabelKind.categorical()]
+        categorical = [s for s in schemes.values() if s.spec.category_valued]
         errors.extend(
             ValidationError(
                 f"category_map maps {label!r} to {target!r}, which is a category of no "
@@ -308,11 +309,11 @@ def _stripped(target: str | None) -> str | None:
     return target.strip() if isinstance(target, str) else None
 
 
-def _name_key(kind: str, text: str) -> str:
+def _name_key(kind: Kind, text: str) -> str:
     """A label text as ``LabelScheme`` looks it up: stripped, and a tree's path without its
     outer slashes."""
     text = text.strip()
-    return text.strip(PATH_SEPARATOR) if kind == LabelKind.HIERARCHY else text
+    return text.strip(PATH_SEPARATOR) if kind.category_tree else text
 
 
 def _names(scheme: LabelScheme) -> dict[str, int]:
@@ -321,7 +322,7 @@ def _names(scheme: LabelScheme) -> dict[str, int]:
 
 
 def _category_id(scheme: LabelScheme, text: str) -> int | None:
-    return _names(scheme).get(_name_key(scheme.kind, text))
+    return _names(scheme).get(_name_key(scheme.spec, text))
 
 
 @dataclass(frozen=True)
@@ -362,8 +363,9 @@ class LabelMatcher:
         case_insensitive: bool,
     ) -> None:
         self.question_key = question_key
-        self.kind = scheme.kind
-        self.categorical = scheme.kind in LabelKind.categorical()
+        self.kind = scheme.spec
+        self.categorical = scheme.spec.category_valued
+        self.sets = scheme.spec.form is ValueForm.CATEGORY_SET
         self.codes = list(scheme.id_by_code)
         self.code_by_id = scheme.code_by_id
         self.names = _names(scheme)
@@ -380,7 +382,7 @@ class LabelMatcher:
         if not self.categorical:
             return LabelMatch(label)
         try:
-            if self.kind == LabelKind.SET:
+            if self.sets:
                 return self._match_set(label)
             text = _atom_text(label)
             if text is None:
@@ -450,7 +452,7 @@ class LabelMatcher:
         """How to accept a label the writer found unknown; empty when nothing applies."""
         if not self.categorical:
             return ""
-        texts = _set_members(label) if self.kind == LabelKind.SET else [_atom_text(label)]
+        texts = _set_members(label) if self.sets else [_atom_text(label)]
         for text in texts or []:
             if text is None:
                 continue
@@ -503,9 +505,11 @@ def _set_members(label: Any) -> list[str] | None:
         members = text.split(SET_SEPARATOR)
         if text.startswith("["):
             try:
-                members = json.loads(text)
-            except ValueError:
-                pass
+                parsed = flat_json_list(text)
+            except LabelError:  # a list of lists
+                return None
+            if parsed is not None:
+                members = parsed
     if not isinstance(members, list):
         return None
     texts = [_atom_text(member) for member in members]

@@ -30,7 +30,7 @@ from exchange.formats import ParsedDocument, ParsedSpan, Rejection
 from exchange.formats.base import ImportErrorCode, SpanUnitKind
 from exchange.mapping import LabelMatcher
 from studies.access import Actor
-from studies.models import Annotation, Item, LabelKind, Question, Round
+from studies.models import Annotation, Item, Question, Round
 
 _IN_BATCH = 900
 _MAX_PARTIAL_PASSES = 5
@@ -113,7 +113,7 @@ def span_target_errors(
     for key in sorted(span_groups):
         question = questions[key]
         spans = span_groups[key]
-        if question.kind != LabelKind.SPAN:
+        if not question.label_kind.units:
             old = (
                 " It holds spans imported the old way (items '<doc>:<begin>-<end>'); those "
                 "stay as they are, and re-importing the file into a span question replaces "
@@ -153,7 +153,7 @@ def span_target_errors(
                 )
             )
     for key in sorted(set(label_question_keys)):
-        if questions[key].kind == LabelKind.SPAN:
+        if questions[key].label_kind.units:
             errors.append(
                 ValidationError(
                     f"The file's single labels go to question {key!r}, a span question, "

@@ -24,7 +24,8 @@ from adjudication.selectors import (
 from adjudication.services import adjudicate
 from pages.views import _question_of, _round_of, _study_for, _wants_json, site_login_required
 from studies.access import role_allows
-from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
+from studies.kinds import Feature
+from studies.models import Coder, Item, Question, Role, Round, Study
 
 #: The radio value that means "the label typed in the text field".
 ENTERED = "__entered__"
@@ -38,8 +39,8 @@ def _scope(
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
     question = _question_of(study, question_pk)
-    if question.kind == LabelKind.SPAN:
-        raise Http404("Span questions have no item adjudication.")
+    if not question.label_kind.supports(Feature.ADJUDICATION):
+        raise Http404(f"{question.label_kind.title} questions have no item adjudication.")
     return study, role, round_, question
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from studies.kinds import ValueForm
 from studies.labels import SET_SEPARATOR, Label, LabelScheme, format_number
-from studies.models import LabelKind, Question
+from studies.models import Question
 
 MEMBER_SEPARATOR = ", "
 
@@ -47,9 +48,9 @@ class LabelText:
         if isinstance(value, int | float):
             return format_number(value)
         text = str(value)
-        if self.scheme.kind == LabelKind.SET:
+        if self.scheme.spec.form is ValueForm.CATEGORY_SET:
             return self._members(text.split(SET_SEPARATOR))
-        if self.scheme.kind == LabelKind.HIERARCHY:
+        if self.scheme.spec.category_tree:
             return self._path.get(text, text)
         return text
 
@@ -59,6 +60,6 @@ class LabelText:
         if category_set is not None:
             codes = (self.scheme.code_by_id.get(pk, f"#{pk}") for pk in category_set)
             return self._members(codes)
-        if category_id is not None and self.scheme.kind == LabelKind.HIERARCHY:
+        if category_id is not None and self.scheme.spec.category_tree:
             return self.scheme.path_by_id.get(category_id, f"#{category_id}")
         return self.scheme.text(label)

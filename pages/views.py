@@ -43,7 +43,7 @@ from pages.span_document import span_document, span_items_page
 from pages.span_report import span_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError, ConflictError
-from studies.models import Coder, Item, LabelKind, Question, Role, Round, Study
+from studies.models import Coder, Item, Question, Role, Round, Study
 from studies.selectors import question_list, question_resolve, round_list
 
 LOGIN_URL = reverse_lazy("login")
@@ -138,7 +138,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
     question = _question_of(study, request.GET.get("question"))
-    if question.kind == LabelKind.SPAN:
+    if question.label_kind.units:
         return _span_round_report(request, study, role, round_, question)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
@@ -234,7 +234,7 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
 
 def _span_question_of(study: Study, question_pk: int) -> Question:
     question = _question_of(study, question_pk)
-    if question.kind != LabelKind.SPAN:
+    if not question.label_kind.units:
         raise Http404("Not a span question.")
     return question
 

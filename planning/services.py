@@ -31,13 +31,13 @@ from planning import dispatch
 from planning.models import PlanRequest, PlanStatus
 from planning.simulation import (
     MAX_PATTERNS,
-    MODEL_KINDS,
     PLAN_COEFFICIENTS,
     Pilot,
     PlanSpec,
     plan_result,
 )
-from studies.models import Annotation, Category, LabelKind, Question, Round, Study
+from studies.kinds import Feature, KindRefusalError
+from studies.models import Annotation, Category, Question, Round, Study
 
 logger = logging.getLogger(__name__)
 
@@ -68,10 +68,12 @@ def _range_errors(
 
 
 def _question_errors(question: Question, coefficient: str) -> dict[str, str]:
-    if question.kind == LabelKind.SPAN:
+    try:
+        question.label_kind.require(Feature.PLANNING)
+    except KindRefusalError as refusal:
         return {
-            "question": f"Question {question.key!r} is a span question: its units are not "
-            "items, so a plan in items does not apply."
+            "question": f"Question {question.key!r} is a {question.kind} question: "
+            f"{refusal.message}"
         }
     allowed = PLAN_COEFFICIENTS[question.kind]
     if coefficient not in allowed:
@@ -85,7 +87,7 @@ def _question_errors(question: Question, coefficient: str) -> dict[str, str]:
 def _design_errors(question: Question, designs: Sequence[int], n_categories: int) -> dict[str, str]:
     if not designs:
         return {}
-    if question.kind not in MODEL_KINDS:
+    if not question.label_kind.plan_model:
         return {
             "coders_per_item": "Other designs are planned with the nominal model: only for "
             f"nominal questions ({question.key!r} is {question.kind}); leave it empty to plan "
@@ -128,7 +130,7 @@ def _pilot_errors(question: Question, pilot_round: Round) -> dict[str, str]:
 
 
 def _assumption_errors(question: Question, assumptions: Mapping[str, Any]) -> dict[str, str]:
-    if question.kind not in MODEL_KINDS:
+    if not question.label_kind.plan_model:
         return {
             "assumptions": "Planning without a pilot uses the nominal model: only for nominal "
             f"questions ({question.key!r} is {question.kind}); give a pilot round instead."

@@ -20,15 +20,15 @@ from computations import engine
 from computations.scope import ScopeAnnotations
 from metrics import Decomposition, coefficient_specs, plan_items, plan_without_pilot
 from metrics.planning import MAX_PATTERNS
-from studies.models import LabelKind
+from studies.kinds import KINDS, Feature, kind_of
 
 #: The coefficients a plan may target, per label kind: those a round's report computes.
 PLAN_COEFFICIENTS: dict[str, tuple[str, ...]] = {
-    kind: tuple(defaults["coefficients"]) for kind, defaults in engine.DEFAULTS.items()
+    key: tuple(kind.defaults["coefficients"])
+    for key, kind in KINDS.items()
+    if kind.supports(Feature.PLANNING)
 }
-#: The kinds the nominal model (assumptions, other designs) applies to.
-MODEL_KINDS = (LabelKind.NOMINAL,)
-__all__ = ["MAX_PATTERNS", "MODEL_KINDS", "PLAN_COEFFICIENTS", "Pilot", "PlanSpec", "plan_result"]
+__all__ = ["MAX_PATTERNS", "PLAN_COEFFICIENTS", "Pilot", "PlanSpec", "plan_result"]
 
 #: Sizes below this are not planned (see docs/planning.md, "Small rounds").
 MIN_ITEMS = 20
@@ -165,12 +165,12 @@ def _pilot_summary(
     _, per_item = np.unique(scope.item_ids, return_counts=True)
     categories: dict[Hashable, float] = {}
     model_alpha = float("nan")
-    if spec.kind in MODEL_KINDS:
+    if kind_of(spec.kind).plan_model:
         codes, counts = np.unique(np.asarray(scope.labels, dtype=str), return_counts=True)
         categories = {
             str(c): float(n) / float(counts.sum()) for c, n in zip(codes, counts, strict=True)
         }
-        nominal = {**engine.default_parameters(LabelKind.NOMINAL), "coefficients": ["alpha"]}
+        nominal = {**kind_of(spec.kind).default_parameters(), "coefficients": ["alpha"]}
         alpha = engine.decompositions(data, nominal, parents={}).get("alpha")
         model_alpha = float(alpha.evaluate()) if alpha is not None else float("nan")
     estimate = float(decomposition.evaluate())

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from review.models import ReviewEntry
-from studies.models import LabelKind
+from studies.kinds import Kind, ValueForm
 from studies.text_rules import write_csv
 
 CSV_HEADER = (
@@ -62,17 +62,17 @@ def review_csv(entries: Iterable[ReviewEntry]) -> str:
     return write_csv(CSV_HEADER, rows, numeric=_NUMERIC)
 
 
-def _result(kind: str, question_key: str, label: str) -> dict[str, Any]:
-    if kind in LabelKind.numeric():
-        value: dict[str, Any] = {"number": float(label)}
-        result_type = "number"
+def _result(kind: Kind, question_key: str, label: str) -> dict[str, Any]:
+    value: dict[str, Any]
+    if kind.numeric:
+        value = {"number": float(label)}
     else:
-        value = {"choices": label.split("|") if kind == LabelKind.SET else [label]}
-        result_type = "choices"
+        members = label.split("|") if kind.form is ValueForm.CATEGORY_SET else [label]
+        value = {"choices": members}
     return {
         "from_name": question_key,
         "to_name": "text",
-        "type": result_type,
+        "type": kind.label_studio_type,
         "value": value,
     }
 
@@ -94,7 +94,7 @@ def review_label_studio(entries: Iterable[ReviewEntry]) -> list[dict[str, Any]]:
                 "predictions": [
                     {
                         "model_version": coder,
-                        "result": [_result(question.kind, question.key, label)],
+                        "result": [_result(question.label_kind, question.key, label)],
                     }
                     for coder, label in sorted(entry.labels.items())
                 ],

@@ -24,7 +24,8 @@ from review.models import ReviewEntry, ReviewResolution, ReviewRule
 from review.rule import flag_items
 from review.selectors import review_items_added_data
 from review.signals import review_items_added
-from studies.models import LabelKind, Question, Round
+from studies.kinds import Feature, Kind, KindRefusalError, ValueForm
+from studies.models import Question, Round
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +41,10 @@ def review_rule_set(*, question: Question, **fields: Any) -> ReviewRule:
     unknown = set(fields) - _RULE_FIELDS
     if unknown:
         raise ValidationError(f"Unknown rule fields: {', '.join(sorted(unknown))}.")
-    if question.kind == LabelKind.SPAN:
-        raise ValidationError(
-            {"question": "Span questions have no review queue (their units are not items)."}
-        )
+    try:
+        question.label_kind.require(Feature.REVIEW)
+    except KindRefusalError as refusal:
+        raise ValidationError({"question": refusal.message}) from None
     rule = ReviewRule.objects.select_for_update().filter(question=question).first()
     if rule is None:
         rule = ReviewRule(question=question)
@@ -67,10 +68,10 @@ def review_rule_delete(*, question: Question) -> None:
 # -- the queue -----------------------------------------------------------------------------------
 
 
-def _label_texts(labels: Any, kind: str) -> list[str]:
-    if kind in LabelKind.numeric():
+def _label_texts(labels: Any, kind: Kind) -> list[str]:
+    if kind.numeric:
         return [format(float(value), "g") for value in np.asarray(labels, dtype=np.float64)]
-    if kind == LabelKind.SET:
+    if kind.form is ValueForm.CATEGORY_SET:
         return ["|".join(sorted(value)) for value in labels]  # type: ignore[arg-type]
     return [str(value) for value in labels]
 
@@ -81,13 +82,14 @@ def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
     Without a rule (or one with no criterion) nothing changes.
     """
     rule = ReviewRule.objects.filter(question=question).first()
-    if rule is None or not rule.is_active or question.kind == LabelKind.SPAN:
+    kind = question.label_kind
+    if rule is None or not rule.is_active or not kind.supports(Feature.REVIEW):
         return []
     scope = scope_annotations(question=question, round_ids=[round_.pk])
     codes: Any = scope.labels
-    if question.kind == LabelKind.SET:
+    if kind.form is ValueForm.CATEGORY_SET:
         # Sets arrive as a list of frozensets (built per annotation by the scope already).
-        codes = np.asarray(_label_texts(scope.labels, question.kind), dtype=str)
+        codes = np.asarray(_label_texts(scope.labels, kind), dtype=str)
     flagged = flag_items(
         scope.item_ids,
         codes,
@@ -98,7 +100,7 @@ def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
     # The competing labels of the flagged items only.
     rows = np.flatnonzero(np.isin(scope.item_ids, flagged.item_ids))
     keys = coder_keys(np.unique(scope.coder_ids[rows]).tolist())
-    texts = _label_texts([scope.labels[i] for i in rows], question.kind)
+    texts = _label_texts([scope.labels[i] for i in rows], kind)
     labels: dict[int, dict[str, str]] = {int(item): {} for item in flagged.item_ids}
     for row, text in zip(rows.tolist(), texts, strict=True):
         labels[int(scope.item_ids[row])][keys[int(scope.coder_ids[row])]] = text

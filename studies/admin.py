@@ -22,6 +22,7 @@ from django.utils.html import format_html
 from computations.admin import compute_agreement_for_rounds, compute_agreement_for_studies
 from exchange.admin import StudyImportAdminMixin
 from studies.exceptions import ApplicationError
+from studies.kinds import kind_of, span
 from studies.labels import CategoryRow, LabelScheme
 from studies.models import (
     Annotation,
@@ -30,7 +31,6 @@ from studies.models import (
     Category,
     Coder,
     Item,
-    LabelKind,
     Membership,
     Question,
     Role,
@@ -125,7 +125,7 @@ class QuestionAdminForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         kind, span_unit = cleaned.get("kind"), cleaned.get("span_unit") or ""
-        if kind != LabelKind.SPAN:
+        if not kind or not kind_of(kind).takes_span_unit:
             if span_unit:
                 self.add_error("span_unit", "Only span questions take a span unit.")
             return cleaned
@@ -133,7 +133,7 @@ class QuestionAdminForm(forms.ModelForm):
         instance = self.instance
         if (
             instance.pk is not None
-            and instance.kind == LabelKind.SPAN
+            and instance.label_kind.takes_span_unit
             and (instance.span_unit or SpanUnit.CHARACTER) != cleaned["span_unit"]
             and Annotation.objects.filter(question_id=instance.pk).exists()
         ):
@@ -369,7 +369,7 @@ def annotation_value(annotation: Annotation, codes: dict[int, str] | None = None
             used = {int(unit[2]) for unit in annotation.units}
             codes = dict(Category.objects.filter(pk__in=used).values_list("pk", "code"))
         scheme = LabelScheme(
-            kind=LabelKind.SPAN,
+            kind=span.KIND.key,
             categories=[CategoryRow(pk, code, None) for pk, code in codes.items()],
         )
         return scheme.units_text(annotation.units)

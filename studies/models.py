@@ -17,6 +17,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from studies.kinds import Kind, kind_of
+
 
 class Study(models.Model):
     name = models.CharField(max_length=200)
@@ -59,6 +61,9 @@ class Membership(models.Model):
 
 
 class LabelKind(models.TextChoices):
+    """The stored keys of the label kinds; what each kind is and does is its module in
+    ``studies.kinds`` (a test checks that the two lists agree)."""
+
     NOMINAL = "nominal", "Nominal category"
     ORDINAL = "ordinal", "Ordinal category"
     INTERVAL = "interval", "Interval number"
@@ -66,14 +71,6 @@ class LabelKind(models.TextChoices):
     SET = "set", "Set of categories"
     HIERARCHY = "hierarchy", "Node of a category tree"
     SPAN = "span", "Units (begin, end, category) on a continuum"
-
-    @classmethod
-    def categorical(cls) -> frozenset[str]:
-        return frozenset({cls.NOMINAL, cls.ORDINAL, cls.SET, cls.HIERARCHY})
-
-    @classmethod
-    def numeric(cls) -> frozenset[str]:
-        return frozenset({cls.INTERVAL, cls.RATIO})
 
 
 class SpanUnit(models.TextChoices):
@@ -117,14 +114,23 @@ class Question(models.Model):
         return f"{self.study}: {self.key}"
 
     @property
+    def label_kind(self) -> Kind:
+        """What the server knows of this question's kind (``studies.kinds``)."""
+        return kind_of(self.kind)
+
+    @property
     def is_numeric(self) -> bool:
-        return self.kind in LabelKind.numeric()
+        return self.label_kind.takes_range
 
     def clean(self) -> None:
-        if not self.is_numeric and (self.min_value is not None or self.max_value is not None):
+        kind = self.label_kind
+        if not kind.takes_range and (self.min_value is not None or self.max_value is not None):
             raise ValidationError("Only numeric questions (interval, ratio) take a range.")
-        if self.kind == LabelKind.RATIO and self.min_value is not None and self.min_value < 0:
-            raise ValidationError({"min_value": "Ratio values cannot be negative."})
+        lowest = kind.lowest_value
+        if lowest is not None and self.min_value is not None and self.min_value < lowest:
+            raise ValidationError(
+                {"min_value": f"{kind.key.capitalize()} values cannot be below {lowest:g}."}
+            )
 
 
 class Category(models.Model):
@@ -156,7 +162,7 @@ class Category(models.Model):
 
     def clean(self) -> None:
         if self.parent_id is not None:
-            if self.question.kind != LabelKind.HIERARCHY:
+            if not self.question.label_kind.category_tree:
                 raise ValidationError({"parent": "Only hierarchy questions have parents."})
             if self.parent is not None and self.parent.question_id != self.question_id:
                 raise ValidationError({"parent": "The parent belongs to another question."})

@@ -44,7 +44,7 @@ from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from studies.api.permissions import StudyScopedMixin
-from studies.models import LabelKind, Question, Role, Round, Study
+from studies.models import Question, Role, Round, Study
 
 _IMPORT_DESCRIPTION = f"""Import a labeling tool's export file into one round, all or none.
 
@@ -251,7 +251,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         a span question, False for any other (a 400 on ``question`` otherwise), None for
         either."""
         question = self.query["question"]
-        is_span = question.kind == LabelKind.SPAN
+        is_span = question.label_kind.units
         if span is not None and is_span != span:
             raise ValidationError(
                 {

@@ -203,7 +203,7 @@ class QuestionOutputSerializer(serializers.ModelSerializer):
         )
     )
     def get_span_unit(self, question: Question) -> str | None:
-        if question.kind != LabelKind.SPAN:
+        if not question.label_kind.takes_span_unit:
             return None
         return question.span_unit or SpanUnit.CHARACTER.value
 

@@ -18,7 +18,8 @@ from django.db import transaction
 from django.db.models import Max
 
 from studies.exceptions import ConflictError
-from studies.models import Annotation, Category, LabelKind, Question, SpanUnit, Study
+from studies.kinds import kind_of
+from studies.models import Annotation, Category, Question, SpanUnit, Study
 
 CategorySpec = Mapping[str, Any]
 """``{"code": str, "label": str (optional), "parent": parent code or None (optional)}``"""
@@ -55,7 +56,7 @@ def _code_problem(code: str) -> str | None:
 
 
 def _check_range(kind: str, min_value: float | None, max_value: float | None) -> None:
-    if kind in LabelKind.numeric():
+    if kind_of(kind).takes_range:
         return
     errors = {
         name: _error("Only numeric questions (interval, ratio) take a range.", "range_not_allowed")
@@ -69,7 +70,7 @@ def _check_range(kind: str, min_value: float | None, max_value: float | None) ->
 def _span_unit_for(kind: str, span_unit: str | None) -> str:
     """The ``span_unit`` a question of ``kind`` stores: a span question's unit (characters
     when not given), blank for any other kind, which refuses one (400 on ``span_unit``)."""
-    if kind == LabelKind.SPAN:
+    if kind_of(kind).takes_span_unit:
         return SpanUnit(span_unit or SpanUnit.CHARACTER).value
     if span_unit:
         raise ValidationError(
@@ -98,7 +99,7 @@ def _validate_category_specs(
 ) -> None:
     """Every problem of a declared category list at once, keyed ``categories.<i>.<field>``."""
     errors: dict[str, ValidationError] = {}
-    if specs and kind in LabelKind.numeric():
+    if specs and not kind_of(kind).has_categories:
         raise ValidationError(
             {
                 "categories": _error(
@@ -127,7 +128,7 @@ def _validate_category_specs(
         if parent in (None, ""):
             continue
         attr = f"categories.{index}.parent"
-        if kind != LabelKind.HIERARCHY:
+        if not kind_of(kind).category_tree:
             errors[attr] = _error(
                 "Only hierarchy questions have parents.", SchemeErrorCode.PARENT_NOT_ALLOWED
             )
@@ -252,7 +253,7 @@ def question_update(*, question: Question, **fields: Any) -> Question:
                 }
             )
         categories = list(question.categories.select_related("parent"))
-        if categories and kind in LabelKind.numeric():
+        if categories and not kind_of(kind).has_categories:
             raise ValidationError(
                 {
                     "kind": _error(
@@ -261,7 +262,7 @@ def question_update(*, question: Question, **fields: Any) -> Question:
                     )
                 }
             )
-        if kind != LabelKind.HIERARCHY and any(c.parent_id for c in categories):
+        if not kind_of(kind).category_tree and any(c.parent_id for c in categories):
             raise ValidationError(
                 {
                     "kind": _error(
@@ -279,7 +280,8 @@ def question_update(*, question: Question, **fields: Any) -> Question:
         # A kind change without a span_unit takes the new kind's default.
         span_unit = _span_unit_for(kind, fields.get("span_unit"))
         if (
-            kind == question.kind == LabelKind.SPAN
+            kind == question.kind
+            and kind_of(kind).takes_span_unit
             and span_unit != (question.span_unit or SpanUnit.CHARACTER)
             and _question_has_annotations(question)
         ):
@@ -319,7 +321,7 @@ def _parent_by_code(
 ) -> Category | None:
     if code in (None, ""):
         return None
-    if question.kind != LabelKind.HIERARCHY:
+    if not question.label_kind.category_tree:
         raise ValidationError(
             {
                 attr: _error(
@@ -353,7 +355,7 @@ def _check_code(question: Question, code: str, *, exclude_pk: int | None = None)
 
 
 def _check_categorical(question: Question) -> None:
-    if question.kind in LabelKind.numeric():
+    if not question.label_kind.has_categories:
         raise ValidationError(
             {
                 "question": _error(
@@ -436,7 +438,7 @@ def category_in_use(category: Category) -> bool:
         return True
     # Set-valued labels keep category ids in a JSON list, span units in their third place;
     # a portable scan (SQLite has no JSON containment lookup) over just that question's.
-    if category.question.kind == LabelKind.SPAN:
+    if category.question.label_kind.units:
         units = Annotation.objects.filter(
             question_id=category.question_id, units__isnull=False
         ).values_list("units", flat=True)

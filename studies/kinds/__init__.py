@@ -1,0 +1,32 @@
+"""The label kinds: one module per kind, each a :class:`~studies.kinds.base.Kind`.
+
+The apps ask a question's kind (``kind_of(question.kind)``) what they need to know: how a
+value is parsed and stored, which coefficients it has and which decompose over items,
+which features apply (``kind.require(Feature.REVIEW)`` refuses with the reason). They
+never compare ``Question.kind`` with a kind's key. docs/architecture.md tells how to add
+a kind.
+"""
+
+from __future__ import annotations
+
+from studies.kinds import category_set, hierarchy, interval, nominal, ordinal, ratio, span
+from studies.kinds.base import Feature, Kind, KindRefusalError, ValueForm
+
+#: Every registered kind by its key, in the order people choose them.
+KINDS: dict[str, Kind] = {
+    module.KIND.key: module.KIND
+    for module in (nominal, ordinal, interval, ratio, category_set, hierarchy, span)
+}
+
+
+def kind_of(key: str) -> Kind:
+    """The kind a question's ``kind`` names; a KeyError for a key no kind has."""
+    return KINDS[str(key)]
+
+
+def kinds_with(feature: Feature) -> list[str]:
+    """The keys of the kinds that have ``feature`` (for a database filter)."""
+    return [key for key, kind in KINDS.items() if kind.supports(feature)]
+
+
+__all__ = ["KINDS", "Feature", "Kind", "KindRefusalError", "ValueForm", "kind_of", "kinds_with"]

@@ -1,0 +1,259 @@
+"""One literal case per registered label kind, for the kind contract suite.
+
+Every value below is written out by hand: what a tool sends, what the API must give back,
+the change log's canonical text, the error a bad value must get. A new kind is done when it
+has a case here and ``test_contract.py`` passes for it.
+
+The agreement table of each case is perfect agreement: every coder gives each item the same
+value, so the disagreement observed is zero and alpha (and alpha_U) is 1 by definition
+(Artstein & Poesio 2008, §2.6: alpha = 1 - D_o / D_e).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rest_framework.test import APIClient
+
+from studies.models import Study
+
+#: Every case's items (a text, so character offsets are checked) and coders.
+TEXT = "Alice met Bob in Paris."
+ITEMS = ("d1", "d2", "d3", "d4")
+CODERS = ("alice", "bob")
+
+
+@dataclass(frozen=True)
+class KindCase:
+    #: The question as POSTed to ``questions/`` (key ``q``).
+    question: dict[str, Any]
+    #: The upload endpoint under the study and the body's list of rows.
+    upload: str
+    rows_field: str
+    #: Rows that are good values, and each row's value read back (API ``label`` or
+    #: ``units``) and its change-log text.
+    good_rows: list[dict[str, Any]]
+    read_back: list[Any]
+    change_texts: list[str]
+    #: One bad row and the (code, attr) of its error.
+    bad_row: dict[str, Any]
+    bad_error: tuple[str, str]
+    #: Perfect agreement: each item's value, given by every coder.
+    agreed: dict[str, Any]
+    #: The coefficient a computation must report as exactly 1.0 on ``agreed``.
+    headline: str
+    #: The headline's row in the round report page (as the HTML writes it).
+    page_text: str
+    #: The export under ``exports/`` and its CSV lines for ``good_rows``.
+    export: str
+    export_lines: list[str]
+    #: A tool's file of the same values: (format, file name, content) and what it creates.
+    import_file: tuple[str, str, bytes]
+    imported: int
+    #: Features this kind refuses with a 400 (the review rule endpoint, say).
+    refuses_review: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _label_rows(values: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
+    return [{"item": i, "coder": c, "label": v} for (i, c), v in values.items()]
+
+
+def _agreed_rows(agreed: dict[str, Any], rows_field: str) -> list[dict[str, Any]]:
+    if rows_field == "units":
+        return [
+            {"document": item, "coder": coder, **unit}
+            for item, units in agreed.items()
+            for coder in CODERS
+            for unit in units
+        ]
+    return [
+        {"item": item, "coder": coder, "label": value}
+        for item, value in agreed.items()
+        for coder in CODERS
+    ]
+
+
+def agreed_rows(case: KindCase) -> list[dict[str, Any]]:
+    return _agreed_rows(case.agreed, case.rows_field)
+
+
+def _long_csv(lines: list[str]) -> tuple[str, str, bytes]:
+    return ("long_csv", "labels.csv", ("item,coder,label\n" + "\n".join(lines) + "\n").encode())
+
+
+def _categories(*codes: str) -> list[dict[str, Any]]:
+    return [{"code": code} for code in codes]
+
+
+BULK = "annotations/bulk/"
+ALPHA_ROW = '<th scope="row">Krippendorff&#x27;s alpha</th>'
+
+CASES: dict[str, KindCase] = {
+    "nominal": KindCase(
+        question={"kind": "nominal", "categories": _categories("pos", "neg", "neutral")},
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows({("d1", "alice"): "pos", ("d1", "bob"): " neg "}),
+        read_back=["pos", "neg"],
+        change_texts=["pos", "neg"],
+        bad_row={"item": "d2", "coder": "alice", "label": "nope"},
+        bad_error=("unknown_category", "annotations.0.label"),
+        agreed={"d1": "pos", "d2": "neg", "d3": "neutral", "d4": "pos"},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,pos", "d1,bob,neg"],
+        import_file=_long_csv(["d1,alice,pos", "d1,bob,neg", "d2,alice,neutral"]),
+        imported=3,
+    ),
+    "ordinal": KindCase(
+        question={"kind": "ordinal", "categories": _categories("1", "2", "3", "4")},
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows({("d1", "alice"): 3, ("d1", "bob"): "4"}),
+        read_back=["3", "4"],
+        change_texts=["3", "4"],
+        bad_row={"item": "d2", "coder": "alice", "label": "9"},
+        bad_error=("unknown_category", "annotations.0.label"),
+        agreed={"d1": "1", "d2": "2", "d3": "3", "d4": "4"},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,3", "d1,bob,4"],
+        import_file=_long_csv(["d1,alice,3", "d1,bob,4", "d2,alice,1"]),
+        imported=3,
+    ),
+    "interval": KindCase(
+        question={"kind": "interval", "min_value": -5, "max_value": 5},
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows({("d1", "alice"): "2.5", ("d1", "bob"): -1}),
+        read_back=[2.5, -1.0],
+        change_texts=["2.5", "-1"],
+        bad_row={"item": "d2", "coder": "alice", "label": 7},
+        bad_error=("number_out_of_range", "annotations.0.label"),
+        agreed={"d1": -2, "d2": 0, "d3": 1.5, "d4": 4},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,2.5", "d1,bob,-1"],
+        import_file=_long_csv(["d1,alice,2.5", "d1,bob,-1", "d2,alice,0"]),
+        imported=3,
+    ),
+    "ratio": KindCase(
+        question={"kind": "ratio", "max_value": 120},
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows({("d1", "alice"): 30, ("d1", "bob"): "0.5"}),
+        read_back=[30.0, 0.5],
+        change_texts=["30", "0.5"],
+        bad_row={"item": "d2", "coder": "alice", "label": -1},
+        bad_error=("number_out_of_range", "annotations.0.label"),
+        agreed={"d1": 1, "d2": 10, "d3": 40, "d4": 100},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,30", "d1,bob,0.5"],
+        import_file=_long_csv(["d1,alice,30", "d1,bob,0.5", "d2,alice,12"]),
+        imported=3,
+    ),
+    "set": KindCase(
+        question={"kind": "set", "categories": _categories("sports", "politics", "culture")},
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows(
+            {("d1", "alice"): "politics|sports", ("d1", "bob"): ["culture", "sports"]}
+        ),
+        read_back=[["sports", "politics"], ["sports", "culture"]],
+        change_texts=["sports|politics", "sports|culture"],
+        # A thousand "[" once answered 500 (RecursionError); a set is flat.
+        bad_row={"item": "d2", "coder": "alice", "label": "[" * 1000},
+        bad_error=("invalid_type", "annotations.0.label"),
+        agreed={"d1": "sports", "d2": "politics|culture", "d3": "culture", "d4": "sports|culture"},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,sports|politics", "d1,bob,sports|culture"],
+        import_file=_long_csv(["d1,alice,politics|sports", "d1,bob,culture", "d2,alice,sports"]),
+        imported=3,
+    ),
+    "hierarchy": KindCase(
+        question={
+            "kind": "hierarchy",
+            "categories": [
+                {"code": "animal"},
+                {"code": "plant"},
+                {"code": "dog", "parent": "animal"},
+                {"code": "cat", "parent": "animal"},
+                {"code": "tree", "parent": "plant"},
+            ],
+        },
+        upload=BULK,
+        rows_field="annotations",
+        good_rows=_label_rows({("d1", "alice"): "animal/dog", ("d1", "bob"): "cat"}),
+        read_back=["dog", "cat"],
+        change_texts=["dog", "cat"],
+        bad_row={"item": "d2", "coder": "alice", "label": "animal/fish"},
+        bad_error=("unknown_node", "annotations.0.label"),
+        agreed={"d1": "dog", "d2": "cat", "d3": "tree", "d4": "plant"},
+        headline="alpha",
+        page_text=ALPHA_ROW,
+        export="annotations",
+        export_lines=["item,coder,label", "d1,alice,dog", "d1,bob,cat"],
+        import_file=_long_csv(["d1,alice,animal/dog", "d1,bob,cat", "d2,alice,tree"]),
+        imported=3,
+    ),
+    "span": KindCase(
+        question={"kind": "span", "categories": _categories("PER", "LOC")},
+        upload="annotations/spans/",
+        rows_field="units",
+        good_rows=[
+            {"document": "d1", "coder": "alice", "begin": 0, "end": 5, "label": "PER"},
+            {"document": "d1", "coder": "alice", "begin": 17, "end": 22, "label": "LOC"},
+            {"document": "d1", "coder": "bob", "begin": 10, "end": 13, "label": "PER"},
+        ],
+        read_back=[
+            [{"begin": 0, "end": 5, "label": "PER"}, {"begin": 17, "end": 22, "label": "LOC"}],
+            [{"begin": 10, "end": 13, "label": "PER"}],
+        ],
+        change_texts=["0-5 PER; 17-22 LOC", "10-13 PER"],
+        bad_row={"document": "d2", "coder": "alice", "begin": 7, "end": 3, "label": "PER"},
+        bad_error=("end_before_begin", "units.0.end"),
+        agreed={
+            "d1": [{"begin": 0, "end": 5, "label": "PER"}],
+            "d2": [{"begin": 10, "end": 13, "label": "PER"}],
+            "d3": [{"begin": 17, "end": 22, "label": "LOC"}],
+            "d4": [
+                {"begin": 0, "end": 5, "label": "PER"},
+                {"begin": 17, "end": 22, "label": "LOC"},
+            ],
+        },
+        headline="alpha_u",
+        page_text='<th scope="row">Unitizing alpha (α_U)</th>',
+        export="spans",
+        export_lines=[
+            "document,coder,begin,end,label",
+            "d1,alice,0,5,PER",
+            "d1,alice,17,22,LOC",
+            "d1,bob,10,13,PER",
+        ],
+        import_file=(
+            "label_studio",
+            "spans.json",
+            b'[{"id": 1, "data": {"text": "Alice met Bob in Paris."}, "annotations": ['
+            b'{"id": 11, "completed_by": "alice", "result": [{"from_name": "q", '
+            b'"to_name": "text", "type": "labels", "value": {"start": 0, "end": 5, '
+            b'"labels": ["PER"]}}]}]}]',
+        ),
+        imported=1,
+        refuses_review=True,
+    ),
+}
+
+
+def upload(client: APIClient, study: Study, case: KindCase, rows: list[Any]) -> Any:
+    """POST ``rows`` of question ``q`` in Round 1 to the case's upload endpoint."""
+    body = {"round": "Round 1", "question": "q", case.rows_field: rows}
+    return client.post(f"/api/v1/studies/{study.pk}/{case.upload}", body, format="json")
