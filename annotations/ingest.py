@@ -46,7 +46,7 @@ from annotations.services import (
 from studies.access import Actor
 from studies.labels import Label, LabelError, LabelScheme, label_of
 from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
-from studies.text_rules import CsvReadError, read_csv, restore_text
+from studies.text_rules import LINE_TOO_LONG, CsvReadError, read_csv, restore_text
 
 logger = logging.getLogger(__name__)
 
@@ -235,6 +235,10 @@ class _Reader:
                     yield batch
                     batch = []
         except CsvReadError as error:  # not well-formed CSV: nothing after it can be read
+            if error.code == LINE_TOO_LONG:  # the rest of the body is unread: refuse it whole
+                raise ValidationError(
+                    {f"line {error.line}": ValidationError(error.message, code=error.code)}
+                ) from None
             report.rows += 1
             report.reject(IngestError(error.line, "", error.code, error.detail))
         except UnicodeDecodeError:
