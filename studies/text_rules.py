@@ -10,6 +10,8 @@ written once.
   header's is refused with its 1-based file line (the header is line 1), never padded or
   cut; rows of blank cells only are skipped. :func:`text_lines` reads a streamed body's
   lines in time linear in its size, and refuses a line over ``AGREEMENT_CSV_MAX_LINE_BYTES``.
+  Every reader of a header refuses a column named twice (:func:`repeated_column`), so
+  that no column silently wins over another.
 - :func:`spreadsheet_text` and :func:`write_csv`: the one cell neutraliser, as OWASP's CSV
   injection guidance recommends. A text cell starting with ``=``, ``+``, ``-``, ``@``, TAB
   or CR gets a leading ``'``, so a spreadsheet shows it as text instead of running it as a
@@ -124,6 +126,35 @@ class LineTooLongError(CsvReadError):
             code=LINE_TOO_LONG,
             detail=f"The line is longer than {limit_text}.",
         )
+
+
+DUPLICATE_COLUMN = "duplicate_column"
+
+
+def repeated_column(
+    header: Iterable[str], *, key: Callable[[str], str] | None = None
+) -> str | None:
+    """The first column name of ``header`` (stripped of surrounding spaces) that an earlier
+    column already has, compared as ``key`` reads them (as they are by default); None when
+    the names are distinct. Blank names do not count: spreadsheets leave them after the
+    last column.
+
+    >>> repeated_column(["item", "coder", "label", "", "", " Coder "], key=str.lower)
+    'Coder'
+    """
+    seen: set[str] = set()
+    for name in (name.strip() for name in header):
+        if not name:
+            continue
+        normal = name if key is None else key(name)
+        if normal in seen:
+            return name
+        seen.add(normal)
+    return None
+
+
+def repeated_column_message(name: str) -> str:
+    return f"The CSV header names the column {name!r} more than once."
 
 
 class CsvRow(NamedTuple):

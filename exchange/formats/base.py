@@ -25,7 +25,12 @@ from typing import Any
 
 from django.conf import settings
 
-from studies.text_rules import lone_surrogate_line, lone_surrogate_path
+from studies.text_rules import (
+    lone_surrogate_line,
+    lone_surrogate_path,
+    repeated_column,
+    repeated_column_message,
+)
 
 
 class ImportErrorCode:
@@ -314,6 +319,13 @@ def csv_rows(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
             ) from None
 
     return [cell.strip() for cell in header], lines()
+
+
+def refuse_repeated_column(header: list[str], *, ignore_case: bool = False) -> None:
+    """A :class:`MalformedFileError` naming the first column that ``header`` names twice."""
+    repeated = repeated_column(header, key=str.lower if ignore_case else None)
+    if repeated is not None:
+        raise MalformedFileError(repeated_column_message(repeated), source="line 1")
 
 
 def key_text(raw: Any) -> str | None:
