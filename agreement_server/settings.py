@@ -132,6 +132,13 @@ STORAGES = {
 LOGIN_URL = "login"
 # Bulk uploads carry up to 100,000 annotations in one request body.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 * 1024, minimum=1)
+# A streamed CSV body (a large or partial bulk upload, annotations_import_csv) has no size
+# limit; each of its lines has this one, in bytes (docs/operations.md#bounded-requests).
+AGREEMENT_CSV_MAX_LINE_BYTES = env_int("AGREEMENT_CSV_MAX_LINE_BYTES", 1024 * 1024, minimum=1024)
+# What the members of a zip import may unpack to, in all (the bytes counted as unpacked).
+AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES = env_int(
+    "AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES", 64 * 1024 * 1024, minimum=1024
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.URLPathVersioning",

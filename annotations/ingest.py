@@ -46,7 +46,15 @@ from annotations.services import (
 from studies.access import Actor
 from studies.labels import Label, LabelError, LabelScheme, label_of
 from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
-from studies.text_rules import CsvReadError, read_csv, restore_text
+from studies.text_rules import (
+    DUPLICATE_COLUMN,
+    LINE_TOO_LONG,
+    CsvReadError,
+    read_csv,
+    repeated_column,
+    repeated_column_message,
+    restore_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +137,11 @@ def _columns(header: list[str]) -> tuple[int, int, int]:
     if not any(columns):
         raise ValidationError(
             {"line 1": ValidationError("The CSV is empty: a header item,coder,label is expected.")}
+        )
+    repeated = repeated_column(header, key=str.lower)
+    if repeated is not None:
+        raise ValidationError(
+            {"line 1": ValidationError(repeated_column_message(repeated), code=DUPLICATE_COLUMN)}
         )
     missing = [name for name in CSV_COLUMNS if name not in columns]
     if missing:
@@ -235,6 +248,10 @@ class _Reader:
                     yield batch
                     batch = []
         except CsvReadError as error:  # not well-formed CSV: nothing after it can be read
+            if error.code == LINE_TOO_LONG:  # the rest of the body is unread: refuse it whole
+                raise ValidationError(
+                    {f"line {error.line}": ValidationError(error.message, code=error.code)}
+                ) from None
             report.rows += 1
             report.reject(IngestError(error.line, "", error.code, error.detail))
         except UnicodeDecodeError:

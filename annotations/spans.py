@@ -64,11 +64,14 @@ from studies.models import (
 )
 from studies.services.roster import RosterErrorCode, extent_errors, units_outside
 from studies.text_rules import (
+    DUPLICATE_COLUMN,
     FIELD_COUNT,
     CsvReadError,
     NumberFormatError,
     parse_number,
     read_csv,
+    repeated_column,
+    repeated_column_message,
     restore_text,
 )
 
@@ -227,9 +230,10 @@ def span_units_from_csv(text: str) -> list[SpanRecord]:
     :func:`span_units_replace` reports those that are no numbers. Text cells the exports
     neutralised for spreadsheets (``'=x``) read back as written (``=x``).
 
-    Raises ``ValidationError`` on ``header`` (``missing_columns``), on ``line <n>``
-    (``field_count``: more or fewer fields than the header) or on ``file``
-    (``malformed_file``) when the text cannot be read as that CSV.
+    Raises ``ValidationError`` on ``header`` (``missing_columns``, or ``duplicate_column``
+    for a column named twice, case aside), on ``line <n>`` (``field_count``: more or fewer
+    fields than the header) or on ``file`` (``malformed_file``) when the text cannot be
+    read as that CSV.
     """
     try:
         header, rows = read_csv(text)
@@ -237,6 +241,9 @@ def span_units_from_csv(text: str) -> list[SpanRecord]:
             raise _file_error(
                 "header", SpanErrorCode.MISSING_COLUMNS, "The CSV is empty: a header is expected."
             )
+        repeated = repeated_column(header, key=str.lower)
+        if repeated is not None:
+            raise _file_error("header", DUPLICATE_COLUMN, repeated_column_message(repeated))
         columns = [name.strip().lower() for name in header]
         missing = [name for name in CSV_COLUMNS if name not in columns]
         if missing:

@@ -37,7 +37,7 @@ from exchange.formats import (
     ParsedSpan,
     ParseOptions,
 )
-from exchange.formats.base import ImportErrorCode, Rejection
+from exchange.formats.base import ArchiveTooLargeError, ImportErrorCode, Rejection
 from exchange.mapping import (
     CategoryMap,
     CategoryMapOption,
@@ -346,6 +346,8 @@ def _set_new_item_texts(*, study: Study, texts: Mapping[str, str]) -> None:
 def _parse(format_name: str, data: bytes, options: ParseOptions) -> ParsedFile:
     try:
         return FORMATS[format_name].parse(data, options)
+    except ArchiveTooLargeError as error:
+        raise ImportFileTooLargeError(error.message) from None
     except MalformedFileError as error:
         raise ValidationError(
             {"file": [ValidationError(error.message, code=ImportErrorCode.MALFORMED_FILE)]}

@@ -8,7 +8,10 @@ written once.
   of other scripts (``١٢``), no ``inf`` or ``nan``, nothing that overflows a float.
 - :func:`read_csv`: the one CSV reader. A data row whose field count differs from the
   header's is refused with its 1-based file line (the header is line 1), never padded or
-  cut; rows of blank cells only are skipped.
+  cut; rows of blank cells only are skipped. :func:`text_lines` reads a streamed body's
+  lines in time linear in its size, and refuses a line over ``AGREEMENT_CSV_MAX_LINE_BYTES``.
+  Every reader of a header refuses a column named twice (:func:`repeated_column`), so
+  that no column silently wins over another.
 - :func:`spreadsheet_text` and :func:`write_csv`: the one cell neutraliser, as OWASP's CSV
   injection guidance recommends. A text cell starting with ``=``, ``+``, ``-``, ``@``, TAB
   or CR gets a leading ``'``, so a spreadsheet shows it as text instead of running it as a
@@ -27,6 +30,8 @@ import math
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import IO, Any, NamedTuple
+
+from django.conf import settings
 
 # The number rule --------------------------------------------------------------------------
 
@@ -92,8 +97,9 @@ def parse_whole_number(text: str) -> int:
 
 class CsvReadError(ValueError):
     """A CSV text that cannot be read as a table: ``line`` is the 1-based file line of the
-    record at fault, ``code`` is ``field_count`` or ``malformed_csv``; ``message`` names the
-    line, ``detail`` says the same for a report that names the line itself."""
+    record at fault, ``code`` is ``field_count``, ``malformed_csv`` or ``line_too_long``
+    (:class:`LineTooLongError`); ``message`` names the line, ``detail`` says the same for a
+    report that names the line itself."""
 
     def __init__(self, message: str, *, line: int, code: str, detail: str = "") -> None:
         super().__init__(message)
@@ -105,6 +111,50 @@ class CsvReadError(ValueError):
 
 FIELD_COUNT = "field_count"
 MALFORMED_CSV = "malformed_csv"
+LINE_TOO_LONG = "line_too_long"
+
+
+class LineTooLongError(CsvReadError):
+    """A line of a streamed CSV longer than the limit (``AGREEMENT_CSV_MAX_LINE_BYTES``):
+    reading stops there, so nothing after it can be read."""
+
+    def __init__(self, line: int, limit: int) -> None:
+        limit_text = f"{limit:,} bytes, the limit of a CSV line (AGREEMENT_CSV_MAX_LINE_BYTES)"
+        super().__init__(
+            f"Line {line} is longer than {limit_text}.",
+            line=line,
+            code=LINE_TOO_LONG,
+            detail=f"The line is longer than {limit_text}.",
+        )
+
+
+DUPLICATE_COLUMN = "duplicate_column"
+
+
+def repeated_column(
+    header: Iterable[str], *, key: Callable[[str], str] | None = None
+) -> str | None:
+    """The first column name of ``header`` (stripped of surrounding spaces) that an earlier
+    column already has, compared as ``key`` reads them (as they are by default); None when
+    the names are distinct. Blank names do not count: spreadsheets leave them after the
+    last column.
+
+    >>> repeated_column(["item", "coder", "label", "", "", " Coder "], key=str.lower)
+    'Coder'
+    """
+    seen: set[str] = set()
+    for name in (name.strip() for name in header):
+        if not name:
+            continue
+        normal = name if key is None else key(name)
+        if normal in seen:
+            return name
+        seen.add(normal)
+    return None
+
+
+def repeated_column_message(name: str) -> str:
+    return f"The CSV header names the column {name!r} more than once."
 
 
 class CsvRow(NamedTuple):
@@ -183,25 +233,60 @@ def read_csv(
     return header, rows()
 
 
-def text_lines(stream: IO[bytes], *, chunk_size: int = 1 << 16) -> Iterator[str]:
+def text_lines(
+    stream: IO[bytes], *, chunk_size: int = 1 << 16, max_line_bytes: int | None = None
+) -> Iterator[str]:
     """The lines of a UTF-8 byte stream (an optional byte-order mark dropped), ends kept,
     decoded as they are read; only LF ends a line (CR LF included), as the CSV reader
-    expects. Raises ``UnicodeDecodeError`` on bytes that are not UTF-8.
+    expects. Raises ``UnicodeDecodeError`` on bytes that are not UTF-8, and
+    :class:`LineTooLongError` at the first line of more than ``max_line_bytes`` bytes (its
+    end included; by default the setting ``AGREEMENT_CSV_MAX_LINE_BYTES``), having read at
+    most that many bytes and one chunk more of it.
 
-    >>> list(text_lines(io.BytesIO("\\ufeffa,b\\r\\nc,\\u2028d\\n".encode())))
+    The work is linear in the stream's size: only the unfinished last line is kept, in
+    pieces joined when its end comes, and line ends are looked for in the new chunk alone.
+
+    >>> list(text_lines(io.BytesIO("\\ufeffa,b\\r\\nc,\\u2028d\\n".encode()), max_line_bytes=64))
     ['a,b\\r\\n', 'c,\\u2028d\\n']
     """
+    limit = settings.AGREEMENT_CSV_MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
     decoder = codecs.getincrementaldecoder("utf-8-sig")()
-    pending = ""
-    while True:
-        chunk = stream.read(chunk_size)
-        pending += decoder.decode(chunk, final=not chunk)
-        *lines, pending = pending.split("\n")
-        yield from (line + "\n" for line in lines)
-        if not chunk:
-            break
-    if pending:
-        yield pending
+    tail: list[bytes] = []  # the unfinished line
+    tail_size = 0
+    line = 1  # the number of the unfinished line
+    while chunk := stream.read(chunk_size):
+        last_end = chunk.rfind(b"\n")
+        if last_end < 0:
+            tail.append(chunk)
+            tail_size += len(chunk)
+            if tail_size > limit:
+                raise LineTooLongError(line, limit)
+            continue
+        first_end = chunk.find(b"\n")
+        if tail_size + first_end + 1 > limit:
+            raise LineTooLongError(line, limit)
+        if last_end - first_end > limit:  # a chunk larger than the limit: check its lines
+            _refuse_long_lines(chunk[first_end + 1 : last_end + 1], first=line + 1, limit=limit)
+        tail.append(chunk[: last_end + 1])
+        lines = decoder.decode(b"".join(tail)).split("\n")
+        lines.pop()  # the empty text after the last line end
+        line += len(lines)
+        yield from (text + "\n" for text in lines)
+        tail = [chunk[last_end + 1 :]]
+        tail_size = len(tail[0])
+        if tail_size > limit:
+            raise LineTooLongError(line, limit)
+    rest = decoder.decode(b"".join(tail), final=True)
+    if rest:
+        yield rest
+
+
+def _refuse_long_lines(data: bytes, *, first: int, limit: int) -> None:
+    """:class:`LineTooLongError` for the first line of ``data`` (whole lines, the first
+    being line ``first``) longer than ``limit`` bytes."""
+    for number, text in enumerate(data.split(b"\n"), start=first):
+        if len(text) + 1 > limit:
+            raise LineTooLongError(number, limit)
 
 
 # Writing CSV that spreadsheets open safely ------------------------------------------------

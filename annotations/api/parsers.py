@@ -6,7 +6,8 @@ uploads: ``document,coder,begin,end,label``, read by ``annotations.spans``.
 
 Both read rows with ``studies.text_rules.read_csv``: a row with more or fewer fields than
 the header is a 400 on ``line <n>`` (code ``field_count``, the header being line 1), and a
-cell the exports neutralised for spreadsheets (``'=x``) reads back as written (``=x``)."""
+cell the exports neutralised for spreadsheets (``'=x``) reads back as written (``=x``). A
+header naming a column twice (case aside) is a 400 ``duplicate_column`` on ``line 1``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ from rest_framework.exceptions import ErrorDetail, ParseError, ValidationError
 from rest_framework.parsers import BaseParser
 
 from annotations.services import MAX_BULK_ROWS, PayloadTooLargeError
-from studies.text_rules import CsvReadError, read_csv, restore_text, text_lines
+from studies.text_rules import (
+    DUPLICATE_COLUMN,
+    CsvReadError,
+    read_csv,
+    repeated_column,
+    repeated_column_message,
+    restore_text,
+    text_lines,
+)
 
 CSV_COLUMNS = ("item", "coder", "label")
 
@@ -74,6 +83,10 @@ class CsvParser(BaseParser):
             columns = [name.strip().lower() for name in header]
             if not any(columns):
                 raise ParseError("The CSV body is empty: a header item,coder,label is expected.")
+            repeated = repeated_column(header, key=str.lower)
+            if repeated is not None:
+                message = repeated_column_message(repeated)
+                raise ValidationError({"line 1": [ErrorDetail(message, code=DUPLICATE_COLUMN)]})
             missing = [name for name in CSV_COLUMNS if name not in columns]
             if missing:
                 raise ParseError(

@@ -110,7 +110,11 @@ with `partial=true` are streamed in batches (`annotations.ingest`, as the
 line (the header is line 1) and field, `attr` = `line <n>.<field>`. Without `partial` they
 are all or none (400 listing the bad lines, nothing written); with `partial=true` the good
 rows are written and the answer (200) adds `rows`, `rejected` and `rejections` (`line`,
-`field`, `code`, `detail`, the first 1,000)."""
+`field`, `code`, `detail`, the first 1,000).
+
+A CSV header naming a column twice (case aside) is a 400 `duplicate_column` on `line 1`. A
+CSV line longer than `AGREEMENT_CSV_MAX_LINE_BYTES` (1 MiB by default) refuses the whole
+upload, with `partial=true` too: 400 `line_too_long` on `line <n>`, read no further."""
 
 
 _SPANS_JSON_EXAMPLE = {

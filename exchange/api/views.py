@@ -76,7 +76,9 @@ shape plus the `report` (nothing is written); `partial=true` writes the valid ro
 instead. `dry_run=true` answers 200 with the report of what would happen and writes
 nothing. Re-importing the same file reports every label unchanged. A file that cannot be
 read (not UTF-8, truncated JSON, no header) is a 400 `malformed_file` on `file`; a closed
-round 409 `round_closed`; a file over {MAX_IMPORT_BYTES // (1024 * 1024)} MB 413."""
+round 409 `round_closed`; a file over {MAX_IMPORT_BYTES // (1024 * 1024)} MB, or a zip
+whose members unpack to more than `AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES` (64 MiB by
+default), 413 `file_too_large`."""
 
 
 class RawBodyParser(BaseParser):

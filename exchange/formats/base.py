@@ -17,12 +17,20 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from studies.text_rules import lone_surrogate_line, lone_surrogate_path
+from django.conf import settings
+
+from studies.text_rules import (
+    lone_surrogate_line,
+    lone_surrogate_path,
+    repeated_column,
+    repeated_column_message,
+)
 
 
 class ImportErrorCode:
@@ -222,7 +230,7 @@ def register(name: str, *, title: str, description: str) -> Callable[[Parser], P
 # Helpers shared by the parsers ---------------------------------------------------------
 
 
-def decode(data: bytes) -> str:
+def decode(data: bytes | bytearray) -> str:
     try:
         return codecs.decode(data, "utf-8-sig")
     except UnicodeDecodeError as error:
@@ -313,6 +321,13 @@ def csv_rows(text: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     return [cell.strip() for cell in header], lines()
 
 
+def refuse_repeated_column(header: list[str], *, ignore_case: bool = False) -> None:
+    """A :class:`MalformedFileError` naming the first column that ``header`` names twice."""
+    repeated = repeated_column(header, key=str.lower if ignore_case else None)
+    if repeated is not None:
+        raise MalformedFileError(repeated_column_message(repeated), source="line 1")
+
+
 def key_text(raw: Any) -> str | None:
     """An item or coder key: text (stripped) or an integer; None when neither or empty."""
     if isinstance(raw, str):
@@ -359,7 +374,34 @@ def document_key(
 
 
 MAX_ZIP_MEMBERS = 1_000
-MAX_UNZIPPED_BYTES = 256 * 2**20  # a zip bomb stops here, not in memory
+UNZIP_CHUNK = 1 << 16
+
+
+class ArchiveTooLargeError(ValueError):
+    """A zip archive whose members unpack to more than ``AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES``
+    bytes; ``member`` is the one being unpacked when the budget ran out."""
+
+    def __init__(self, *, member: str, limit: int) -> None:
+        self.member = member
+        self.message = (
+            f"The zip archive unpacks to more than {limit:,} bytes "
+            f"(AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES): unpacking stopped in {member}. "
+            "Split the archive."
+        )
+        super().__init__(self.message)
+
+
+@dataclass
+class _UnzipBudget:
+    """What an archive may unpack to in all, and what its members have unpacked so far."""
+
+    limit: int
+    spent: int = 0
+
+    def spend(self, size: int, member: str) -> None:
+        self.spent += size
+        if self.spent > self.limit:
+            raise ArchiveTooLargeError(member=member, limit=self.limit)
 
 
 def is_zip(data: bytes) -> bool:
@@ -367,7 +409,16 @@ def is_zip(data: bytes) -> bool:
 
 
 def zip_members(data: bytes, extensions: tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """(member name, decoded text) of every file of a zip archive with those extensions."""
+    """(member name, decoded text) of every file of a zip archive with those extensions, by
+    name.
+
+    Every member is unpacked before the first is given, so that an archive too large is
+    refused before any parsing. The bytes are counted as they come out, never taken from
+    the archive's headers, against one budget for all members,
+    ``AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES``: :class:`ArchiveTooLargeError` at the first
+    chunk past it, having unpacked at most the budget and one chunk.
+    """
+    budget = _UnzipBudget(limit=settings.AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES)
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [
@@ -379,14 +430,25 @@ def zip_members(data: bytes, extensions: tuple[str, ...]) -> Iterator[tuple[str,
             raise MalformedFileError(f"The zip archive holds no {' or '.join(extensions)} file.")
         if len(members) > MAX_ZIP_MEMBERS:
             raise MalformedFileError(f"The zip archive holds over {MAX_ZIP_MEMBERS} files.")
-        if sum(info.file_size for info in members) > MAX_UNZIPPED_BYTES:
-            raise MalformedFileError(
-                f"The zip archive unpacks to over {MAX_UNZIPPED_BYTES // 2**20} MB."
-            )
-        for info in sorted(members, key=lambda member: member.filename):
-            yield info.filename, decode(archive.read(info))
-    except (zipfile.BadZipFile, EOFError):
+        unpacked = [
+            (info.filename, _unpack(archive, info, budget))
+            for info in sorted(members, key=lambda member: member.filename)
+        ]
+    except (zipfile.BadZipFile, EOFError, zlib.error):
         raise MalformedFileError("The zip archive is damaged or truncated.") from None
+    unpacked.reverse()
+    while unpacked:  # each member's bytes let go once decoded
+        name, content = unpacked.pop()
+        yield name, decode(content)
+
+
+def _unpack(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _UnzipBudget) -> bytearray:
+    content = bytearray()
+    with archive.open(info) as member:
+        while chunk := member.read(UNZIP_CHUNK):
+            budget.spend(len(chunk), info.filename)
+            content += chunk
+    return content
 
 
 def whole_number(raw: Any) -> int | None:

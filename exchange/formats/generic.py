@@ -16,8 +16,9 @@ Krippendorff's alpha, Randolph, AC1) are meaningful on such data.
 
 All three are read by ``studies.text_rules.read_csv``: a line with more or fewer fields
 than the header is a rejected ``row`` (code ``field_count``) of that 1-based line, never
-padded or cut; text cells the exports neutralised for spreadsheets (``'=x``) read back as
-written (``=x``).
+padded or cut; a header naming a column twice (``long_csv``: case aside) is a malformed
+file; text cells the exports neutralised for spreadsheets (``'=x``) read back as written
+(``=x``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from exchange.formats.base import (
     ParsedRow,
     ParseOptions,
     decode,
+    refuse_repeated_column,
     register,
 )
 from studies.text_rules import (
@@ -92,6 +94,7 @@ def _column(columns: list[str], role: str) -> int | None:
 def parse_long(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile()
     header, lines = _table(data, parsed)
+    refuse_repeated_column(header, ignore_case=True)
     columns = [name.lower() for name in header]
     at = {role: _column(columns, role) for role in ALIASES}
     missing = [role for role, index in at.items() if index is None]
@@ -145,8 +148,7 @@ def parse_wide(data: bytes, options: ParseOptions) -> ParsedFile:
         raise MalformedFileError("A wide CSV has an item column and at least one coder column.")
     if not all(coders):
         raise MalformedFileError("Every coder column needs a name in the header.")
-    if len(set(coders)) != len(coders):
-        raise MalformedFileError("A coder appears twice in the header.")
+    refuse_repeated_column(header)
     for number, cells in lines:
         parsed.records += 1
         source = f"line {number}"
@@ -179,6 +181,7 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
         raise MalformedFileError(
             "An agreement table has an item column, then one named column per category."
         )
+    refuse_repeated_column(header)
     slots = 0
     for number, cells in lines:
         parsed.records += 1

@@ -28,6 +28,7 @@ from exchange.formats.base import (
     decode,
     key_text,
     load_json,
+    refuse_repeated_column,
     register,
 )
 from studies.text_rules import NumberFormatError, parse_whole_number
@@ -122,6 +123,7 @@ def parse_spans(data: bytes, options: ParseOptions) -> ParsedFile:
             _span(parsed, source, record)
         return parsed
     header, lines = csv_rows(text)
+    refuse_repeated_column(header, ignore_case=True)
     columns = [name.lower() for name in header]
     missing = [name for name in SPAN_COLUMNS[:4] if name not in columns]
     if missing:
@@ -150,6 +152,7 @@ def parse_diagnosis(data: bytes, options: ParseOptions) -> ParsedFile:
     annotators = header[len(DIAGNOSIS_COLUMNS) :]
     if not annotators or not all(annotators):
         raise MalformedFileError("The Diagnosis CSV names no annotator (or an empty one).")
+    refuse_repeated_column(header)
     parsed = ParsedFile()
     width = len(header)
     for number, cells in lines:
