@@ -74,10 +74,23 @@ def env_secret(name: str, *, default: str | None = None) -> str:
 
 #: Django's deploy check (security.W009) asks for this many characters, 5 of them different.
 MIN_SECRET_KEY_LENGTH = 50
+#: How the public placeholder of .env.example begins (it passes the length rule).
+PLACEHOLDER_SECRET_KEY_PREFIX = "change-me"
+_GENERATE_A_KEY = 'Generate one with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+
+
+def is_placeholder_secret_key(key: str) -> bool:
+    """True for the public placeholder of .env.example, edited or not.
+
+    >>> is_placeholder_secret_key("change-me-this-placeholder-is-public")
+    True
+    """
+    return key.startswith(PLACEHOLDER_SECRET_KEY_PREFIX)
 
 
 def require_strong_secret_key(key: str) -> str:
-    """Refuse a SECRET_KEY that ``manage.py check --deploy`` would call weak.
+    """Refuse the placeholder of .env.example and a SECRET_KEY that ``manage.py check
+    --deploy`` would call weak.
 
     Examples
     --------
@@ -86,6 +99,12 @@ def require_strong_secret_key(key: str) -> str:
     ...
     django.core.exceptions.ImproperlyConfigured: SECRET_KEY must have at least 50 characters, ...
     """
+    if is_placeholder_secret_key(key):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is the public placeholder of .env.example (it starts with "
+            f"{PLACEHOLDER_SECRET_KEY_PREFIX!r}): replace it with a key of your own. "
+            + _GENERATE_A_KEY
+        )
     weak = (
         len(key) < MIN_SECRET_KEY_LENGTH
         or len(set(key)) < 5
@@ -95,8 +114,7 @@ def require_strong_secret_key(key: str) -> str:
         raise ImproperlyConfigured(
             f"SECRET_KEY must have at least {MIN_SECRET_KEY_LENGTH} characters, at least 5 of "
             f"them different, and not start with 'django-insecure-' (it has {len(key)} "
-            "characters). Generate one with: "
-            'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+            "characters). " + _GENERATE_A_KEY
         )
     return key
 

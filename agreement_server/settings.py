@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     "planning",
     "pages",
     "demo",
+    # The project's own system checks (agreement_server/checks.py).
+    "agreement_server",
 ]
 
 MIDDLEWARE = [

@@ -43,6 +43,15 @@ def dotenv_example() -> dict[str, str]:
     return values
 
 
+# What an operator puts in .env in place of the example's public placeholder.
+OPERATOR_SECRET_KEY = "Hq3-8vZ0c_Ttq2mWkE4yFJ1aN7xLpR5sD9uG6bC0eY2iK8oM3nVw"
+
+
+def operator_dotenv() -> dict[str, str]:
+    """.env as an operator writes it from .env.example: the placeholder secret replaced."""
+    return {**dotenv_example(), "SECRET_KEY": OPERATOR_SECRET_KEY}
+
+
 def documented_variables() -> set[str]:
     """Every variable named in .env.example, set or commented out (``# NAME=``)."""
     text = (ROOT / ".env.example").read_text()
@@ -223,24 +232,37 @@ def test_env_example_documents_every_variable_settings_and_compose_read() -> Non
     assert interpolated <= documented
 
 
-def test_the_settings_load_with_the_compose_environment(tmp_path: Path) -> None:
+def load_settings(tmp_path: Path, dotenv: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Start Django's settings in a fresh process with the compose web service's environment."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in settings_variables() and key != "DJANGO_SETTINGS_MODULE"
     }
-    env.update(environment(compose()["services"]["web"]))
+    env.update(environment(compose(dotenv)["services"]["web"]))
     env.update(AGREEMENT_VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="agreement_server.settings")
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
         "print(s.DEBUG, s.DATABASES['default']['HOST'], s.ALLOWED_HOSTS)"
     )
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def test_the_settings_load_with_the_compose_environment(tmp_path: Path) -> None:
+    result = load_settings(tmp_path, operator_dotenv())
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[:2] == ["False", "db"]
     assert "localhost" in result.stdout
+
+
+def test_the_example_placeholder_secret_key_stops_the_compose_start(tmp_path: Path) -> None:
+    result = load_settings(tmp_path, dotenv_example())
+    assert result.returncode == 1
+    assert "ImproperlyConfigured: SECRET_KEY is the public placeholder of .env.example" in (
+        result.stderr
+    )
 
 
 def test_the_image_installs_the_project_and_runs_the_same_web_command() -> None:
@@ -264,7 +286,7 @@ def free_port() -> int:
 def local_env(test_database_url: str, broker_url: str, var_dir: Path) -> dict[str, str]:
     """The compose environment, pointed at this machine's services and the test database."""
     env = {key: value for key, value in os.environ.items() if key not in settings_variables()}
-    env.update(environment(compose()["services"]["web"]))
+    env.update(environment(compose(operator_dotenv())["services"]["web"]))
     env.update(
         DJANGO_SETTINGS_MODULE="agreement_server.settings",
         DATABASE_URL=test_database_url,
