@@ -172,6 +172,34 @@ def test_the_web_command_serves_the_projects_wsgi_application_on_the_published_p
     assert any(mapping.endswith(f":{port}") for mapping in web["ports"])
 
 
+def published_ports(service: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(host address, host port, container port)`` of each entry of a service's ``ports``,
+    short (``[HOST_IP:]HOST_PORT:CONTAINER_PORT``) or long syntax; no address means all."""
+    published = []
+    for entry in service.get("ports", []):
+        if isinstance(entry, dict):
+            parts = [entry.get("host_ip", ""), entry.get("published", ""), entry["target"]]
+        else:  # drop "/tcp"; an IPv6 host address keeps its colons
+            parts = ["", "", *str(entry).split("/")[0].rsplit(":", 2)][-3:]
+        host_ip, host_port, container_port = (str(part) for part in parts)
+        published.append((host_ip, host_port, container_port))
+    return published
+
+
+def test_gunicorn_is_published_on_loopback_only_so_num_proxies_is_the_hosts_proxy() -> None:
+    # NUM_PROXIES=1 trusts the last X-Forwarded-For entry: a client that reached gunicorn
+    # without the proxy would pick its own address and never be throttled (issue 25,
+    # finding 7). Only the proxy on the host reaches the loopback address.
+    services = compose()["services"]
+    assert environment(services["web"])["NUM_PROXIES"] == "1"
+    assert published_ports(services["web"]) == [("127.0.0.1", "8000", "8000")]
+    assert published_ports(
+        compose({**dotenv_example(), "WEB_PORT": "8080"})["services"]["web"]
+    ) == [("127.0.0.1", "8080", "8000")]
+    for name in ("db", "redis", "migrate", "worker"):
+        assert published_ports(services[name]) == [], name
+
+
 def test_the_worker_command_finds_the_projects_celery_app() -> None:
     command = compose()["services"]["worker"]["command"]
     assert command[:2] == ["celery", "-A"]
