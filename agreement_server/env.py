@@ -7,6 +7,7 @@ variable, instead of silently meaning something else (``DEBUG=yes`` is not "fals
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -119,16 +120,29 @@ def require_strong_secret_key(key: str) -> str:
     return key
 
 
-def cache_from_url(url: str) -> dict[str, str]:
+#: Seconds a Redis cache may take to accept a connection, and as many to answer a command:
+#: redis-py's default (5 s) made every token-authenticated request wait that long on a hung
+#: Redis. ``?socket_timeout=...&socket_connect_timeout=...`` in the URL overrides them.
+CACHE_SOCKET_TIMEOUT_SECONDS = 1
+
+
+def cache_from_url(url: str) -> dict[str, Any]:
     """Django's cache settings from ``locmem://`` (this process only) or ``redis://...``.
 
     Examples
     --------
-    >>> cache_from_url("redis://redis:6379/1")["BACKEND"]
-    'django.core.cache.backends.redis.RedisCache'
+    >>> cache_from_url("redis://redis:6379/1")["OPTIONS"]
+    {'socket_connect_timeout': 1, 'socket_timeout': 1}
     """
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {
+                "socket_connect_timeout": CACHE_SOCKET_TIMEOUT_SECONDS,
+                "socket_timeout": CACHE_SOCKET_TIMEOUT_SECONDS,
+            },
+        }
     if url == "locmem://":
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     raise ImproperlyConfigured(f"CACHE_URL must be locmem:// or a redis:// URL; got {url!r}.")
