@@ -7,6 +7,7 @@ variable, instead of silently meaning something else (``DEBUG=yes`` is not "fals
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -74,10 +75,23 @@ def env_secret(name: str, *, default: str | None = None) -> str:
 
 #: Django's deploy check (security.W009) asks for this many characters, 5 of them different.
 MIN_SECRET_KEY_LENGTH = 50
+#: How the public placeholder of .env.example begins (it passes the length rule).
+PLACEHOLDER_SECRET_KEY_PREFIX = "change-me"
+_GENERATE_A_KEY = 'Generate one with: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+
+
+def is_placeholder_secret_key(key: str) -> bool:
+    """True for the public placeholder of .env.example, edited or not.
+
+    >>> is_placeholder_secret_key("change-me-this-placeholder-is-public")
+    True
+    """
+    return key.startswith(PLACEHOLDER_SECRET_KEY_PREFIX)
 
 
 def require_strong_secret_key(key: str) -> str:
-    """Refuse a SECRET_KEY that ``manage.py check --deploy`` would call weak.
+    """Refuse the placeholder of .env.example and a SECRET_KEY that ``manage.py check
+    --deploy`` would call weak.
 
     Examples
     --------
@@ -86,6 +100,12 @@ def require_strong_secret_key(key: str) -> str:
     ...
     django.core.exceptions.ImproperlyConfigured: SECRET_KEY must have at least 50 characters, ...
     """
+    if is_placeholder_secret_key(key):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is the public placeholder of .env.example (it starts with "
+            f"{PLACEHOLDER_SECRET_KEY_PREFIX!r}): replace it with a key of your own. "
+            + _GENERATE_A_KEY
+        )
     weak = (
         len(key) < MIN_SECRET_KEY_LENGTH
         or len(set(key)) < 5
@@ -95,22 +115,34 @@ def require_strong_secret_key(key: str) -> str:
         raise ImproperlyConfigured(
             f"SECRET_KEY must have at least {MIN_SECRET_KEY_LENGTH} characters, at least 5 of "
             f"them different, and not start with 'django-insecure-' (it has {len(key)} "
-            "characters). Generate one with: "
-            'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+            "characters). " + _GENERATE_A_KEY
         )
     return key
 
 
-def cache_from_url(url: str) -> dict[str, str]:
+#: Seconds a Redis cache may take to accept a connection, and as many to answer a command:
+#: redis-py's default (5 s) made every token-authenticated request wait that long on a hung
+#: Redis. ``?socket_timeout=...&socket_connect_timeout=...`` in the URL overrides them.
+CACHE_SOCKET_TIMEOUT_SECONDS = 1
+
+
+def cache_from_url(url: str) -> dict[str, Any]:
     """Django's cache settings from ``locmem://`` (this process only) or ``redis://...``.
 
     Examples
     --------
-    >>> cache_from_url("redis://redis:6379/1")["BACKEND"]
-    'django.core.cache.backends.redis.RedisCache'
+    >>> cache_from_url("redis://redis:6379/1")["OPTIONS"]
+    {'socket_connect_timeout': 1, 'socket_timeout': 1}
     """
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {
+                "socket_connect_timeout": CACHE_SOCKET_TIMEOUT_SECONDS,
+                "socket_timeout": CACHE_SOCKET_TIMEOUT_SECONDS,
+            },
+        }
     if url == "locmem://":
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     raise ImproperlyConfigured(f"CACHE_URL must be locmem:// or a redis:// URL; got {url!r}.")

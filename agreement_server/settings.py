@@ -55,6 +55,8 @@ INSTALLED_APPS = [
     "planning",
     "pages",
     "demo",
+    # The project's own system checks (agreement_server/checks.py).
+    "agreement_server",
 ]
 
 MIDDLEWARE = [
@@ -170,7 +172,11 @@ REST_FRAMEWORK = {
 # authentication, per client address: after LIMIT failures within WINDOW seconds every
 # further attempt from that address answers 429 (Retry-After) until the window has passed.
 # The counts live in the cache: CACHE_URL=redis://... shares them between server processes.
+# A Redis cache has 1 s to connect and 1 s to answer (agreement_server/env.py); after a
+# failure, each process leaves it alone for AGREEMENT_CACHE_RETRY_SECONDS (throttling is
+# off meanwhile, as while the cache is down), so a hung Redis never holds requests up.
 CACHES = {"default": cache_from_url(env_str("CACHE_URL", "locmem://"))}
+AGREEMENT_CACHE_RETRY_SECONDS = env_int("AGREEMENT_CACHE_RETRY_SECONDS", 10, minimum=0)
 AGREEMENT_LOGIN_FAILURE_LIMIT = env_int("AGREEMENT_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AGREEMENT_LOGIN_FAILURE_WINDOW_SECONDS = env_int(
     "AGREEMENT_LOGIN_FAILURE_WINDOW_SECONDS", 900, minimum=1

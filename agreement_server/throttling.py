@@ -5,7 +5,9 @@ from it is refused (429, ``Retry-After``) until ``window`` seconds after the fai
 reached the limit, even with the right password or token: otherwise a guesser would still
 learn when a guess is right. The counts live in the default cache, so they are shared by
 the server processes when ``CACHE_URL`` points at Redis. When the cache cannot be reached,
-attempts are let through (and a warning logged) rather than answered with a 500.
+attempts are let through (and a warning logged) rather than answered with a 500, and the
+process leaves the cache alone for ``AGREEMENT_CACHE_RETRY_SECONDS``: a hung Redis costs
+one socket timeout per process and period, not one or two per request.
 """
 
 from __future__ import annotations
@@ -14,14 +16,50 @@ import hashlib
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.signals import setting_changed
 from rest_framework.settings import api_settings
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class CacheBreaker:
+    """After a cache operation fails, skip the cache in this process for
+    ``AGREEMENT_CACHE_RETRY_SECONDS``, then try it again."""
+
+    def __init__(self) -> None:
+        self.skip_until = 0.0  # time.monotonic()
+
+    def call(self, operation: Callable[[], T], what: str) -> T | None:
+        """``operation()``, or None when it failed now or the cache failed recently."""
+        if time.monotonic() < self.skip_until:
+            return None
+        try:
+            return operation()
+        except Exception:  # the cache server is down or hung: do not turn it into a 500
+            self.skip_until = time.monotonic() + settings.AGREEMENT_CACHE_RETRY_SECONDS
+            logger.warning("%s: the cache is unreachable", what, exc_info=True)
+            return None
+
+    def reset(self) -> None:
+        self.skip_until = 0.0
+
+
+CACHE_BREAKER = CacheBreaker()
+
+
+def _reset_on_new_caches(*, setting: str, **kwargs: Any) -> None:
+    if setting == "CACHES":  # another cache server (tests): it has not failed yet
+        CACHE_BREAKER.reset()
+
+
+setting_changed.connect(_reset_on_new_caches, dispatch_uid="agreement-cache-breaker")
 
 
 def client_address(request: Any) -> str:
@@ -54,21 +92,16 @@ class FailureThrottle:
         return int(getattr(settings, self.window_setting))
 
     def retry_after(self, address: str) -> int:
-        """Seconds until ``address`` may try again; 0 when it may now."""
-        try:
-            until = cache.get(self._key("until", address))
-        except Exception:  # the cache server is down: do not turn every attempt into a 500
-            logger.warning("throttle %s: the cache is unreachable", self.scope, exc_info=True)
-            return 0
+        """Seconds until ``address`` may try again; 0 when it may now (or the cache is down)."""
+        until = CACHE_BREAKER.call(
+            lambda: cache.get(self._key("until", address)), f"throttle {self.scope}"
+        )
         if until is None:
             return 0
         return max(1, math.ceil(float(until) - time.time()))
 
     def record_failure(self, address: str) -> None:
-        try:
-            self._count(address)
-        except Exception:
-            logger.warning("throttle %s: the cache is unreachable", self.scope, exc_info=True)
+        CACHE_BREAKER.call(lambda: self._count(address), f"throttle {self.scope}")
 
     def _count(self, address: str) -> None:
         window = self.window

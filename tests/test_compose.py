@@ -43,6 +43,15 @@ def dotenv_example() -> dict[str, str]:
     return values
 
 
+# What an operator puts in .env in place of the example's public placeholder.
+OPERATOR_SECRET_KEY = "Hq3-8vZ0c_Ttq2mWkE4yFJ1aN7xLpR5sD9uG6bC0eY2iK8oM3nVw"
+
+
+def operator_dotenv() -> dict[str, str]:
+    """.env as an operator writes it from .env.example: the placeholder secret replaced."""
+    return {**dotenv_example(), "SECRET_KEY": OPERATOR_SECRET_KEY}
+
+
 def documented_variables() -> set[str]:
     """Every variable named in .env.example, set or commented out (``# NAME=``)."""
     text = (ROOT / ".env.example").read_text()
@@ -163,6 +172,34 @@ def test_the_web_command_serves_the_projects_wsgi_application_on_the_published_p
     assert any(mapping.endswith(f":{port}") for mapping in web["ports"])
 
 
+def published_ports(service: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(host address, host port, container port)`` of each entry of a service's ``ports``,
+    short (``[HOST_IP:]HOST_PORT:CONTAINER_PORT``) or long syntax; no address means all."""
+    published = []
+    for entry in service.get("ports", []):
+        if isinstance(entry, dict):
+            parts = [entry.get("host_ip", ""), entry.get("published", ""), entry["target"]]
+        else:  # drop "/tcp"; an IPv6 host address keeps its colons
+            parts = ["", "", *str(entry).split("/")[0].rsplit(":", 2)][-3:]
+        host_ip, host_port, container_port = (str(part) for part in parts)
+        published.append((host_ip, host_port, container_port))
+    return published
+
+
+def test_gunicorn_is_published_on_loopback_only_so_num_proxies_is_the_hosts_proxy() -> None:
+    # NUM_PROXIES=1 trusts the last X-Forwarded-For entry: a client that reached gunicorn
+    # without the proxy would pick its own address and never be throttled (issue 25,
+    # finding 7). Only the proxy on the host reaches the loopback address.
+    services = compose()["services"]
+    assert environment(services["web"])["NUM_PROXIES"] == "1"
+    assert published_ports(services["web"]) == [("127.0.0.1", "8000", "8000")]
+    assert published_ports(
+        compose({**dotenv_example(), "WEB_PORT": "8080"})["services"]["web"]
+    ) == [("127.0.0.1", "8080", "8000")]
+    for name in ("db", "redis", "migrate", "worker"):
+        assert published_ports(services[name]) == [], name
+
+
 def test_the_worker_command_finds_the_projects_celery_app() -> None:
     command = compose()["services"]["worker"]["command"]
     assert command[:2] == ["celery", "-A"]
@@ -223,24 +260,37 @@ def test_env_example_documents_every_variable_settings_and_compose_read() -> Non
     assert interpolated <= documented
 
 
-def test_the_settings_load_with_the_compose_environment(tmp_path: Path) -> None:
+def load_settings(tmp_path: Path, dotenv: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Start Django's settings in a fresh process with the compose web service's environment."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in settings_variables() and key != "DJANGO_SETTINGS_MODULE"
     }
-    env.update(environment(compose()["services"]["web"]))
+    env.update(environment(compose(dotenv)["services"]["web"]))
     env.update(AGREEMENT_VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="agreement_server.settings")
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
         "print(s.DEBUG, s.DATABASES['default']['HOST'], s.ALLOWED_HOSTS)"
     )
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def test_the_settings_load_with_the_compose_environment(tmp_path: Path) -> None:
+    result = load_settings(tmp_path, operator_dotenv())
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[:2] == ["False", "db"]
     assert "localhost" in result.stdout
+
+
+def test_the_example_placeholder_secret_key_stops_the_compose_start(tmp_path: Path) -> None:
+    result = load_settings(tmp_path, dotenv_example())
+    assert result.returncode == 1
+    assert "ImproperlyConfigured: SECRET_KEY is the public placeholder of .env.example" in (
+        result.stderr
+    )
 
 
 def test_the_image_installs_the_project_and_runs_the_same_web_command() -> None:
@@ -264,7 +314,7 @@ def free_port() -> int:
 def local_env(test_database_url: str, broker_url: str, var_dir: Path) -> dict[str, str]:
     """The compose environment, pointed at this machine's services and the test database."""
     env = {key: value for key, value in os.environ.items() if key not in settings_variables()}
-    env.update(environment(compose()["services"]["web"]))
+    env.update(environment(compose(operator_dotenv())["services"]["web"]))
     env.update(
         DJANGO_SETTINGS_MODULE="agreement_server.settings",
         DATABASE_URL=test_database_url,

@@ -10,9 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.checks import run_checks
 from django.test import Client
 
-from tests.test_compose import compose, environment, settings_variables
+from tests.test_compose import (
+    compose,
+    dotenv_example,
+    environment,
+    operator_dotenv,
+    settings_variables,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CLEAN = "System check identified no issues (0 silenced).\n"
@@ -42,7 +49,7 @@ def deploy_check(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedPro
 
 @pytest.mark.parametrize("service", ["web", "worker", "migrate"])
 def test_the_deploy_check_is_clean_with_the_compose_settings(tmp_path: Path, service: str) -> None:
-    env = environment(compose()["services"][service])
+    env = environment(compose(operator_dotenv())["services"][service])
     assert env["DEBUG"] == "0"
     result = deploy_check(tmp_path, env)
     assert result.returncode == 0, result.stderr
@@ -75,6 +82,46 @@ def test_the_deploy_check_names_what_production_turns_off(tmp_path: Path) -> Non
     for check in ("security.W004", "security.W008", "security.W012"):
         assert f"({check})" in result.stderr
     assert "System check identified 3 issues (0 silenced)." in result.stderr
+
+
+# --- the public placeholder of .env.example (issue 25, finding 8) -----------------------------
+
+PLACEHOLDER = dotenv_example()["SECRET_KEY"]
+PLACEHOLDER_REFUSED = (
+    "ImproperlyConfigured: SECRET_KEY is the public placeholder of .env.example (it starts "
+    "with 'change-me'): replace it with a key of your own. Generate one with: "
+    'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+)
+
+
+def test_the_placeholder_secret_key_fails_the_deploy_check_with_debug_off(tmp_path: Path) -> None:
+    env = {"DEBUG": "0", "SECRET_KEY": PLACEHOLDER, "ALLOWED_HOSTS": "agreement.example.org"}
+    result = deploy_check(tmp_path, env)
+    assert result.returncode == 1
+    assert PLACEHOLDER_REFUSED in result.stderr
+    assert PLACEHOLDER not in result.stderr  # the message never repeats a key
+
+
+def test_the_placeholder_secret_key_is_a_deploy_check_error_with_debug_on(tmp_path: Path) -> None:
+    # DEBUG=1 starts with it (the development server), but the deploy check says no.
+    env = {"DEBUG": "1", "SECRET_KEY": PLACEHOLDER}
+    result = deploy_check(tmp_path, env)
+    assert result.returncode == 1
+    assert "?: (agreement_server.E001) SECRET_KEY is the public placeholder of .env.example." in (
+        result.stderr
+    )
+
+
+def test_the_placeholder_check_is_a_deploy_check_and_silent_for_a_real_key(settings: Any) -> None:
+    settings.SECRET_KEY = PLACEHOLDER
+    assert [m.id for m in run_checks(tags=["security"])] == []  # not without --deploy
+    assert "agreement_server.E001" in [
+        m.id for m in run_checks(tags=["security"], include_deployment_checks=True)
+    ]
+    settings.SECRET_KEY = PRODUCTION_KEY
+    assert "agreement_server.E001" not in [
+        m.id for m in run_checks(tags=["security"], include_deployment_checks=True)
+    ]
 
 
 # --- headers on every response ----------------------------------------------------------------

@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from agreement_server.env import env_bool, env_int, env_list, env_secret, env_str
+from tests.test_compose import dotenv_example
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS_VARS = {
@@ -118,6 +119,10 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
             "not start with 'django-insecure-' (it has 66 characters)",
         ),
         (
+            {"DEBUG": "0", "SECRET_KEY": dotenv_example()["SECRET_KEY"]},
+            "SECRET_KEY is the public placeholder of .env.example (it starts with 'change-me')",
+        ),
+        (
             {"DEBUG": "1", "CACHE_URL": "memcached://127.0.0.1:11211"},
             "CACHE_URL must be locmem:// or a redis:// URL; got 'memcached://127.0.0.1:11211'.",
         ),
@@ -140,6 +145,7 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
         "secret-of-49-characters",
         "secret-of-4-different-characters",
         "django-insecure-secret",
+        "placeholder-secret-of-env-example",
         "unknown-cache",
         "negative-hsts",
     ],
@@ -168,6 +174,13 @@ def test_debug_accepts_a_short_secret_key(tmp_path: Path) -> None:
     result = start(tmp_path, DEBUG="1", SECRET_KEY="short")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["secret"] == "short"
+
+
+def test_debug_accepts_the_placeholder_secret_key_for_the_development_server(
+    tmp_path: Path,
+) -> None:
+    result = start(tmp_path, DEBUG="1", SECRET_KEY=dotenv_example()["SECRET_KEY"])
+    assert result.returncode == 0, result.stderr
 
 
 def test_production_reads_postgres_redis_and_a_secret_file(tmp_path: Path) -> None:

@@ -2,12 +2,13 @@
 
 The host is resolved once; unless private addresses are allowed, a name with any private,
 loopback, link-local, reserved, multicast, unspecified or otherwise non-global address is
-refused, and the socket connects to one of the addresses of that same answer, checked
-again right before ``connect()``. Resolving again when connecting (as ``urllib`` does)
-would let a name answer a public address to the check and a private one to the
-connection (DNS rebinding); here there is no second lookup to rebind. The request still
-carries the original host name in ``Host``, and for https in SNI, and the certificate is
-verified against that name.
+refused (an IPv6 address that stands for IPv4 addresses, such as 6to4's
+``2002:a9fe:a9fe::`` for 169.254.169.254, is judged by those), and the socket connects to
+one of the addresses of that same answer, checked again right before ``connect()``.
+Resolving again when connecting (as ``urllib`` does) would let a name answer a public
+address to the check and a private one to the connection (DNS rebinding); here there is
+no second lookup to rebind. The request still carries the original host name in ``Host``,
+and for https in SNI, and the certificate is verified against that name.
 
 No proxy is used and redirects are not followed. A request has ``timeout`` seconds in all
 (connecting, sending, the answer): a watchdog closes the socket when they are over, so a
@@ -49,15 +50,55 @@ class Answer:
     error: str = ""
 
 
+# IPv6 addresses that stand for IPv4 addresses: a connection to one reaches the IPv4 address
+# it embeds (through a tunnel or a translator), so that address is the one to judge.
+# ``ipaddress`` calls 2002::/16 global on Python 3.11, whatever it embeds.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+# Local-use NAT64 (RFC 8215): the operator chooses where in it the IPv4 address sits, so
+# there is nothing to unwrap reliably; like the deprecated IPv4-compatible form
+# (``::a.b.c.d``), it is refused whatever it holds.
+_ALWAYS_FORBIDDEN = (ipaddress.IPv6Network("64:ff9b:1::/48"), ipaddress.IPv6Network("::/96"))
+
+
+def embedded_ipv4(address: str) -> tuple[ipaddress.IPv4Address, ...]:
+    """The IPv4 addresses an IPv6 address stands for: IPv4-mapped (``::ffff:a.b.c.d``),
+    6to4 (2002::/16, bits 16-47), Teredo (2001::/32: the server, bits 32-63, and the client,
+    the last 32 bits inverted) and NAT64 (64:ff9b::/96, the last 32 bits); else none.
+
+    >>> [str(ip) for ip in embedded_ipv4("2002:a9fe:a9fe::")]
+    ['169.254.169.254']
+    """
+    ip = ipaddress.ip_address(address)
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return ()
+    if ip.ipv4_mapped is not None:
+        return (ip.ipv4_mapped,)
+    if ip.sixtofour is not None:
+        return (ip.sixtofour,)
+    if ip.teredo is not None:
+        return ip.teredo
+    if ip in _NAT64:
+        return (ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF),)
+    return ()
+
+
 def forbidden_address(address: str) -> bool:
     """True for an address a webhook must not reach unless private addresses are allowed.
+    An IPv6 address that stands for IPv4 addresses is judged by them (``embedded_ipv4``).
 
-    >>> [forbidden_address(a) for a in ("93.184.215.14", "10.0.0.7", "::ffff:127.0.0.1")]
+    >>> [forbidden_address(a) for a in ("93.184.215.14", "10.0.0.7", "2002:a9fe:a9fe::")]
     [False, True, True]
     """
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if any(ip in network for network in _ALWAYS_FORBIDDEN):
+        return True
+    embedded = embedded_ipv4(address)
+    if embedded:
+        return any(_not_global(v4) for v4 in embedded)
+    return _not_global(ip)
+
+
+def _not_global(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return (
         ip.is_private
         or ip.is_loopback

@@ -179,6 +179,70 @@ def test_a_literal_private_ip_is_refused_without_connecting(no_network: list[Any
     assert no_network == []
 
 
+# -- IPv6 addresses that stand for an IPv4 address (issue 25, finding 9) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "embedded"),
+    [
+        ("::ffff:169.254.169.254", ["169.254.169.254"]),  # IPv4-mapped
+        ("2002:a9fe:a9fe::", ["169.254.169.254"]),  # 6to4: bits 16-47
+        ("2002:0a00:0001:1234::1", ["10.0.0.1"]),
+        # Teredo: the server is bits 32-63, the client the last 32 bits inverted.
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", ["65.54.227.120", "192.0.2.45"]),
+        ("2001:0:5db8:d70e::f5ff:fefe", ["93.184.215.14", "10.0.1.1"]),
+        ("64:ff9b::a9fe:a9fe", ["169.254.169.254"]),  # NAT64, the well-known prefix
+        ("64:ff9b::5db8:d70e", [PUBLIC]),
+        ("2001:4860:4860::8888", []),  # an ordinary global address embeds nothing
+    ],
+)
+def test_the_ipv4_addresses_an_ipv6_address_stands_for_are_unwrapped(
+    address: str, embedded: list[str]
+) -> None:
+    assert [str(ip) for ip in transport.embedded_ipv4(address)] == embedded
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "2002:a9fe:a9fe::",  # the probe: 6to4 for 169.254.169.254, which Python calls global
+        "2002:7f00:1::",  # 6to4 for 127.0.0.1
+        "2002:c0a8:101::1",  # 6to4 for 192.168.1.1
+        "2001:0:5db8:d70e::f5ff:fefe",  # Teredo, a public server, the client 10.0.1.1
+        "2001:0:a9fe:a9fe::a201:5f5a",  # Teredo, the server 169.254.169.254
+        "64:ff9b::a9fe:a9fe",  # NAT64 for 169.254.169.254
+        "64:ff9b::7f00:1",  # NAT64 for 127.0.0.1
+        "64:ff9b:1::5db8:d70e",  # local-use NAT64: refused whatever it embeds
+        "64:ff9b:1:5db8:d7:e00::",
+        "::a9fe:a9fe",  # IPv4-compatible (deprecated)
+        "::5db8:d70e",
+        "::ffff:a9fe:a9fe",  # IPv4-mapped
+    ],
+)
+def test_an_address_that_embeds_a_private_ipv4_address_is_forbidden(address: str) -> None:
+    assert transport.forbidden_address(address)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "2002:5db8:d70e::1",  # 6to4 for a public address
+        "64:ff9b::5db8:d70e",  # NAT64 (DNS64 on an IPv6-only host) for a public address
+        "2001:0:5db8:d70e::a247:28f1",  # Teredo, both ends public
+        "::ffff:5db8:d70e",
+        "2001:4860:4860::8888",
+    ],
+)
+def test_an_address_that_stands_for_public_ipv4_addresses_is_allowed(address: str) -> None:
+    assert not transport.forbidden_address(address)
+
+
+def test_the_probes_6to4_url_is_refused_without_connecting(no_network: list[Any]) -> None:
+    with pytest.raises(transport.ForbiddenAddressError):
+        post("http://[2002:a9fe:a9fe::]/")
+    assert no_network == []
+
+
 def test_each_address_of_the_answer_is_tried_in_turn(
     monkeypatch: pytest.MonkeyPatch, no_network: list[Any]
 ) -> None:
