@@ -288,6 +288,10 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 
+# Rows per write statement of the bulk writes that are not set-based (the review queue's
+# rebuild): each batch is its own short statement (agreement_server/bulk.py).
+AGREEMENT_WRITE_BATCH_SIZE = env_int("AGREEMENT_WRITE_BATCH_SIZE", 1000, minimum=1)
+
 # Bootstraps larger than a chunk fan out over workers.
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)
 # Computations over more annotations than this are split by item ranges over the workers
