@@ -46,7 +46,8 @@ def review_rule_set(*, question: Question, **fields: Any) -> ReviewRule:
         raise ValidationError(
             {"question": "Span questions have no review queue (their units are not items)."}
         )
-    rule = ReviewRule.objects.select_for_update().filter(question=question).first()
+    # The rule's row only: its model ordering joins the question and the study.
+    rule = ReviewRule.objects.select_for_update(of=("self",)).filter(question=question).first()
     if rule is None:
         rule = ReviewRule(question=question)
     for name, value in fields.items():

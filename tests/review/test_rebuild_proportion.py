@@ -190,3 +190,21 @@ def test_the_rebuild_locks_its_open_entries_and_not_the_study_round_question_or_
         "entry": "locked",
     }
     assert queue.open_labels() == {("a", "c"), ("a", "b")}
+
+
+@pytest.mark.django_db
+def test_every_row_lock_of_the_rebuild_and_the_rule_names_its_own_table() -> None:
+    # FOR UPDATE without OF locks every table of the query: the model orderings of entries
+    # and rules join the question, the round, the item and the study.
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite takes no row locks")
+    queue = Queue(BATCH)
+    queue.label("a", "b")
+    sent = statements(queue.rebuild) + statements(
+        lambda: review_rule_set(question=queue.question, min_coders=2)
+    )
+    locks = [sql[sql.index("FOR UPDATE") :] for sql in sent if "FOR UPDATE" in sql]
+    assert sorted(locks) == [
+        'FOR UPDATE OF "review_reviewentry"',
+        'FOR UPDATE OF "review_reviewrule"',
+    ]
