@@ -251,6 +251,19 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)
+# A worker's database sessions cancel any statement running longer than this (PostgreSQL's
+# statement_timeout; 0: none), by default the task's soft time limit: a statement ends with
+# its task (agreement_server/worker_sessions.py).
+AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS = env_int(
+    "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS",
+    min(CELERY_TASK_SOFT_TIME_LIMIT, CELERY_TASK_TIME_LIMIT),
+    minimum=0,
+)
+if AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS > CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS must be at most CELERY_TASK_TIME_LIMIT, "
+        "or a worker's statement outlives its task."
+    )
 # Computations: a working task refreshes its heartbeat every INTERVAL seconds (from a side
 # thread, whatever the step); the sweep, every SWEEP seconds, requeues a running computation
 # whose heartbeat is older than HEARTBEAT_SECONDS (its worker died) and re-sends queued work
