@@ -264,6 +264,19 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 660, minimum=1)
+# A worker's database sessions cancel any statement running longer than this (PostgreSQL's
+# statement_timeout; 0: none), by default the task's soft time limit: a statement ends with
+# its task (agreement_server/worker_sessions.py).
+AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS = env_int(
+    "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS",
+    min(CELERY_TASK_SOFT_TIME_LIMIT, CELERY_TASK_TIME_LIMIT),
+    minimum=0,
+)
+if AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS > CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS must be at most CELERY_TASK_TIME_LIMIT, "
+        "or a worker's statement outlives its task."
+    )
 # Computations: a working task refreshes its heartbeat every INTERVAL seconds (from a side
 # thread, whatever the step); the sweep, every SWEEP seconds, requeues a running computation
 # whose heartbeat is older than HEARTBEAT_SECONDS (its worker died) and re-sends queued work
@@ -300,6 +313,10 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+
+# Rows per write statement of the bulk writes that are not set-based (the review queue's
+# rebuild): each batch is its own short statement (agreement_server/bulk.py).
+AGREEMENT_WRITE_BATCH_SIZE = env_int("AGREEMENT_WRITE_BATCH_SIZE", 1000, minimum=1)
 
 # Bootstraps larger than a chunk fan out over workers.
 AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1000, minimum=10)

@@ -593,29 +593,41 @@ class _CopySink(_Sink):
 
     def _reject_duplicates(self, cursor: Any, report: IngestReport) -> int:
         """Report every row whose item and coder an earlier row gave, and leave it out;
-        how many there were. Found on the ids (pairs of integers hash faster than the
-        keys' text), named by the keys of the few rows concerned."""
+        how many there were.
+
+        Linear in the rows whatever the copies of one pair: each pair's first line comes
+        from one grouping, the later rows from a hash join on the pair to it (one match per
+        row), and they leave by a hash join on their line (a row's own, unique in the file).
+        Found on the ids (pairs of integers hash faster than the keys' text); only the rows
+        the report lists are named by their keys."""
         items, coders = Item._meta.db_table, Coder._meta.db_table
         cursor.execute(
-            "WITH first AS MATERIALIZED ("
+            "CREATE TEMPORARY TABLE annotation_ingest_later ON COMMIT DROP AS"
+            " WITH first AS MATERIALIZED ("
             "  SELECT item_id, coder_id, min(line) AS first FROM annotation_ingest_ids"
-            "  GROUP BY item_id, coder_id HAVING count(*) > 1),"
-            " later AS MATERIALIZED ("
-            "  SELECT x.line, x.item_id, x.coder_id, f.first FROM annotation_ingest_ids x"
-            "  JOIN first f USING (item_id, coder_id) WHERE x.line > f.first)"
-            " SELECT d.line, i.external_id, c.key, d.first FROM later d"
-            f" JOIN {items} i ON i.id = d.item_id JOIN {coders} c ON c.id = d.coder_id"
-            " ORDER BY d.line"
+            "  GROUP BY item_id, coder_id HAVING count(*) > 1)"
+            " SELECT x.line, x.item_id, x.coder_id, f.first FROM annotation_ingest_ids x"
+            " JOIN first f USING (item_id, coder_id) WHERE x.line > f.first"
         )
-        duplicates = cursor.fetchall()
-        for line, item, coder, first in duplicates:
+        count = cursor.rowcount
+        listed = max(MAX_REPORTED_ERRORS - len(report.errors), 0)
+        cursor.execute(
+            "SELECT d.line, i.external_id, c.key, d.first FROM"
+            "  (SELECT * FROM annotation_ingest_later ORDER BY line LIMIT %s) d"
+            f" JOIN {items} i ON i.id = d.item_id JOIN {coders} c ON c.id = d.coder_id"
+            " ORDER BY d.line",
+            [listed],
+        )
+        for line, item, coder, first in cursor.fetchall():
             report.reject(_duplicate_error(line, item, coder, first))
-        if duplicates and report.partial:
+        report.rejected += count - min(count, listed)  # the rest are counted, not listed
+        if count and report.partial:
             cursor.execute(
-                "DELETE FROM annotation_ingest_ids x USING annotation_ingest_ids f"
-                " WHERE x.item_id = f.item_id AND x.coder_id = f.coder_id AND x.line > f.line"
+                "DELETE FROM annotation_ingest_ids x USING annotation_ingest_later d"
+                " WHERE x.line = d.line"
             )
-        return len(duplicates)
+        cursor.execute("DROP TABLE annotation_ingest_later")
+        return count
 
     def _write(
         self,

@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
+from agreement_server.bulk import batched, bulk_update_rows, write_batch_size
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import coder_keys, scope_annotations
 from review.models import ReviewEntry, ReviewResolution, ReviewRule
@@ -45,7 +47,8 @@ def review_rule_set(*, question: Question, **fields: Any) -> ReviewRule:
         question.label_kind.require(Feature.REVIEW)
     except KindRefusalError as refusal:
         raise ValidationError({"question": refusal.message}) from None
-    rule = ReviewRule.objects.select_for_update().filter(question=question).first()
+    # The rule's row only: its model ordering joins the question and the study.
+    rule = ReviewRule.objects.select_for_update(of=("self",)).filter(question=question).first()
     if rule is None:
         rule = ReviewRule(question=question)
     for name, value in fields.items():
@@ -118,26 +121,29 @@ def review_queue_rebuild(*, round_: Round, question: Question) -> list[int]:
     return added
 
 
+_ENTRY_FIELDS = ("reason", "labels", "n_coders", "agreement")
+
+
 def _store(
     round_: Round, question: Question, flagged: Any, labels: dict[int, dict[str, str]]
 ) -> list[int]:
-    now = timezone.now()
-    entries = ReviewEntry.objects.select_for_update().filter(round=round_, question=question)
-    open_entries = {e.item_id: e for e in entries.filter(resolved_at__isnull=True)}
-    last_resolved: dict[int, dict[str, str]] = {}
-    for item_id, item_labels in (
-        entries.filter(resolution__in=(ReviewResolution.RESOLVED, ReviewResolution.ADJUDICATED))
-        .order_by("item_id", "resolved_at")
-        .values_list("item_id", "labels")
-    ):
-        last_resolved[item_id] = item_labels
+    """Write the queue's changes, a batch of rows per statement (``AGREEMENT_WRITE_BATCH_SIZE``):
+    the entries gone, the open ones whose fields changed, the new ones. Called inside one
+    transaction, so a reader sees the old queue or the new one (the locks it takes:
+    docs/operations.md, "Bounded statements and locks")."""
+    size = write_batch_size()
+    entries = ReviewEntry.objects.filter(round=round_, question=question)
+    open_entries = _lock_open_entries(entries)
+    last_resolved = _last_resolved_labels(entries)
     flagged_ids = {int(item) for item in flagged.item_ids}
-    gone = [entry.pk for item, entry in open_entries.items() if item not in flagged_ids]
-    ReviewEntry.objects.filter(pk__in=gone).update(
-        resolved_at=now, resolution=ReviewResolution.REANNOTATED
-    )
+    gone = [pk for item, (pk, _) in open_entries.items() if item not in flagged_ids]
+    now = timezone.now()
+    for batch in batched(gone, size):
+        ReviewEntry.objects.filter(pk__in=batch).update(
+            resolved_at=now, resolution=ReviewResolution.REANNOTATED
+        )
     new: list[ReviewEntry] = []
-    changed: list[ReviewEntry] = []
+    changed: list[tuple[Any, ...]] = []
     for item, reason, n_coders, agreement in zip(
         flagged.item_ids.tolist(),
         flagged.reasons,
@@ -146,24 +152,45 @@ def _store(
         strict=True,
     ):
         share = None if np.isnan(agreement) else float(agreement)
-        fields = {
-            "reason": reason,
-            "labels": labels[item],
-            "n_coders": n_coders,
-            "agreement": share,
-        }
+        fields = [reason, labels[item], n_coders, share]
         entry = open_entries.get(item)
         if entry is not None:
-            for name, value in fields.items():
-                setattr(entry, name, value)
-            changed.append(entry)
+            if entry[1] != fields:  # an unchanged entry is not written again
+                changed.append((entry[0], *fields))
         elif last_resolved.get(item) != labels[item]:
             # A person's resolution stands while the labels it saw are unchanged.
-            new.append(ReviewEntry(round=round_, question=question, item_id=item, **fields))
-    if changed:
-        ReviewEntry.objects.bulk_update(changed, ["reason", "labels", "n_coders", "agreement"])
-    created = ReviewEntry.objects.bulk_create(new)
+            values = dict(zip(_ENTRY_FIELDS, fields, strict=True))
+            new.append(ReviewEntry(round=round_, question=question, item_id=item, **values))
+    bulk_update_rows(ReviewEntry, _ENTRY_FIELDS, changed, batch_size=size)
+    created = ReviewEntry.objects.bulk_create(new, batch_size=size)
     return [entry.pk for entry in created]
+
+
+def _lock_open_entries(entries: QuerySet[ReviewEntry]) -> dict[int, tuple[int, list[Any]]]:
+    """``{item id: (entry id, [its fields])}`` of the open entries, locked: a person resolving
+    one waits for the rebuild's commit and then finds it as the rebuild left it."""
+    return {
+        item_id: (pk, fields)
+        for pk, item_id, *fields in entries.filter(resolved_at__isnull=True)
+        # By id, not the model's ordering: that joins the round, question, item and study,
+        # and FOR UPDATE would lock their rows too (every write to the study would wait).
+        .order_by("pk")
+        .select_for_update(of=("self",))
+        .values_list("pk", "item_id", *_ENTRY_FIELDS)
+    }
+
+
+def _last_resolved_labels(entries: QuerySet[ReviewEntry]) -> dict[int, dict[str, str]]:
+    """``{item id: labels}`` that the item's last resolution by a person saw (read only:
+    a resolved entry never changes again)."""
+    last: dict[int, dict[str, str]] = {}
+    for item_id, item_labels in (
+        entries.filter(resolution__in=(ReviewResolution.RESOLVED, ReviewResolution.ADJUDICATED))
+        .order_by("item_id", "resolved_at")
+        .values_list("item_id", "labels")
+    ):
+        last[item_id] = item_labels
+    return last
 
 
 def _announce(round_: Round, question: Question, entry_ids: list[int]) -> None:

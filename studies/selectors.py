@@ -121,10 +121,15 @@ def question_resolve(*, study: Study, ref: int | str) -> Question | None:
 
 def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:
     """The study's round with this id or name (see the rule above), or None; ``lock``
-    takes the round's row lock (inside a transaction)."""
+    takes the round's row lock (inside a transaction).
+
+    The lock is the round's row only (``of``: the model's ordering joins the study, whose row
+    FOR UPDATE would lock too) and leaves its key free (``no_key``): uploads to the round and
+    its closing wait for each other, while a computation request naming the round does not
+    wait for an upload to end."""
     rounds = Round.objects.filter(study=study)
     if lock:
-        rounds = rounds.select_for_update()
+        rounds = rounds.select_for_update(no_key=True, of=("self",))
     pk = _as_id(ref)
     if pk is not None:
         found = rounds.filter(pk=pk).first()

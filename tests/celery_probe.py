@@ -1,4 +1,4 @@
-"""A test-only task for the real-worker fixture: it writes a row through the ORM."""
+"""Test-only tasks for the real-worker fixture: they write a row through the ORM."""
 
 from agreement_server.celery import app
 
@@ -8,3 +8,18 @@ def study_create_probe(name: str) -> None:
     from studies.models import Study
 
     Study.objects.create(name=name)
+
+
+@app.task(name="tests.celery_probe.session_settings_probe")
+def session_settings_probe(names: list[str]) -> None:
+    """Write the worker's database session settings as a study named ``name=value;...``."""
+    from django.db import connection
+
+    from studies.models import Study
+
+    with connection.cursor() as cursor:
+        values = []
+        for name in names:
+            cursor.execute("SELECT current_setting(%s)", [name])
+            values.append(f"{name}={cursor.fetchone()[0]}")
+    Study.objects.create(name=";".join(values))

@@ -21,6 +21,7 @@ SETTINGS_VARS = {
     "AGREEMENT_TOKEN_FAILURE_LIMIT",
     "AGREEMENT_TOKEN_FAILURE_WINDOW_SECONDS",
     "AGREEMENT_VAR_DIR",
+    "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS",
     "ALLOWED_HOSTS",
     "CACHE_URL",
     "CELERY_BROKER_URL",
@@ -96,6 +97,10 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
             "CELERY_TASK_TIME_LIMIT must be an integer; got 'ten'.",
         ),
         (
+            {"DEBUG": "1", "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS": "661"},
+            "AGREEMENT_WORKER_STATEMENT_TIMEOUT_SECONDS must be at most CELERY_TASK_TIME_LIMIT",
+        ),
+        (
             {"DEBUG": "1", "DATA_UPLOAD_MAX_MEMORY_SIZE": "0"},
             "DATA_UPLOAD_MAX_MEMORY_SIZE must be at least 1; got 0.",
         ),
@@ -139,6 +144,7 @@ def start(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
         "debug-off-by-default",
         "unreadable-secret-file",
         "bad-integer",
+        "statement-timeout-above-the-time-limit",
         "integer-below-minimum",
         "empty-list-entry",
         "short-secret",
