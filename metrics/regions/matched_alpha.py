@@ -124,7 +124,7 @@ def _image_rows(data: RegionData, units: MatchedUnits) -> Decomposition | None:
     return per_unit.with_rows(np.asarray(rows, dtype=np.float64))
 
 
-def _image_alphas(data: RegionData, units: MatchedUnits) -> NDArray[np.float64]:
+def image_alphas(data: RegionData, units: MatchedUnits) -> NDArray[np.float64]:
     """Each image's alpha (1 where undefined); ``nan`` for images left out."""
     alphas = np.where(units.images_with_coders, 1.0, np.nan)
     rows = _image_rows(data, units)
@@ -178,7 +178,7 @@ def alpha_matched(data: RegionData, *, iou_threshold: float = 0.5) -> MatchedAlp
     """
     units = match_units(data, iou_threshold=iou_threshold)
     _require_images(units)
-    alphas = _image_alphas(data, units)
+    alphas = image_alphas(data, units)
     kept = np.flatnonzero(units.images_with_coders)
     return MatchedAlpha(
         value=float(np.mean(alphas[kept])),
@@ -192,7 +192,7 @@ def decompose_alpha_matched(data: RegionData, *, iou_threshold: float = 0.5) -> 
     """alpha_matched as the mean of per-image rows ``[α_i, 1]`` (zeros for images left out)."""
     units = match_units(data, iou_threshold=iou_threshold)
     _require_images(units)
-    alphas = _image_alphas(data, units)
+    alphas = image_alphas(data, units)
     kept = units.images_with_coders
     stats = np.column_stack([np.where(kept, alphas, 0.0), kept.astype(np.float64)])
 
@@ -212,10 +212,10 @@ def decompose_alpha_matched_pooled(
 ) -> Decomposition:
     """alpha_matched_pooled with one row per image (the sum of its units' rows of
     :func:`metrics.decompose_krippendorff_alpha`)."""
-    return _pooled_decomposition(data, match_units(data, iou_threshold=iou_threshold))
+    return pooled_decomposition(data, match_units(data, iou_threshold=iou_threshold))
 
 
-def _pooled_decomposition(data: RegionData, units: MatchedUnits) -> Decomposition:
+def pooled_decomposition(data: RegionData, units: MatchedUnits) -> Decomposition:
     rows = _image_rows(data, units)
     if rows is None:
         raise ValueError(
@@ -251,7 +251,7 @@ def alpha_matched_pooled(data: RegionData, *, iou_threshold: float = 0.5) -> Poo
     (0.0, 0.5, 0.5)
     """
     units = match_units(data, iou_threshold=iou_threshold)
-    decomposition = _pooled_decomposition(data, units)
+    decomposition = pooled_decomposition(data, units)
     totals = decomposition.totals()
     marginals = totals[1:]
     n = float(marginals.sum())

@@ -154,11 +154,10 @@ def polygon_iou(first: npt.ArrayLike, second: npt.ArrayLike) -> float:
 
     Examples
     --------
-    Two right triangles halving the unit square along the same diagonal, one of them
-    shifted by half a unit: a worked case in docs/references.md, ``polygon-iou-hand-cases``.
+    The unit square and the triangle halving it: intersection 1/2, union 1.
 
-    >>> polygon_iou([(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (0, 1)])
-    1.0
+    >>> polygon_iou([(0, 0), (1, 0), (1, 1), (0, 1)], [(0, 0), (1, 0), (1, 1)])
+    0.5
     """
     inter = polygon_intersection_area(first, second)
     if inter <= 0:

@@ -14,13 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from metrics.regions import region_alpha as region_alpha_module
 from metrics.regions.data import RegionData
 from metrics.regions.region_alpha import (
     decompose_region_alpha,
     image_disagreement,
     region_alpha,
 )
+
+region_alpha_module = importlib.import_module("metrics.regions.region_alpha")
 
 HAND_ROWS = [
     ("i1", "a", 0, 0, 10, 10, "cat"),
