@@ -11,6 +11,12 @@ message naming the line and the field.
 exclusive; empty begin, end and label: the coder found nothing in the document), with
 ``--continuum FILE`` giving document extents (CSV ``document,begin,end``) and ``--gamma``
 adding Mathet et al.'s gamma (see :mod:`metrics.spans.report` and ``docs/spans.md``).
+
+``--level box`` reads boxes instead: CSV ``image,coder,x,y,width,height,label`` (x, y the
+top-left corner in pixels; an optional ``rotation`` column; empty x, y, width, height and
+label: the coder annotated the image and drew nothing), ``--level polygon`` CSV
+``image,coder,points,label`` with points ``x1 y1;x2 y2;...``; ``--iou-threshold`` sets the
+matching threshold (see :mod:`metrics.regions.report` and ``docs/metrics.md``, "Regions").
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from typing import Any
 
 from metrics.data import ReliabilityData
 from metrics.errors import InputError
+from metrics.regions.reader import read_boxes, read_polygons
+from metrics.regions.report import format_region_table, region_report
 from metrics.report import BENCHMARK_SCALE_TITLES, COEFFICIENT_KEYS, LEVELS, report
 from metrics.spans.reader import read_spans
 from metrics.spans.refusal import OVERLAPPING_UNITS, refusal_text
@@ -33,6 +41,8 @@ from metrics.spans.report import OVERLAPPING, format_span_table, span_report
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 #: ``--level`` for span annotations (not a level of measurement: it selects the span report).
 SPAN_LEVEL = "span"
+#: ``--level`` for region annotations: each selects the region report and its CSV shape.
+REGION_LEVELS = ("box", "polygon")
 
 #: How each coefficient is named in the human-readable table.
 TITLES = {
@@ -312,13 +322,21 @@ def _parser() -> argparse.ArgumentParser:
         "file",
         type=Path,
         help="CSV item,coder,label or JSON lines; with --level span CSV "
-        "document,coder,begin,end,label",
+        "document,coder,begin,end,label; with --level box CSV image,coder,x,y,width,height,label; "
+        "with --level polygon CSV image,coder,points,label",
     )
     run.add_argument(
         "--level",
-        choices=(*LEVELS, SPAN_LEVEL),
+        choices=(*LEVELS, SPAN_LEVEL, *REGION_LEVELS),
         default="nominal",
-        help="level of measurement (default nominal), or span for span annotations",
+        help="level of measurement (default nominal), span for span annotations, box or "
+        "polygon for image regions",
+    )
+    run.add_argument(
+        "--iou-threshold",
+        type=float,
+        metavar="T",
+        help="levels box and polygon: the IoU at which regions match (default 0.5)",
     )
     run.add_argument(
         "--continuum",
@@ -368,9 +386,10 @@ SPAN_REMEDIES = {OVERLAPPING_UNITS: "(pass --overlapping merge to merge them int
 def _span_main(args: argparse.Namespace) -> int:
     """``--level span``: read span annotations and print the span report."""
     try:
-        for option in ("distance", "domain", "tree", "benchmarks"):
+        for option in ("distance", "domain", "tree", "benchmarks", "iou_threshold"):
             if getattr(args, option) is not None:
-                raise InputError(f"--{option} does not apply to --level span.")
+                name = option.replace("_", "-")
+                raise InputError(f"--{name} does not apply to --level span.")
         data = read_spans(args.file, continuum=args.continuum)
         result = span_report(
             data,
@@ -394,6 +413,32 @@ def _span_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _region_main(args: argparse.Namespace) -> int:
+    """``--level box`` or ``polygon``: read regions and print the region report."""
+    try:
+        for option in ("distance", "domain", "tree", "benchmarks", "continuum", "overlapping"):
+            if getattr(args, option) is not None:
+                raise InputError(f"--{option} does not apply to --level {args.level}.")
+        if args.gamma:
+            raise InputError(f"--gamma does not apply to --level {args.level}.")
+        data = read_boxes(args.file) if args.level == "box" else read_polygons(args.file)
+        result = region_report(
+            data,
+            iou_threshold=0.5 if args.iou_threshold is None else args.iou_threshold,
+            bootstrap=args.bootstrap,
+            seed=args.seed,
+            confidence=args.confidence,
+        )
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(format_region_table(result))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (2 for bad input)."""
     args = _parser().parse_args(argv)
@@ -401,7 +446,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _plan_main(args)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
+    if args.level in REGION_LEVELS:
+        return _region_main(args)
     try:
+        if args.iou_threshold is not None:
+            raise InputError("--iou-threshold applies to --level box and polygon only.")
         for option in ("continuum", "gamma", "overlapping"):
             if getattr(args, option):
                 raise InputError(f"--{option} applies to --level span only.")
