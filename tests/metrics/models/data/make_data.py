@@ -1,10 +1,11 @@
-"""How the alt-test fixtures in this directory were made (run once; the CSVs are committed).
+"""How the fixtures in this directory were made (run once; the CSVs are committed).
 
-    python tests/metrics/models/data/make_alt_data.py
+    python tests/metrics/models/data/make_data.py
 
 Each file is ``item,coder,label``; the model coder is ``llm``. The reference outputs the
-tests compare with come from running the authors' code on these files (see
-``docs/references.md#alttest-reference``).
+alt-test tests compare with come from running the authors' code on ``alt_*.csv`` (see
+``docs/references.md#alttest-reference``); the PPI tests compare ``ppi_small.csv`` with
+``ppi_py`` (``docs/references.md#ppi-python-mean``).
 """
 
 from __future__ import annotations
@@ -77,7 +78,26 @@ def ties() -> None:
     _write("alt_ties.csv", rows)
 
 
+def ppi_small() -> None:
+    """A human (``ann``) labels 40 items, the model 200 (the 40 among them), ``ann`` 5 more
+    alone. Categories spam / ham / other; the model never says ``other`` (its indicator's
+    predictions are constant: lambda 0)."""
+    rng = np.random.default_rng(2023)
+    categories = np.array(["spam", "ham", "other"])
+    truth = rng.choice(3, size=205, p=[0.3, 0.6, 0.1])
+    model = np.where(rng.random(205) < 0.8, truth, rng.integers(0, 2, size=205))
+    model = np.where(model == 2, 1, model)
+    rows = []
+    for i in range(205):
+        if i < 40 or i >= 200:
+            rows.append((f"d{i:03d}", "ann", categories[truth[i]]))
+        if i < 200:
+            rows.append((f"d{i:03d}", "llm", categories[model[i]]))
+    _write("ppi_small.csv", rows)
+
+
 if __name__ == "__main__":
+    ppi_small()
     nominal()
     numeric()
     ties()
