@@ -56,6 +56,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from metrics.data import ReliabilityData
+from metrics.models._data import from_long
 
 __all__ = [
     "ALT_TEST_SCORINGS",
@@ -317,7 +318,7 @@ def alt_tests(
     does when called once per model. Returns ``{model: AltTestResult}`` in the order given.
     """
     _check_options(epsilon, alpha, scoring, min_humans_per_item, min_items_per_human)
-    data = ReliabilityData.from_long(items, coders, labels)
+    data = from_long(items, coders, labels)
     return alt_tests_on_data(
         data,
         models=models,

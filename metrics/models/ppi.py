@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from metrics.data import ReliabilityData, _missing_mask
+from metrics.models._data import from_long
 from metrics.uncertainty.analytic import cohen_kappa_se
 
 __all__ = [
@@ -348,7 +349,7 @@ def ppi_prevalence(
     >>> result.n_labelled, result.n_unlabelled, round(result.category("y").estimate, 4)
     (4, 6, 0.7969)
     """
-    data = ReliabilityData.from_long(items, coders, labels, domain=domain)
+    data = from_long(items, coders, labels, domain=domain)
     return ppi_prevalence_on_data(data, gold=gold, model=model, confidence=confidence)
 
 
