@@ -520,7 +520,10 @@ def _positions(ids: tuple[Hashable, ...], values: Any) -> NDArray[np.intp]:
     array = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if array.dtype != object and array.ndim == 1:
         keys = np.asarray(ids)
-        if keys.dtype == array.dtype or (keys.dtype.kind in "iuf" and array.dtype.kind in "iuf"):
+        same_kind = keys.dtype.kind == array.dtype.kind or (
+            keys.dtype.kind in "iuf" and array.dtype.kind in "iuf"
+        )
+        if same_kind and keys.dtype.kind in "iufUS":
             return np.searchsorted(keys, array).astype(np.intp)
     lookup = {value: k for k, value in enumerate(ids)}
     return np.array([lookup[value] for value in values], dtype=np.intp)

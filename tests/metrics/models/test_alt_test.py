@@ -246,6 +246,7 @@ def test_several_models_share_the_humans() -> None:
 
 
 def test_benjamini_yekutieli_equals_statsmodels() -> None:
+    # docs/references.md#statsmodels-wilson-kappa
     multitest = pytest.importorskip("statsmodels.stats.multitest")
     rng = np.random.default_rng(11)
     for m in (1, 2, 5, 13, 40):

@@ -1,5 +1,6 @@
-"""Judge diagnostics: calibration (scikit-learn's quantile bins), self-consistency
-(``krippendorff.alpha``) and the combined report."""
+"""Judge diagnostics: calibration (scikit-learn's quantile bins,
+docs/references.md#sklearn-calibration-quantile), self-consistency (``krippendorff.alpha``,
+docs/references.md#krippendorff-self-consistency) and the combined report."""
 
 from __future__ import annotations
 

@@ -148,6 +148,7 @@ def test_sets_and_agreement_on_the_labelled_items() -> None:
 
 
 def test_accuracy_and_kappa_intervals_equal_statsmodels() -> None:
+    # docs/references.md#statsmodels-wilson-kappa
     proportion = pytest.importorskip("statsmodels.stats.proportion")
     inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
     table = np.array([[20, 5, 1], [4, 30, 2], [0, 3, 10]])
