@@ -29,6 +29,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
+from metrics.cli_models import MODEL_COMMANDS, add_model_parsers, run_model_command
 from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.regions.reader import read_boxes, read_polygons
@@ -375,6 +376,7 @@ def _parser() -> argparse.ArgumentParser:
         "replicates per band (default) or Gwet's normal approximation from the standard error",
     )
     _add_plan_parser(commands)
+    add_model_parsers(commands)
     return parser
 
 
@@ -444,6 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "plan":
         return _plan_main(args)
+    if args.command in MODEL_COMMANDS:
+        return run_model_command(args)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     if args.level in REGION_LEVELS:
