@@ -116,7 +116,7 @@ class ItemToAdjudicate:
 
 def _label_column(question: Question) -> str:
     """The ``Annotation`` field that holds one value of this question."""
-    return question.label_kind.form.value
+    return question.label_kind.form.column
 
 
 def adjudication_item_ids(

@@ -181,3 +181,44 @@ def annotation_change_list(
     if since is not None:
         changes = changes.filter(changed_at__gte=since)
     return changes.order_by("-changed_at", "-id")
+
+
+@dataclass(frozen=True)
+class StructuredTable:
+    """A structured question's annotations of one round: ``rows`` ``(item, coder, value)``
+    with values as stored (``[]``: annotated, nothing), items in creation order, coders by
+    key; ``images`` each item's ``(width, height, url)`` where it declares one."""
+
+    round: Round
+    question: Question
+    code_by_id: dict[int, str]
+    coders: list[str]
+    rows: list[tuple[str, str, list[Any]]]
+    images: dict[str, tuple[float | None, float | None, str]]
+
+
+def structured_table(*, round_: Round, question: Question) -> StructuredTable:
+    """The round's values of a structured question, streamed in one query."""
+    rows = (
+        Annotation.objects.filter(round=round_, question=question)
+        .order_by("item_id", "coder__key")
+        .values_list(
+            "item__external_id", "coder__key", "units", "item__image_width",
+            "item__image_height", "item__image_url",
+        )
+    )  # fmt: skip
+    out: list[tuple[str, str, list[Any]]] = []
+    coders: set[str] = set()
+    images: dict[str, tuple[float | None, float | None, str]] = {}
+    for item, coder, units, width, height, url in rows.iterator(chunk_size=_STREAM_CHUNK):
+        out.append((item, coder, units or []))
+        coders.add(coder)
+        images[item] = (width, height, url or "")
+    return StructuredTable(
+        round=round_,
+        question=question,
+        code_by_id=dict(Category.objects.filter(question=question).values_list("id", "code")),
+        coders=sorted(coders),
+        rows=out,
+        images=images,
+    )

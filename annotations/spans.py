@@ -53,6 +53,7 @@ from annotations.services import (
     _key_text,
 )
 from studies.access import Actor
+from studies.kinds import KINDS
 from studies.labels import LabelScheme
 from studies.models import (
     Annotation,
@@ -675,6 +676,11 @@ def _check_target(round_: Round, question: Question) -> None:
         )
 
 
+def span_kinds() -> list[str]:
+    """The keys of the kinds whose values are span units (what an extent must hold)."""
+    return [key for key, kind in KINDS.items() if kind.units]
+
+
 def _check_stored_units_fit(
     items: Mapping[str, _ItemRow],
     *,
@@ -692,7 +698,9 @@ def _check_stored_units_fit(
     }
     if not changed:
         return
-    stored = Annotation.objects.filter(item_id__in=list(changed), units__isnull=False)
+    stored = Annotation.objects.filter(
+        item_id__in=list(changed), units__isnull=False, question__kind__in=span_kinds()
+    )
     for round_id, question_id, item_id, coder_id, units in stored.values_list(
         "round_id", "question_id", "item_id", "coder_id", "units"
     ).iterator():

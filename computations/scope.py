@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from metrics.spans import SpanData
 from studies.kinds import ValueForm
+from studies.kinds.structured import ItemFacts
 from studies.models import (
     Annotation,
     AnnotationChange,
@@ -523,3 +524,57 @@ def question_domain(question: Question) -> tuple[str, ...] | None:
     if question.label_kind.form is ValueForm.CATEGORY:
         return tuple(_category_codes(question)[1])
     return None
+
+
+@dataclass(frozen=True)
+class ScopeStructured:
+    """A structured question's annotations over some rounds, as its kind's report reads them.
+
+    ``rows`` are ``(item name, coder key, value)`` in (item, coder) order, an item's name
+    being its external id (``<round name>/<external id>`` when rounds are pooled, as span
+    documents are named); ``items`` maps each name to its facts (an image's size);
+    ``code_by_id`` names the question's categories. A row with an empty value is a coder
+    who annotated the item and found nothing.
+    """
+
+    rows: list[tuple[str, str, list[Any]]]
+    items: dict[str, ItemFacts]
+    code_by_id: dict[int, str]
+    item_ids: dict[str, int]
+    fingerprint: str
+
+    @property
+    def n_annotations(self) -> int:
+        return len(self.rows)
+
+
+def scope_structured(*, question: Question, round_ids: Sequence[int]) -> ScopeStructured:
+    """Stream the scope's structured annotations with their items' names and facts."""
+    pooled = len(set(round_ids)) > 1
+    queryset = _scope_queryset(question=question, round_ids=round_ids).order_by(
+        "round_id", "item_id", "coder__key"
+    )
+    round_names = dict(Round.objects.filter(pk__in=list(round_ids)).values_list("id", "name"))
+    digest = hashlib.sha256()
+    digest.update(f"question={question.pk};rounds={sorted(set(round_ids))}".encode())
+    rows: list[tuple[str, str, list[Any]]] = []
+    items: dict[str, ItemFacts] = {}
+    item_ids: dict[str, int] = {}
+    for round_id, item_id, external_id, width, height, coder, units in queryset.values_list(
+        "round_id", "item_id", "item__external_id", "item__image_width", "item__image_height",
+        "coder__key", "units",
+    ).iterator(chunk_size=_STREAM_CHUNK):  # fmt: skip
+        name = f"{round_names[round_id]}/{external_id}" if pooled else external_id
+        items[name] = ItemFacts(width, height)
+        item_ids[name] = item_id
+        value = units or []
+        rows.append((name, coder, value))
+        digest.update(repr((round_id, item_id, coder, value)).encode())
+    code_by_id = dict(Category.objects.filter(question=question).values_list("id", "code"))
+    return ScopeStructured(
+        rows=rows,
+        items=items,
+        code_by_id=code_by_id,
+        item_ids=item_ids,
+        fingerprint=digest.hexdigest(),
+    )

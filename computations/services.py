@@ -71,6 +71,7 @@ from computations.scope import (
 )
 from computations.selectors import computation_round_ids
 from computations.signals import computation_finished
+from computations.structured_step import run_structured_step, structured_parameter_errors
 from studies.models import Annotation, Question, Round, Study
 
 logger = logging.getLogger(__name__)
@@ -116,6 +117,8 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
+    if question.label_kind.structured is not None:
+        return _structured_parameters(question, params, given)
     span = question.label_kind.units
     errors = _unknown_parameter_errors(set(given) - set(params), span=span)
     if errors:
@@ -144,6 +147,23 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     params["confidence"] = float(params["confidence"])
     if span:
         params["min_overlap"] = float(params["min_overlap"])
+    return params
+
+
+def _structured_parameters(
+    question: Question, params: dict[str, Any], given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A structured kind's defaults overridden by what was given, checked by the kind."""
+    unknown = sorted(set(given) - set(params))
+    if unknown:
+        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+    params.update({key: value for key, value in given.items() if value is not None})
+    errors = structured_parameter_errors(question.label_kind, params)
+    errors.update(_sampling_errors(params))
+    if errors:
+        raise ValidationError(errors)
+    params["coefficients"] = list(dict.fromkeys(params["coefficients"]))
+    params["confidence"] = float(params["confidence"])
     return params
 
 
@@ -509,6 +529,9 @@ def computation_run(*, computation_id: int) -> None:
 def _run_step(computation: Computation) -> None:
     if computation.question.label_kind.units:
         _run_span_step(computation)
+        return
+    if computation.question.label_kind.structured is not None:
+        run_structured_step(computation, _beat)
         return
     split, refusal = _split_by_items(computation)
     if split:

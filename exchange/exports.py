@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from annotations.selectors import SpanTable
+from annotations.selectors import SpanTable, StructuredTable
 from computations.models import Computation
 from exchange.selectors import AnnotationTable, StoredItemTable
 from studies.labels import LabelScheme, format_number
@@ -255,4 +255,104 @@ def computation_results_json(computation: Computation) -> dict[str, Any]:
         "coefficients": computation_result_rows(computation),
         "diagnostics": results.get("diagnostics"),
         "skipped": results.get("skipped"),
+    }
+
+
+# Structured values (regions on images, ...) ------------------------------------------------
+
+
+def _structured_cell(value: Any) -> Any:
+    """A value's cell as the CLI's CSV writes it: points ``x1 y1;x2 y2``, numbers as numbers."""
+    if isinstance(value, list):
+        return ";".join(" ".join(format_number(v) for v in point) for point in value)
+    return value
+
+
+def structured_csv(table: StructuredTable) -> str:
+    """The question's CSV shape (``metrics report --level <kind>`` and the upload read it):
+    a row per record, and a row of empty values for a coder who annotated and drew nothing."""
+    values = table.question.label_kind.structured
+    assert values is not None
+    columns = values.columns
+    first_value = 2
+
+    def rows() -> Any:
+        for item, coder, value in table.rows:
+            records = values.to_json(value, table.code_by_id)
+            if not records:
+                yield (item, coder, *("" for _ in columns[first_value:]))
+            for record in records:
+                yield (
+                    item,
+                    coder,
+                    *(_structured_cell(record.get(name, "")) for name in columns[first_value:]),
+                )
+
+    numeric = {i for i, name in enumerate(columns) if name in _NUMERIC_COLUMNS}
+    return write_csv(columns, rows(), numeric=numeric)
+
+
+_NUMERIC_COLUMNS = frozenset({"x", "y", "width", "height", "rotation"})
+
+
+def structured_json(table: StructuredTable) -> dict[str, Any]:
+    """The structured upload's body (``rows`` and ``images``): uploading it again changes
+    nothing."""
+    values = table.question.label_kind.structured
+    assert values is not None
+    item_column = values.item_column
+    rows: list[dict[str, Any]] = []
+    for item, coder, value in table.rows:
+        records = values.to_json(value, table.code_by_id)
+        rows.extend({item_column: item, "coder": coder, **record} for record in records)
+        if not records:
+            rows.append({item_column: item, "coder": coder})
+    return {
+        "round": table.round.name,
+        "question": table.question.key,
+        "kind": table.question.kind,
+        "coders": table.coders,
+        "images": [
+            {"image": item, "width": width, "height": height, "url": url}
+            for item, (width, height, url) in table.images.items()
+            if width is not None
+        ],
+        "rows": rows,
+    }
+
+
+def coco_json(table: StructuredTable) -> dict[str, Any]:
+    """The round's regions as one COCO detection file: ``images`` (file_name = the item's
+    external id), ``categories`` (the question's, in declared order), ``annotations`` with
+    an ``annotator`` field naming the coder (COCO has none: the COCO import reads it back),
+    and ``annotated_nothing`` listing the (image, coder) pairs that drew nothing."""
+    values = table.question.label_kind.structured
+    coco = values.coco if values is not None else None
+    if coco is None:
+        raise ValueError(f"{table.question.kind} questions have no COCO export.")
+    items = dict.fromkeys(item for item, _, _ in table.rows)
+    image_ids = {item: index + 1 for index, item in enumerate(items)}
+    annotations: list[dict[str, Any]] = []
+    nothing: list[dict[str, Any]] = []
+    for item, coder, value in table.rows:
+        if not value:
+            nothing.append({"image_id": image_ids[item], "annotator": coder})
+        for record in value:
+            entry = {"id": len(annotations) + 1, "image_id": image_ids[item], "annotator": coder}
+            annotations.append({**entry, "iscrowd": 0, **coco(record)})
+    images = [
+        {
+            "id": image_id,
+            "file_name": item,
+            "width": table.images[item][0],
+            "height": table.images[item][1],
+        }
+        for item, image_id in image_ids.items()
+    ]
+    return {
+        "info": {"description": f"{table.question.key}, {table.round.name}"},
+        "images": images,
+        "categories": [{"id": pk, "name": code} for pk, code in table.code_by_id.items()],
+        "annotations": annotations,
+        "annotated_nothing": nothing,
     }

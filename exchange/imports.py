@@ -33,6 +33,7 @@ from exchange.formats import (
     FORMATS,
     MalformedFileError,
     ParsedFile,
+    ParsedRegion,
     ParsedRow,
     ParsedSpan,
     ParseOptions,
@@ -56,6 +57,11 @@ from exchange.span_imports import (
     span_target_errors,
     without_pairs,
     write_span_question,
+)
+from exchange.structured_imports import (
+    match_region_labels,
+    regions_to_questions,
+    write_region_question,
 )
 from studies.access import Actor
 from studies.exceptions import ApplicationError
@@ -361,6 +367,7 @@ class _Mapped:
 
     groups: dict[str, list[ParsedRow]] = field(default_factory=dict)
     spans: dict[str, list[ParsedSpan]] = field(default_factory=dict)
+    regions: dict[str, list[ParsedRegion]] = field(default_factory=dict)
     matchers: dict[str, LabelMatcher] = field(default_factory=dict)
 
 
@@ -404,14 +411,22 @@ def _map_onto_study(
     ):
         raise ValidationError({"question": errors})
     _report_fields(report, mapped, span_mapped)
+    region_mapped = regions_to_questions(
+        parsed, question_key=question_key, question_map=question_map, questions=questions
+    )
+    for rejection in region_mapped.rejections:
+        report.reject(rejection)
+    for reason, count in region_mapped.skipped.items():
+        report.skipped[reason] = report.skipped.get(reason, 0) + count
     moved: dict[str, int] = {}
     by_question, moved = names_to_coders(mapped.rows, coder_keys, moved)
     spans_by_question, moved = names_to_coders(span_mapped.spans, coder_keys, moved)
+    regions_by_question, moved = names_to_coders(region_mapped.regions, coder_keys, moved)
     report.coder_mappings = [
         CoderMapping(name, coder_keys[name], count) for name, count in sorted(moved.items())
     ]
     out = _Mapped()
-    for key in sorted(by_question.keys() | spans_by_question.keys()):
+    for key in sorted(by_question.keys() | spans_by_question.keys() | regions_by_question.keys()):
         out.matchers[key] = LabelMatcher(
             question_key=key,
             scheme=schemes[key],
@@ -425,7 +440,15 @@ def _map_onto_study(
     out.spans = _match_span_labels(
         spans_by_question, out.matchers, parsed=parsed, partial=partial, report=report
     )
-    if not out.groups and not out.spans and not report.rejected_count:
+    for key, regions in regions_by_question.items():
+        kept_regions, rejected, dropped = match_region_labels(regions, out.matchers[key])
+        for rejection in rejected:
+            report.reject(rejection)
+        if dropped:
+            report.skipped[_DROPPED_LABEL] = report.skipped.get(_DROPPED_LABEL, 0) + dropped
+        if kept_regions:
+            out.regions[key] = kept_regions
+    if not out.groups and not out.spans and not out.regions and not report.rejected_count:
         report.reject(
             Rejection("file", "file", ImportErrorCode.NO_ROWS, "The file holds no label to import.")
         )
@@ -540,6 +563,18 @@ def _write_all(
                     actor=actor,
                     report=report,
                 )
+            if mapped.regions:
+                _write_regions(
+                    study=study,
+                    round_ref=round_ref,
+                    mapped=mapped,
+                    parsed=parsed,
+                    questions=questions,
+                    create_missing=create_missing,
+                    partial=partial,
+                    actor=actor,
+                    report=report,
+                )
             if new_item_texts:
                 _set_new_item_texts(study=study, texts=new_item_texts)
             report.committed = not dry_run and (partial or not report.rejected_count)
@@ -591,6 +626,44 @@ def _write_spans(
             QuestionReport(key, outcome.units, outcome.created, outcome.updated, outcome.unchanged)
         )
         report.spans.append(outcome.question)
+
+
+def _write_regions(
+    *,
+    study: Study,
+    round_ref: int | str,
+    mapped: _Mapped,
+    parsed: ParsedFile,
+    questions: Mapping[str, Question],
+    create_missing: bool,
+    partial: bool,
+    actor: Actor,
+    report: ImportReport,
+) -> None:
+    round_ = round_resolve(study=study, ref=round_ref)
+    assert isinstance(round_, Round)
+    for key in sorted(mapped.regions):
+        outcome = write_region_question(
+            round_=round_,
+            question=questions[key],
+            regions=mapped.regions[key],
+            images=parsed.images,
+            create_missing=create_missing,
+            partial=partial,
+            actor=actor,
+        )
+        for rejection in outcome.rejected:
+            report.reject(rejection)
+        report.created += outcome.created
+        report.updated += outcome.updated
+        report.unchanged += outcome.unchanged
+        report.items_created += outcome.items_created
+        report.coders_created += outcome.coders_created
+        report.questions.append(
+            QuestionReport(
+                key, outcome.regions, outcome.created, outcome.updated, outcome.unchanged
+            )
+        )
 
 
 # The service ---------------------------------------------------------------------------
@@ -663,7 +736,9 @@ def annotations_import(
         dry_run=dry_run,
         partial=partial,
         rows_read=parsed.records,
-        annotations=len(parsed.rows) + sum(1 for span in parsed.spans if not span.is_empty),
+        annotations=len(parsed.rows)
+        + sum(1 for span in parsed.spans if not span.is_empty)
+        + sum(1 for region in parsed.regions if not region.is_empty),
         skipped=dict(parsed.skipped),
         notes=list(parsed.notes),
     )

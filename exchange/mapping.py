@@ -30,7 +30,7 @@ from typing import Any, TypeAlias, TypeGuard, TypeVar
 from django.core.exceptions import ValidationError
 
 from exchange.formats import ParsedFile, ParsedRow, ParsedSpan, Rejection
-from exchange.formats.base import ImportErrorCode
+from exchange.formats.base import ImportErrorCode, ParsedRegion
 from studies.kinds import Kind, ValueForm
 from studies.kinds.values import LabelError, flat_json_list
 from studies.labels import PATH_SEPARATOR, SET_SEPARATOR, LabelScheme
@@ -520,7 +520,7 @@ def _set_members(label: Any) -> list[str] | None:
 
 # Annotator names onto coders ------------------------------------------------------------
 
-_WithCoder = TypeVar("_WithCoder", ParsedRow, ParsedSpan)
+_WithCoder = TypeVar("_WithCoder", ParsedRow, ParsedSpan, ParsedRegion)
 
 MAX_CODER_ID = 2**63 - 1  # a bigint primary key
 

@@ -62,6 +62,7 @@ urlpatterns = [
     path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
     path(f"{_REPORT}/items/", views.span_items_view, name="span-items"),
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),
+    path(f"{_REPORT}/images/<id:item_pk>/", views.structured_item_view, name="structured-item"),
     re_path(
         r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/(?P<question_pk>[0-9]{1,18})/"
         r"annotations-(?P<layout>long|wide)\.csv$",

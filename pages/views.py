@@ -41,6 +41,7 @@ from pages.selectors import (
 from pages.span_charts import document_lanes
 from pages.span_document import span_document, span_items_page
 from pages.span_report import span_round_report
+from pages.structured_report import structured_item, structured_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError, ConflictError
 from studies.models import Coder, Item, Question, Role, Round, Study
@@ -140,6 +141,15 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
     question = _question_of(study, request.GET.get("question"))
     if question.label_kind.units:
         return _span_round_report(request, study, role, round_, question)
+    if question.label_kind.structured is not None:
+        context = {
+            "study": study,
+            "role": role,
+            "report": structured_round_report(study=study, round_=round_, question=question),
+            "questions": list(question_list(study=study)),
+            "kind_title": question.label_kind.title,
+        }
+        return render(request, "pages/structured_round_report.html", context)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
     if report.coder_pairs is not None:
@@ -259,6 +269,32 @@ def span_document_view(
         "lanes_chart": document_lanes(document),
     }
     return render(request, "pages/span_document.html", context)
+
+
+@require_GET
+@site_login_required
+def structured_item_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, item_pk: int
+) -> HttpResponse:
+    """One item of a structured question in a round: each coder's regions over the image."""
+    study, role = _study_for(request, study_pk)
+    round_ = _round_of(study, round_pk)
+    question = _question_of(study, question_pk)
+    if question.label_kind.structured is None:
+        raise Http404("Not a region question.")
+    item = Item.objects.filter(study=study, pk=item_pk).first()
+    if item is None:
+        raise Http404("No such item in this study.")
+    view = structured_item(round_=round_, question=question, item=item)
+    context = {
+        "study": study,
+        "role": role,
+        "view": view,
+        # Only http(s) images: a javascript: or data: URL is never put in the page.
+        "image_url": item.image_url if item.image_url.startswith(("https://", "http://")) else "",
+        "stroke": max(view.width, view.height) / 250,
+    }
+    return render(request, "pages/structured_item.html", context)
 
 
 @require_GET

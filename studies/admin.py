@@ -22,7 +22,7 @@ from django.utils.html import format_html
 from computations.admin import compute_agreement_for_rounds, compute_agreement_for_studies
 from exchange.admin import StudyImportAdminMixin
 from studies.exceptions import ApplicationError
-from studies.kinds import kind_of, span
+from studies.kinds import kind_of
 from studies.labels import CategoryRow, LabelScheme
 from studies.models import (
     Annotation,
@@ -369,7 +369,7 @@ def annotation_value(annotation: Annotation, codes: dict[int, str] | None = None
             used = {int(unit[2]) for unit in annotation.units}
             codes = dict(Category.objects.filter(pk__in=used).values_list("pk", "code"))
         scheme = LabelScheme(
-            kind=span.KIND.key,
+            kind=annotation.question.kind,
             categories=[CategoryRow(pk, code, None) for pk, code in codes.items()],
         )
         return scheme.units_text(annotation.units)

@@ -184,6 +184,8 @@ class LabelScheme:
         '0-5 PER; 7.5-9 PER'
         """
         code = self.code_by_id
+        if self.spec.structured is not None:
+            return self.spec.structured.text(list(units), code)
         return "; ".join(
             f"{format_number(begin)}-{format_number(end)} {code.get(int(pk), f'#{int(pk)}')}"
             for begin, end, pk in units
@@ -193,6 +195,8 @@ class LabelScheme:
         """A span annotation's units as the API returns them: ``{"begin", "end", "label"}``
         with the category's code; offsets are integers for characters and tokens."""
         code = self.code_by_id
+        if self.spec.structured is not None:
+            return self.spec.structured.to_json(list(units), code)
         number = int if self.integer_offsets else float
         return [
             {

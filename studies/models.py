@@ -71,6 +71,9 @@ class LabelKind(models.TextChoices):
     SET = "set", "Set of categories"
     HIERARCHY = "hierarchy", "Node of a category tree"
     SPAN = "span", "Units (begin, end, category) on a continuum"
+    BOX = "box", "Boxes on an image"
+    POLYGON = "polygon", "Polygons on an image"
+    KEYPOINT = "keypoint", "Keypoints on an image"
 
 
 class SpanUnit(models.TextChoices):
@@ -217,6 +220,11 @@ class Item(models.Model):
     # 0 to the length of ``text``, or to the largest end of the item's units.
     extent_begin = models.FloatField(null=True, blank=True)
     extent_end = models.FloatField(null=True, blank=True)
+    # An image item's size in pixels (region questions check their regions against it) and
+    # where the image is; an uploaded image is an ItemImage.
+    image_width = models.FloatField(null=True, blank=True)
+    image_height = models.FloatField(null=True, blank=True)
+    image_url = models.URLField(max_length=2000, blank=True, default="", db_default="")
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -15,6 +15,7 @@ from rest_framework import serializers
 from annotations.selectors import annotation_label
 from annotations.services import MAX_BULK_ROWS
 from annotations.spans import MAX_SPAN_RECORDS
+from annotations.structured import MAX_STRUCTURED_ROWS
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 from studies.models import AnnotationChange
 
@@ -359,3 +360,70 @@ class AnnotationTooLargeErrorResponseSerializer(serializers.Serializer):
 
     type = serializers.ChoiceField(choices=["client_error"])
     errors = ErrorItemSerializer(many=True)  # type: ignore[assignment]
+
+
+@extend_schema_field({"type": "array", "items": {"type": "object", "additionalProperties": True}})
+class _PassThroughList(serializers.Field):
+    """A list passed through as parsed: each row is checked by the service, which names
+    every bad row and field at once."""
+
+    default_error_messages = {"not_a_list": "A list is expected."}
+
+    def to_internal_value(self, data: Any) -> list[Any]:
+        if not isinstance(data, list):
+            self.fail("not_a_list")
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class StructuredUploadInputSerializer(serializers.Serializer):
+    round = RoundField(help_text=ROUND_HELP)
+    question = QuestionField(help_text=f"A region question. {QUESTION_HELP}")
+    create_missing = serializers.BooleanField(
+        default=True, help_text="Create unknown items (images) and coders (default true)."
+    )
+    rows = _PassThroughList(
+        help_text=(
+            "One object per region, keyed as the question's CSV columns (boxes: image, coder, "
+            "x, y, width, height, label, optional rotation; polygons: image, coder, points, "
+            "label; keypoints: image, coder, x, y, label); a row with every value empty says "
+            f"the coder annotated the image and drew nothing. At most {MAX_STRUCTURED_ROWS:,}."
+        )
+    )
+    images = _PassThroughList(
+        required=False,
+        default=list,
+        help_text="Images' sizes in pixels and URLs: {image, width, height, url}.",
+    )
+
+
+class StructuredUploadQuerySerializer(serializers.Serializer):
+    """Query parameters of a CSV or multipart structured upload."""
+
+    round = RoundField(required=False, help_text=f"CSV and multipart uploads. {ROUND_HELP}")
+    question = QuestionField(
+        required=False, help_text=f"CSV and multipart uploads. {QUESTION_HELP}"
+    )
+    create_missing = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="CSV and multipart uploads: create unknown items and coders (default true).",
+    )
+
+
+class StructuredUploadFormSerializer(StructuredUploadQuerySerializer):
+    file = serializers.FileField(help_text="A CSV in the question's shape.")
+
+
+class StructuredUploadOutputSerializer(serializers.Serializer):
+    items = serializers.IntegerField(help_text="Distinct items named.")
+    coders = serializers.IntegerField(help_text="Distinct coders named.")
+    records = serializers.IntegerField(help_text="Regions (records) uploaded.")
+    annotations = serializers.IntegerField(help_text="(item, coder) pairs uploaded.")
+    created = serializers.IntegerField(help_text="Pairs annotated for the first time.")
+    replaced = serializers.IntegerField(help_text="Pairs whose value changed.")
+    unchanged = serializers.IntegerField(help_text="Pairs sent with the value they had.")
+    items_created = serializers.IntegerField()
+    coders_created = serializers.IntegerField()

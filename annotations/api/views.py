@@ -40,6 +40,10 @@ from annotations.api.serializers import (
     SpanUploadInputSerializer,
     SpanUploadOutputSerializer,
     SpanUploadQuerySerializer,
+    StructuredUploadFormSerializer,
+    StructuredUploadInputSerializer,
+    StructuredUploadOutputSerializer,
+    StructuredUploadQuerySerializer,
 )
 from annotations.ingest import annotations_ingest_csv
 from annotations.selectors import (
@@ -60,6 +64,14 @@ from annotations.spans import (
     span_records_from_json,
     span_units_from_csv,
     span_units_replace,
+)
+from annotations.structured import (
+    ImageRow,
+    images_from_json,
+    rows_from_csv,
+    rows_from_json,
+    structured_values_replace,
+    values_of,
 )
 from studies.api.parsers import JSONParser
 from studies.api.permissions import StudyScopedMixin
@@ -215,6 +227,7 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
         "list": AnnotationFilterSerializer,
         "bulk": AnnotationBulkQuerySerializer,
         "spans": SpanUploadQuerySerializer,
+        "structured": StructuredUploadQuerySerializer,
     }
 
     def get_queryset(self) -> Any:
@@ -410,6 +423,67 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             create_missing=options.get("create_missing", True),
         )
         return Response(SpanUploadOutputSerializer(result).data, status=status.HTTP_200_OK)
+
+    @extend_schema(
+        summary="Upload a structured question's values (regions on images)",
+        description=(
+            "Every (image, coder) pair named gets exactly the regions given for it, all or "
+            "none; pairs not named keep theirs. JSON `{round, question, rows, images}`, or a "
+            "CSV in the question's shape (`text/csv`, options in the query) or as a multipart "
+            "`file`."
+        ),
+        request=StructuredUploadInputSerializer,
+        responses={
+            200: StructuredUploadOutputSerializer,
+            400: AnnotationUploadErrorResponseSerializer,
+            409: AnnotationConflictErrorResponseSerializer,
+            413: AnnotationTooLargeErrorResponseSerializer,
+        },
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="structured",
+        parser_classes=[JSONParser, SpanCsvParser, MultiPartParser, FormParser],
+    )
+    def structured(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        media_type = (request.content_type or "").split(";")[0].strip().lower()
+        images: list[ImageRow] = []
+        if media_type == SpanCsvParser.media_type:
+            options = dict(self.query)
+            parsed = request.data if isinstance(request.data, dict) else {}
+            text = parsed.get("csv", "")
+        elif media_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+            payload: Any = request.data
+            fields = {**request.query_params.dict(), **{key: payload.get(key) for key in payload}}
+            form = StructuredUploadFormSerializer(
+                data=fields, context=self.query_serializer_context()
+            )
+            form.is_valid(raise_exception=True)
+            options = dict(form.validated_data)
+            text = csv_text(options["file"].read())
+        else:
+            _refuse_csv_parameters(request, StructuredUploadQuerySerializer)
+            body = StructuredUploadInputSerializer(data=request.data, context={"study": self.study})
+            body.is_valid(raise_exception=True)
+            options = dict(body.validated_data)
+            text = None
+        round_, question = _span_target(options)
+        values = values_of(question)
+        if text is None:
+            rows = rows_from_json(options["rows"])
+            images = images_from_json(options["images"])
+        else:
+            rows = rows_from_csv(text, values)
+        result = structured_values_replace(
+            round=round_,
+            question=question,
+            rows=rows,
+            images=images,
+            actor=self.actor,
+            create_missing=options.get("create_missing", True),
+        )
+        return Response(StructuredUploadOutputSerializer(result).data, status=status.HTTP_200_OK)
 
 
 def _span_target(options: dict[str, Any]) -> tuple[Round, Question]:

@@ -264,6 +264,15 @@ class AnnotationExportQuerySerializer(ExportQuerySerializer):
     )
 
 
+class StructuredExportQuerySerializer(ExportQuerySerializer):
+    shape = serializers.ChoiceField(
+        choices=["rows", "coco"],
+        default="rows",
+        help_text="rows: the question's CSV shape (or the upload's JSON body); coco: one COCO "
+        "detection file (JSON) with an annotator field per annotation.",
+    )
+
+
 class ResultExportQuerySerializer(ExportQuerySerializer):
     computation = serializers.IntegerField(
         required=False,

@@ -24,7 +24,7 @@ from annotations.api.serializers import (
     AnnotationConflictErrorResponseSerializer,
     AnnotationTooLargeErrorResponseSerializer,
 )
-from annotations.selectors import span_table
+from annotations.selectors import span_table, structured_table
 from exchange import exports
 from exchange.api.serializers import (
     AnnotationExportQuerySerializer,
@@ -39,6 +39,7 @@ from exchange.api.serializers import (
     ResultExportQuerySerializer,
     ResultsExportSerializer,
     SpanExportSerializer,
+    StructuredExportQuerySerializer,
 )
 from exchange.formats import FORMATS
 from exchange.imports import MAX_IMPORT_BYTES, ImportFileTooLargeError, annotations_import
@@ -220,6 +221,22 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         return Response(ImportFormatSerializer(list(FORMATS.values()), many=True).data)
 
 
+#: The code of a 400 for a question whose values leave by another export (older codes kept).
+_WRONG_EXPORT_CODES = {
+    "spans": "span_question",
+    "annotations": "not_a_span_question",
+    "structured": "structured_question",
+}
+
+
+def _export_of(question: Question) -> str:
+    """The export a question's values leave by."""
+    kind = question.label_kind
+    if kind.units:
+        return "spans"
+    return "structured" if kind.structured is not None else "annotations"
+
+
 def _csv_response(text: str, filename: str) -> Response:
     response = Response(text)
     response["Content-Disposition"] = content_disposition_header(
@@ -246,24 +263,22 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
         "diagnostics": ExportQuerySerializer,
         "results": ResultExportQuerySerializer,
         "spans": ExportQuerySerializer,
+        "structured": StructuredExportQuerySerializer,
     }
 
-    def _target(self, *, span: bool | None = False) -> tuple[dict[str, Any], Round, Question]:
-        """The validated query and the round and question it names; ``span`` True asks for
-        a span question, False for any other (a 400 on ``question`` otherwise), None for
-        either."""
+    def _target(self, export: str | None) -> tuple[dict[str, Any], Round, Question]:
+        """The validated query and the round and question it names; ``export`` names the
+        export asked for (``annotations``, ``spans`` or ``structured``), a 400 on
+        ``question`` when the question's values leave by another one; None for any."""
         question = self.query["question"]
-        is_span = question.label_kind.units
-        if span is not None and is_span != span:
+        own = _export_of(question)
+        if export is not None and own != export:
             raise ValidationError(
                 {
                     "question": ErrorDetail(
-                        f"Question {question.key!r} is a span question: export its units "
-                        "from exports/spans/."
-                        if is_span
-                        else f"Question {question.key!r} is not a span question: export its "
-                        "labels from exports/annotations/.",
-                        code="span_question" if is_span else "not_a_span_question",
+                        f"Question {question.key!r} is a {question.kind} question: export its "
+                        f"values from exports/{own}/.",
+                        code=_WRONG_EXPORT_CODES[own],
                     )
                 }
             )
@@ -285,7 +300,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="annotations")
     def annotations(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query, round_, question = self._target()
+        query, round_, question = self._target("annotations")
         table = annotation_table(round_=round_, question=question)
         shape = query["shape"]
         if self._is_csv(request):
@@ -322,7 +337,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="diagnostics")
     def diagnostics(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        _query, round_, question = self._target()
+        _query, round_, question = self._target("annotations")
         stored = stored_item_table(study=self.study, round_=round_, question=question)
         if stored is None:
             raise NotFound(
@@ -354,7 +369,7 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="results")
     def results(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        query, round_, question = self._target(span=None)
+        query, round_, question = self._target(None)
         computation = computation_for_export(
             study=self.study,
             round_=round_,
@@ -385,10 +400,41 @@ class ExportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
     )
     @action(detail=False, methods=["get"], url_path="spans")
     def spans(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        _query, round_, question = self._target(span=True)
+        _query, round_, question = self._target("spans")
         table = span_table(round_=round_, question=question)
         if self._is_csv(request):
             return _csv_response(
                 exports.spans_csv(table), f"{_slug(round_.name)}-{question.key}-spans.csv"
             )
         return Response(SpanExportSerializer(exports.spans_json(table)).data)
+
+    @extend_schema(
+        summary="Export a structured question's values (regions on images)",
+        description="`shape=rows`: the question's CSV shape (`image,coder,x,y,width,height,"
+        "label[,rotation]` for boxes, `image,coder,points,label` for polygons, `image,coder,"
+        "x,y,label` for keypoints), what `metrics report --level <kind>` and the upload read, "
+        "with a row of empty values for a coder who drew nothing; its JSON is the upload's "
+        "body (`rows`, `images`). `shape=coco`: one COCO file (JSON) with an `annotator` "
+        "field per annotation. " + _CSV_OR_JSON,
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): OpenApiTypes.STR,
+        },
+    )
+    @action(detail=False, methods=["get"], url_path="structured")
+    def structured(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        query, round_, question = self._target("structured")
+        table = structured_table(round_=round_, question=question)
+        if query["shape"] == "coco":
+            values = question.label_kind.structured
+            if values is None or values.coco is None:
+                raise ValidationError(
+                    {"shape": ErrorDetail(f"{question.kind} questions have no COCO export.",
+                                          code="invalid_choice")}
+                )  # fmt: skip
+            return Response(exports.coco_json(table))
+        if self._is_csv(request):
+            return _csv_response(
+                exports.structured_csv(table), f"{_slug(round_.name)}-{question.key}.csv"
+            )
+        return Response(exports.structured_json(table))

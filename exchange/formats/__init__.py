@@ -6,7 +6,9 @@ Importing this package registers every format module.
 from __future__ import annotations
 
 from exchange.formats import (
+    coco,
     conll,
+    cvat,
     doccano,
     generic,
     inception,
@@ -20,6 +22,8 @@ from exchange.formats.base import (
     MalformedFileError,
     ParsedDocument,
     ParsedFile,
+    ParsedImage,
+    ParsedRegion,
     ParsedRow,
     ParsedSpan,
     ParseOptions,
@@ -33,10 +37,14 @@ __all__ = [
     "ParseOptions",
     "ParsedDocument",
     "ParsedFile",
+    "ParsedImage",
+    "ParsedRegion",
     "ParsedRow",
     "ParsedSpan",
     "Rejection",
+    "coco",
     "conll",
+    "cvat",
     "doccano",
     "generic",
     "inception",

@@ -15,6 +15,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import re
 import zipfile
 import zlib
@@ -108,6 +109,46 @@ class ParsedSpan:
 
 
 @dataclass(frozen=True)
+class ParsedRegion:
+    """One region found in the file (a box, polygon or keypoint), or a mark that ``coder``
+    annotated ``image`` and drew nothing (``cells`` empty).
+
+    ``cells`` are the region in the question's CSV shape, in pixels (``x``, ``y``,
+    ``width``, ``height``, ``rotation``, ``points``, ``label``): the parser converts the
+    tool's coordinates. ``kind`` is the region kind (``box``, ``polygon``, ``keypoint``) the
+    target question must have; ``field`` the tool's name for the question."""
+
+    source: str
+    image: str
+    coder: str
+    kind: str
+    cells: dict[str, Any] = field(default_factory=dict)
+    field: str | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.cells
+
+
+def _size(value: Any) -> float | None:
+    """A positive number of pixels, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not (math.isfinite(value) and value > 0):
+        return None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class ParsedImage:
+    """An image a region file names: its size in pixels and its URL (either may be unknown)."""
+
+    width: float | None = None
+    height: float | None = None
+    url: str = ""
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     """A document a span file names: its text (for new items) and, when the file gives
     it, its extent (``begin`` .. ``end``; token files give ``0 .. number of tokens``)."""
@@ -153,6 +194,17 @@ class ParsedFile:
     # False when the documents' texts are rebuilt (tokens joined...), not the tool's own:
     # they then only go to items without a text
     exact_texts: bool = True
+    regions: list[ParsedRegion] = field(default_factory=list)
+    images: dict[str, ParsedImage] = field(default_factory=dict)
+
+    def image(self, key: str, *, width: Any = None, height: Any = None, url: Any = "") -> None:
+        """Note an image's size and URL (the first given wins)."""
+        known = self.images.get(key, ParsedImage())
+        self.images[key] = ParsedImage(
+            width=known.width if known.width is not None else _size(width),
+            height=known.height if known.height is not None else _size(height),
+            url=known.url or (url if isinstance(url, str) else ""),
+        )
 
     def document(
         self, key: str, *, text: object = None, begin: int | None = None, end: int | None = None

@@ -11,12 +11,17 @@
   of ``data.text``), ``hypertextlabels`` and ``paragraphlabels`` (``value.globalOffsets``,
   the character offsets Label Studio adds to those results; without them the result only
   has element paths or paragraph indices and is rejected). A region with several labels
-  gives one unit per label.
+  gives one unit per label;
+- image regions by result ``type`` (``exchange.formats.label_studio_regions``):
+  ``rectanglelabels`` (boxes, with ``rotation``), ``polygonlabels`` and ``keypointlabels``,
+  their percent coordinates turned into pixels with ``original_width`` and
+  ``original_height``; the task's ``data.image`` is the item's image URL.
 
 A submitted annotation is the coder's whole answer for the task: for every span field of
 the file it has no result of, the coder annotated the document and found nothing (an
 annotation with an empty ``result`` is such a mark for every span field, or, in a file
-without span results, for the import's ``question``). Cancelled annotations
+without span results, for the import's ``question``); likewise it drew nothing for every
+region field it has no result of. Cancelled annotations
 (``was_cancelled``) and model ``predictions`` are skipped. A result of another type
 (``textarea``...) is rejected, with its ``from_name`` as the rejection's tool field: an
 import that maps that field to null ignores it.
@@ -26,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +50,12 @@ from exchange.formats.base import (
     one_or_set,
     register,
     whole_number,
+)
+from exchange.formats.label_studio_regions import (
+    REGION_TYPES,
+    nothing_drawn,
+    region_fields,
+    region_result,
 )
 
 SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
@@ -95,6 +107,8 @@ class _Task:
     astral: list[int] | None = None
     utf16_fixes: int = 0
     span_fields: frozenset[str] = field(default_factory=frozenset)
+    # from_name -> region kind, of every region result of the file
+    region_fields: Mapping[str, str] = field(default_factory=dict)
 
 
 def _span_fields(tasks: list[Any]) -> frozenset[str]:
@@ -116,7 +130,8 @@ def _span_fields(tasks: list[Any]) -> frozenset[str]:
     "label_studio",
     title="Label Studio JSON export",
     description="Tasks with annotations[].result[]: choices, rating, number, taxonomy; spans "
-    "(labels, hypertextlabels, paragraphlabels).",
+    "(labels, hypertextlabels, paragraphlabels); image regions (rectanglelabels, "
+    "polygonlabels, keypointlabels, percent coordinates turned into pixels).",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     tasks = load_json(decode(data))
@@ -126,9 +141,10 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
         raise MalformedFileError("A Label Studio export is a JSON list of tasks.")
     parsed = ParsedFile()
     span_fields = _span_fields(tasks)
+    regions = region_fields(tasks)
     fixes = 0
     for task_index, raw in enumerate(tasks):
-        task = _task(parsed, task_index, raw, options, span_fields)
+        task = _task(parsed, task_index, raw, options, span_fields, regions)
         if task is None:
             continue
         for annotation_index, annotation in enumerate(raw["annotations"]):
@@ -149,6 +165,7 @@ def _task(
     task: Any,
     options: ParseOptions,
     span_fields: frozenset[str],
+    regions: Mapping[str, str],
 ) -> _Task | None:
     if not isinstance(task, dict):
         parsed.records += 1
@@ -191,7 +208,15 @@ def _task(
         return None
     task.setdefault("annotations", [])
     parsed.text_of(document, text)
-    return _Task(document=document, source=source, text=text, span_fields=span_fields)
+    if regions:
+        parsed.image(document, url=data.get("image"))
+    return _Task(
+        document=document,
+        source=source,
+        text=text,
+        span_fields=span_fields,
+        region_fields=regions,
+    )
 
 
 def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotation: Any) -> None:
@@ -233,6 +258,7 @@ def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotati
         return
     if not results:
         parsed.records += 1
+        _nothing_drawn(parsed, task, coder, source, answered=set())
         if task.span_fields:
             for name in sorted(task.span_fields):
                 _found_nothing(parsed, task, coder, source, name)
@@ -248,6 +274,23 @@ def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotati
             answered.add(span_field)
     for name in sorted(task.span_fields - answered):
         _found_nothing(parsed, task, coder, source, name)
+    _nothing_drawn(parsed, task, coder, source, answered=answered)
+
+
+def _nothing_drawn(
+    parsed: ParsedFile, task: _Task, coder: str, source: str, *, answered: set[str]
+) -> None:
+    """A mark for each region field the annotation has no region of: drew nothing there."""
+    for name, region in sorted(task.region_fields.items()):
+        if name not in answered:
+            nothing_drawn(
+                parsed,
+                image=task.document,
+                coder=coder,
+                source=source,
+                from_name=name,
+                region=region,
+            )
 
 
 def _found_nothing(
@@ -276,6 +319,17 @@ def _result(
     kind = result.get("type")
     from_name = key_text(result.get("from_name"))
     value = result.get("value")
+    if isinstance(kind, str) and kind in REGION_TYPES and from_name is not None:
+        region_result(
+            parsed,
+            image=task.document,
+            coder=coder,
+            source=result_source,
+            from_name=from_name,
+            kind=kind,
+            result=result,
+        )
+        return from_name
     if kind not in SUPPORTED_TYPES:
         parsed.reject(
             result_source,

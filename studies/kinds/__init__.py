@@ -9,13 +9,35 @@ a kind.
 
 from __future__ import annotations
 
-from studies.kinds import category_set, hierarchy, interval, nominal, ordinal, ratio, span
+from studies.kinds import (
+    box,
+    category_set,
+    hierarchy,
+    interval,
+    keypoint,
+    nominal,
+    ordinal,
+    polygon,
+    ratio,
+    span,
+)
 from studies.kinds.base import Feature, Kind, KindRefusalError, ValueForm
 
 #: Every registered kind by its key, in the order people choose them.
 KINDS: dict[str, Kind] = {
     module.KIND.key: module.KIND
-    for module in (nominal, ordinal, interval, ratio, category_set, hierarchy, span)
+    for module in (
+        nominal,
+        ordinal,
+        interval,
+        ratio,
+        category_set,
+        hierarchy,
+        span,
+        box,
+        polygon,
+        keypoint,
+    )
 }
 
 

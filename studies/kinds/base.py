@@ -11,12 +11,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from studies.kinds.structured import StructuredValues
 
 
 class ValueForm(enum.StrEnum):
-    """Where one coder's value of one item is stored, and so how the apps read it: each
-    form's value is the name of its ``Annotation`` field."""
+    """Where one coder's value of one item is stored, and so how the apps read it."""
 
     #: One category (``Annotation.category_id``): a code, or a node of a tree.
     CATEGORY = "category"
@@ -24,8 +26,16 @@ class ValueForm(enum.StrEnum):
     NUMBER = "number"
     #: A non-empty set of categories (``Annotation.category_set``, sorted ids).
     CATEGORY_SET = "category_set"
-    #: Structured units of a document (``Annotation.units``): a coder's whole annotation.
+    #: Span units of a document (``Annotation.units``): a coder's whole annotation.
     UNITS = "units"
+    #: Any other structure (``Annotation.units``), read and written through the kind's
+    #: :class:`~studies.kinds.structured.StructuredValues`: regions on an image, say.
+    STRUCTURED = "structured"
+
+    @property
+    def column(self) -> str:
+        """The ``Annotation`` field that holds a value of this form."""
+        return "units" if self is ValueForm.STRUCTURED else self.value
 
 
 class Feature(enum.StrEnum):
@@ -103,6 +113,8 @@ class Kind:
     #: The kind whose scheme maps a tool file's labels of this kind onto categories (a
     #: span's units carry nominal labels); None: this kind's own.
     file_labels_as: str | None = None
+    #: How a structured value crosses the server's edges (form STRUCTURED only).
+    structured: StructuredValues | None = None
     #: How Label Studio names a result of this kind (``choices``, ``number``, ``labels``, ...).
     label_studio_type: str = "choices"
 

@@ -23,5 +23,9 @@ QUALITY_REFUSAL = (
 
 
 def label_defaults(coefficients: tuple[str, ...], level: str, distance: str) -> dict[str, Any]:
-    return {"coefficients": list(coefficients), "level": level, "distance": distance,
-            **INTERVAL_DEFAULTS}  # fmt: skip
+    return {
+        "coefficients": list(coefficients),
+        "level": level,
+        "distance": distance,
+        **INTERVAL_DEFAULTS,
+    }

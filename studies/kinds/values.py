@@ -29,6 +29,7 @@ class LabelErrorCode:
     NUMBER_OUT_OF_RANGE = "number_out_of_range"
     INVALID_TYPE = "invalid_type"
     SPAN_QUESTION = "span_question"
+    STRUCTURED_QUESTION = "structured_question"
 
 
 class LabelError(ValueError):

@@ -436,12 +436,17 @@ def _is_ancestor(category: Category, node: Category | None) -> bool:
 def category_in_use(category: Category) -> bool:
     if Annotation.objects.filter(category=category).exists():
         return True
-    # Set-valued labels keep category ids in a JSON list, span units in their third place;
-    # a portable scan (SQLite has no JSON containment lookup) over just that question's.
-    if category.question.label_kind.units:
+    # Set-valued labels keep category ids in a JSON list, span units in their third place,
+    # structured values where their kind says; a portable scan (SQLite has no JSON
+    # containment lookup) over just that question's.
+    kind = category.question.label_kind
+    if kind.units or kind.structured is not None:
         units = Annotation.objects.filter(
             question_id=category.question_id, units__isnull=False
         ).values_list("units", flat=True)
+        if kind.structured is not None:
+            used = kind.structured.category_ids
+            return any(category.pk in used(stored or []) for stored in units.iterator())
         return any(
             any(int(unit[2]) == category.pk for unit in stored or ()) for stored in units.iterator()
         )

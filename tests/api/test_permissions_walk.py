@@ -134,6 +134,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/annotations/"): VIEWER,
     ("POST", f"{S}/annotations/bulk/"): ANNOTATOR,
     ("POST", f"{S}/annotations/spans/"): ANNOTATOR,
+    ("POST", f"{S}/annotations/structured/"): ANNOTATOR,
     ("GET", f"{S}/annotations/<pk>/"): VIEWER,
     ("DELETE", f"{S}/annotations/<pk>/"): ANNOTATOR,
     ("GET", f"{S}/annotation-changes/"): VIEWER,
@@ -143,6 +144,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/exports/diagnostics/"): VIEWER,
     ("GET", f"{S}/exports/results/"): VIEWER,
     ("GET", f"{S}/exports/spans/"): VIEWER,
+    ("GET", f"{S}/exports/structured/"): VIEWER,
     ("GET", f"{S}/computations/"): VIEWER,
     ("POST", f"{S}/computations/"): ANNOTATOR,
     ("GET", f"{S}/computations/<pk>/"): VIEWER,
@@ -198,6 +200,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("POST", f"{R}/adjudication/decide/"): PAGE_MANAGER,
     ("GET", f"{R}/reference/"): PAGE_VIEWER,
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
+    ("GET", f"{R}/images/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
     # Open to all: the API's description and signing in and out.
     ("GET", "/api/schema/"): PUBLIC,
@@ -341,6 +344,9 @@ def _extend(world: World) -> dict[str, Any]:
     )
     CategoryFactory(question=span, code="PER")
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
+    boxes = QuestionFactory(study=study, key="boxes", kind=LabelKind.BOX)
+    CategoryFactory(question=boxes, code="car")
+    image = ItemFactory(study=study, external_id="img-1", image_width=100, image_height=50)
     with TestCase.captureOnCommitCallbacks(execute=True):
         adjudication = adjudicate(round_=rounds[0], question=question, item=items[0], label="yes")
         plan = plan_request_create(
@@ -359,6 +365,8 @@ def _extend(world: World) -> dict[str, Any]:
         "computation": computations[0],
         "span": span,
         "document": document,
+        "boxes": boxes,
+        "image": image,
         "webhook": endpoint.pk,
         "comparison": comparison.pk,
         "review": ReviewEntry.objects.filter(round=rounds[0]).values_list("pk", flat=True)[0],
@@ -504,6 +512,24 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
             query={"question": pages_question.key, "round": first.pk}
         ),
         ("GET", f"{S}/exports/spans/"): Call(query={"question": "entities", "round": first.pk}),
+        ("POST", f"{S}/annotations/structured/"): Call(
+            body={
+                "round": first.pk,
+                "question": "boxes",
+                "rows": [
+                    {
+                        "image": "img-1",
+                        "coder": coder.key,
+                        "x": 0,
+                        "y": 0,
+                        "width": 5,
+                        "height": 5,
+                        "label": "car",
+                    }
+                ],
+            }
+        ),
+        ("GET", f"{S}/exports/structured/"): Call(query={"question": "boxes", "round": first.pk}),
         ("POST", f"{S}/computations/"): Call(
             body={"question": pages_question.pk, "rounds": [second.pk]}
         ),
@@ -553,6 +579,9 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,
+        ("GET", f"{R}/images/<item_pk>/"): Call(
+            params={"question_pk": ids["boxes"].pk, "item_pk": ids["image"].pk}
+        ),
     }
 
 

@@ -61,6 +61,14 @@ def _label_rows(values: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
 
 
 def _agreed_rows(agreed: dict[str, Any], rows_field: str) -> list[dict[str, Any]]:
+    if rows_field == "rows":
+        # An item's empty list: each coder annotated it and drew nothing.
+        return [
+            {"image": item, "coder": coder, **record}
+            for item, records in agreed.items()
+            for coder in CODERS
+            for record in records or [{}]
+        ]
     if rows_field == "units":
         return [
             {"document": item, "coder": coder, **unit}
@@ -88,6 +96,23 @@ def _categories(*codes: str) -> list[dict[str, Any]]:
 
 
 BULK = "annotations/bulk/"
+STRUCTURED = "annotations/structured/"
+MATCHED_ROW = '<th scope="row">Matched alpha, mean over images (Tschirschwitz et al.)</th>'
+
+
+def _label_studio(result: str) -> tuple[str, str, bytes]:
+    """A Label Studio export of one image task (200 × 100 pixels) annotated by alice."""
+    return (
+        "label_studio",
+        "regions.json",
+        (
+            '[{"id": 1, "data": {"image": "https://example.org/d1.png"}, "annotations": ['
+            '{"id": 11, "completed_by": "alice", "result": [{"from_name": "q", "to_name": '
+            '"image", "original_width": 200, "original_height": 100, ' + result + "}]}]}]"
+        ).encode(),
+    )
+
+
 ALPHA_ROW = '<th scope="row">Krippendorff&#x27;s alpha</th>'
 
 CASES: dict[str, KindCase] = {
@@ -246,6 +271,143 @@ CASES: dict[str, KindCase] = {
             b'{"id": 11, "completed_by": "alice", "result": [{"from_name": "q", '
             b'"to_name": "text", "type": "labels", "value": {"start": 0, "end": 5, '
             b'"labels": ["PER"]}}]}]}]',
+        ),
+        imported=1,
+        refuses_review=True,
+    ),
+    "box": KindCase(
+        question={"kind": "box", "categories": _categories("car", "person")},
+        upload=STRUCTURED,
+        rows_field="rows",
+        good_rows=[
+            {
+                "image": "d1",
+                "coder": "alice",
+                "x": 10,
+                "y": 20,
+                "width": 30,
+                "height": 40,
+                "label": "car",
+            },
+            {
+                "image": "d1",
+                "coder": "bob",
+                "x": "12",
+                "y": "20",
+                "width": "30.5",
+                "height": "40",
+                "label": "car",
+                "rotation": "15",
+            },
+        ],
+        read_back=[
+            [{"x": 10, "y": 20, "width": 30, "height": 40, "rotation": 0, "label": "car"}],
+            [{"x": 12, "y": 20, "width": 30.5, "height": 40, "rotation": 15, "label": "car"}],
+        ],
+        change_texts=["10,20 30x40 car", "12,20 30.5x40 r15 car"],
+        bad_row={
+            "image": "d2",
+            "coder": "alice",
+            "x": 1,
+            "y": 2,
+            "width": -5,
+            "height": 4,
+            "label": "car",
+        },
+        bad_error=("not_positive", "rows.0.width"),
+        agreed={
+            "d1": [{"x": 0, "y": 0, "width": 10, "height": 10, "label": "car"}],
+            "d2": [{"x": 5, "y": 5, "width": 20, "height": 10, "label": "person"}],
+            "d3": [],
+            "d4": [
+                {"x": 0, "y": 0, "width": 10, "height": 10, "label": "car"},
+                {"x": 50, "y": 50, "width": 10, "height": 30, "label": "person"},
+            ],
+        },
+        headline="alpha_matched",
+        page_text=MATCHED_ROW,
+        export="structured",
+        export_lines=[
+            "image,coder,x,y,width,height,label,rotation",
+            "d1,alice,10,20,30,40,car,0",
+            "d1,bob,12,20,30.5,40,car,15",
+        ],
+        import_file=_label_studio(
+            '"type": "rectanglelabels", "value": {"x": 10, "y": 20, "width": 15, "height": 40, '
+            '"rotation": 0, "rectanglelabels": ["car"]}'
+        ),
+        imported=1,
+        refuses_review=True,
+    ),
+    "polygon": KindCase(
+        question={"kind": "polygon", "categories": _categories("roof", "road")},
+        upload=STRUCTURED,
+        rows_field="rows",
+        good_rows=[
+            {"image": "d1", "coder": "alice", "points": "0 0;10 0;10 10", "label": "roof"},
+            {
+                "image": "d1",
+                "coder": "bob",
+                "points": [[0, 0], [10, 0], [0, 10.5]],
+                "label": "road",
+            },
+        ],
+        read_back=[
+            [{"points": [[0, 0], [10, 0], [10, 10]], "label": "roof"}],
+            [{"points": [[0, 0], [10, 0], [0, 10.5]], "label": "road"}],
+        ],
+        change_texts=["roof (0 0, 10 0, 10 10)", "road (0 0, 10 0, 0 10.5)"],
+        bad_row={"image": "d2", "coder": "alice", "points": "0 0;10 0", "label": "roof"},
+        bad_error=("too_few_points", "rows.0.points"),
+        agreed={
+            "d1": [{"points": "0 0;10 0;10 10", "label": "roof"}],
+            "d2": [{"points": "5 5;25 5;25 25;5 25", "label": "road"}],
+            "d3": [],
+            "d4": [{"points": "0 0;40 0;20 30", "label": "roof"}],
+        },
+        headline="alpha_matched",
+        page_text=MATCHED_ROW,
+        export="structured",
+        export_lines=[
+            "image,coder,points,label",
+            "d1,alice,0 0;10 0;10 10,roof",
+            "d1,bob,0 0;10 0;0 10.5,road",
+        ],
+        import_file=_label_studio(
+            '"type": "polygonlabels", "value": {"points": [[0, 0], [50, 0], [50, 50]], '
+            '"polygonlabels": ["roof"]}'
+        ),
+        imported=1,
+        refuses_review=True,
+    ),
+    "keypoint": KindCase(
+        question={"kind": "keypoint", "categories": _categories("nose", "eye")},
+        upload=STRUCTURED,
+        rows_field="rows",
+        good_rows=[
+            {"image": "d1", "coder": "alice", "x": 10, "y": 20, "label": "nose"},
+            {"image": "d1", "coder": "bob", "x": "11.5", "y": "20", "label": "eye"},
+        ],
+        read_back=[
+            [{"x": 10, "y": 20, "label": "nose"}],
+            [{"x": 11.5, "y": 20, "label": "eye"}],
+        ],
+        change_texts=["10,20 nose", "11.5,20 eye"],
+        bad_row={"image": "d2", "coder": "alice", "x": "far", "y": 2, "label": "nose"},
+        bad_error=("not_a_number", "rows.0.x"),
+        agreed={
+            "d1": [{"x": 10, "y": 10, "label": "nose"}],
+            "d2": [{"x": 40, "y": 20, "label": "eye"}, {"x": 60, "y": 20, "label": "eye"}],
+            "d3": [],
+            "d4": [{"x": 5, "y": 90, "label": "nose"}],
+        },
+        headline="alpha_matched",
+        page_text=MATCHED_ROW,
+        export="structured",
+        export_lines=["image,coder,x,y,label", "d1,alice,10,20,nose", "d1,bob,11.5,20,eye"],
+        import_file=_label_studio(
+            '"type": "keypointlabels", "value": {"x": 50, "y": 50, "width": 1, '
+            '"keypointlabels": ["nose"]}'
         ),
         imported=1,
         refuses_review=True,

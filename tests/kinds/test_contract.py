@@ -35,7 +35,7 @@ def test_values_round_trip_with_their_canonical_text(
     listed = manager_client.get(
         f"/api/v1/studies/{study.pk}/annotations/", {"question": "q"}
     ).json()["results"]
-    field = "units" if case.rows_field == "units" else "label"
+    field = "label" if case.rows_field == "annotations" else "units"
     assert [row[field] for row in sorted(listed, key=lambda row: row["coder"])] == case.read_back
     changes = AnnotationChange.objects.order_by("coder__key").values_list("new_value", flat=True)
     assert list(changes) == case.change_texts

@@ -1,0 +1,206 @@
+"""What the pages show of a structured question (regions on images, ...): the round
+report's coefficients, per-category table and most disputed items, and one item's values,
+each coder's drawn over the item. Stored results only: the kind names its coefficients and
+draws its values (``StructuredValues.names``, ``.draw``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from computations.models import Computation
+from computations.selectors import computation_is_stale, study_history
+from pages.selectors import (
+    CoefficientHistory,
+    history_by_coefficient,
+    interval_label,
+    reliability_label,
+    round_computation,
+)
+from studies.kinds.structured import StructuredValues
+from studies.models import Annotation, Category, Item, Question, Round, Study
+
+#: Colours of the coders' drawings, in coder order (colour-blind safe, Okabe–Ito).
+CODER_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+
+
+@dataclass(frozen=True)
+class CoefficientRow:
+    key: str
+    name: str
+    value: float | None
+    observed: float | None
+    expected: float | None
+    ci: Mapping[str, Any] | None
+    band: str | None
+    interval: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class CategoryRow:
+    category: str
+    values: list[float | None]
+
+
+@dataclass(frozen=True)
+class DisputedRow:
+    item: str
+    item_id: int | None
+    value: float | None
+    n_records: int | None
+
+
+@dataclass
+class StructuredRoundReport:
+    study: Study
+    round: Round
+    question: Question
+    computation: Computation | None
+    stale: bool | None = None
+    results: dict[str, Any] = field(default_factory=dict)
+    coefficients: list[CoefficientRow] = field(default_factory=list)
+    category_columns: list[str] = field(default_factory=list)
+    categories: list[CategoryRow] = field(default_factory=list)
+    disputed: list[DisputedRow] = field(default_factory=list)
+    history: list[CoefficientHistory] = field(default_factory=list)
+
+
+def _values(question: Question) -> StructuredValues:
+    values = question.label_kind.structured
+    if values is None:
+        raise ValueError(f"Question {question.key!r} is not a structured question.")
+    return values
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def coefficient_rows(results: Mapping[str, Any], values: StructuredValues) -> list[CoefficientRow]:
+    """The stored coefficients in the kind's display order, with their bands where they apply."""
+    stored = results.get("coefficients") or {}
+    skipped = results.get("skipped") or {}
+    rows = []
+    for key in [*values.names, *(k for k in stored if k not in values.names)]:
+        entry = stored.get(key)
+        if entry is None:
+            continue
+        value = _number(entry.get("value"))
+        banded = key not in values.not_chance_corrected
+        rows.append(
+            CoefficientRow(
+                key=key,
+                name=values.names.get(key, key),
+                value=value,
+                observed=_number(entry.get("observed")),
+                expected=_number(entry.get("expected")),
+                ci=entry.get("ci"),
+                band=reliability_label(value, "alpha") if banded else None,
+                interval=interval_label(entry.get("ci"), "alpha") if banded else None,
+                reason=entry.get("reason") or (skipped.get(key) if value is None else None),
+            )
+        )
+    return rows
+
+
+def category_rows(results: Mapping[str, Any]) -> tuple[list[str], list[CategoryRow]]:
+    """Per category, each coefficient that has a per-category value (columns in order)."""
+    stored = results.get("coefficients") or {}
+    columns = [key for key, entry in stored.items() if isinstance(entry.get("categories"), dict)]
+    labels: list[str] = []
+    for key in columns:
+        labels.extend(str(label) for label in stored[key]["categories"] if str(label) not in labels)
+    rows = [
+        CategoryRow(
+            category=label,
+            values=[
+                _number(_category_value(stored[key]["categories"].get(label))) for key in columns
+            ],
+        )
+        for label in labels
+    ]
+    return columns, rows
+
+
+def _category_value(entry: Any) -> Any:
+    return entry.get("value") if isinstance(entry, Mapping) else entry
+
+
+def structured_round_report(
+    *, study: Study, round_: Round, question: Question
+) -> StructuredRoundReport:
+    values = _values(question)
+    computation = round_computation(study=study, round_=round_, question=question)
+    report = StructuredRoundReport(
+        study=study, round=round_, question=question, computation=computation
+    )
+    history = study_history(study=study, question_id=question.pk)
+    report.history = [h for h in history_by_coefficient(history) if h.coefficient in values.names]
+    if computation is None:
+        return report
+    results = computation.results or {}
+    report.stale = computation_is_stale(computation)
+    report.results = results
+    report.coefficients = coefficient_rows(results, values)
+    report.category_columns, report.categories = category_rows(results)
+    report.disputed = [
+        DisputedRow(
+            item=str(entry.get("image", entry.get("item_name", ""))),
+            item_id=entry.get("item"),
+            value=_number(entry.get("value")),
+            n_records=entry.get("n_regions"),
+        )
+        for entry in results.get("most_disputed", [])
+    ]
+    return report
+
+
+@dataclass(frozen=True)
+class CoderDrawing:
+    coder: str
+    colour: str
+    shapes: list[dict[str, Any]]
+    text: str
+    annotated_nothing: bool
+
+
+@dataclass(frozen=True)
+class StructuredItem:
+    round: Round
+    question: Question
+    item: Item
+    width: float
+    height: float
+    drawings: list[CoderDrawing]
+
+
+def structured_item(*, round_: Round, question: Question, item: Item) -> StructuredItem:
+    """One item's values in a round, each coder's drawn in its own colour over the item
+    (its declared size, else the extent of everything drawn)."""
+    values = _values(question)
+    code_by_id = dict(Category.objects.filter(question=question).values_list("id", "code"))
+    annotations = (
+        Annotation.objects.filter(round=round_, question=question, item=item)
+        .order_by("coder__key")
+        .values_list("coder__key", "units")
+    )
+    drawings = []
+    for index, (coder, value) in enumerate(annotations):
+        value = value or []
+        drawings.append(
+            CoderDrawing(
+                coder=coder,
+                colour=CODER_COLOURS[index % len(CODER_COLOURS)],
+                shapes=values.draw(value, code_by_id),
+                text=values.text(value, code_by_id),
+                annotated_nothing=not value,
+            )
+        )
+    width, height = item.image_width, item.image_height
+    if width is None or height is None:
+        extent = [point for d in drawings for shape in d.shapes for point in shape["extent"]]
+        width = max((x for x, _ in extent), default=100.0)
+        height = max((y for _, y in extent), default=100.0)
+    return StructuredItem(round_, question, item, float(width), float(height), drawings)
