@@ -447,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plan":
         return _plan_main(args)
     if args.command in MODEL_COMMANDS:
-        return run_model_command(args)
+        return run_model_command(args, read_annotations)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     if args.level in REGION_LEVELS:

@@ -17,8 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from metrics.data import ReliabilityData
 
 #: The subcommands this module adds to ``python -m metrics``.
 MODEL_COMMANDS = ("alt-test", "ppi")
@@ -83,9 +87,11 @@ def add_model_parsers(commands: Any) -> None:
     ppi.add_argument("--json", action="store_true", help="print the JSON contract")
 
 
-def run_model_command(args: argparse.Namespace) -> int:
-    """Run ``alt-test`` or ``ppi``; returns the exit code (2 for bad input)."""
-    from metrics.cli import read_annotations
+def run_model_command(
+    args: argparse.Namespace, read_annotations: Callable[..., ReliabilityData]
+) -> int:
+    """Run ``alt-test`` or ``ppi`` on the file ``read_annotations`` (the CLI's reader)
+    reads; returns the exit code (2 for bad input)."""
     from metrics.errors import InputError
     from metrics.models import alt_tests_on_data, ppi_prevalence_on_data
 
