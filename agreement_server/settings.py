@@ -141,6 +141,8 @@ AGREEMENT_CSV_MAX_LINE_BYTES = env_int("AGREEMENT_CSV_MAX_LINE_BYTES", 1024 * 10
 AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES = env_int(
     "AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES", 64 * 1024 * 1024, minimum=1024
 )
+# An image uploaded for an image item (studies.images): at most this many bytes.
+AGREEMENT_IMAGE_MAX_BYTES = env_int("AGREEMENT_IMAGE_MAX_BYTES", 10 * 1024 * 1024, minimum=1024)
 
 REST_FRAMEWORK = {
     "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.URLPathVersioning",

@@ -53,7 +53,7 @@ from annotations.services import (
     _key_text,
 )
 from studies.access import Actor
-from studies.kinds import KINDS
+from studies.kinds import ValueForm, kinds_of_form
 from studies.labels import LabelScheme
 from studies.models import (
     Annotation,
@@ -676,11 +676,6 @@ def _check_target(round_: Round, question: Question) -> None:
         )
 
 
-def span_kinds() -> list[str]:
-    """The keys of the kinds whose values are span units (what an extent must hold)."""
-    return [key for key, kind in KINDS.items() if kind.units]
-
-
 def _check_stored_units_fit(
     items: Mapping[str, _ItemRow],
     *,
@@ -699,7 +694,9 @@ def _check_stored_units_fit(
     if not changed:
         return
     stored = Annotation.objects.filter(
-        item_id__in=list(changed), units__isnull=False, question__kind__in=span_kinds()
+        item_id__in=list(changed),
+        units__isnull=False,
+        question__kind__in=kinds_of_form(ValueForm.UNITS),
     )
     for round_id, question_id, item_id, coder_id, units in stored.values_list(
         "round_id", "question_id", "item_id", "coder_id", "units"

@@ -174,6 +174,41 @@ class StructuredItem:
     width: float
     height: float
     drawings: list[CoderDrawing]
+    #: Whether the latest computation stored this item's matched units (it does for its
+    #: most disputed items): then each shape says its unit, or that it is unmatched.
+    matched: bool = False
+
+
+def _stored_units(round_: Round, question: Question, item: Item) -> list[list[Any]] | None:
+    """The matched units the latest computation stored for this item, if any."""
+    computation = round_computation(study=round_.study, round_=round_, question=question)
+    for entry in (computation.results or {}).get("most_disputed", []) if computation else []:
+        if entry.get("item") == item.pk and "units" in entry:
+            return list(entry["units"])
+    return None
+
+
+def _mark(drawings: list[CoderDrawing], units: list[list[Any]]) -> list[CoderDrawing]:
+    """Each shape with its unit's number (from 1) when matched with another coder's, or as
+    unmatched."""
+    unit_of: dict[tuple[str, int], int] = {}
+    for number, members in enumerate(units, start=1):
+        if len(members) > 1:
+            for coder, place in members:
+                unit_of[(str(coder), int(place))] = number
+    return [
+        CoderDrawing(
+            coder=d.coder,
+            colour=d.colour,
+            shapes=[
+                {**shape, "unit": unit_of.get((d.coder, k)), "matched": (d.coder, k) in unit_of}
+                for k, shape in enumerate(d.shapes)
+            ],
+            text=d.text,
+            annotated_nothing=d.annotated_nothing,
+        )
+        for d in drawings
+    ]
 
 
 def structured_item(*, round_: Round, question: Question, item: Item) -> StructuredItem:
@@ -198,9 +233,14 @@ def structured_item(*, round_: Round, question: Question, item: Item) -> Structu
                 annotated_nothing=not value,
             )
         )
+    units = _stored_units(round_, question, item)
+    if units is not None:
+        drawings = _mark(drawings, units)
     width, height = item.image_width, item.image_height
     if width is None or height is None:
         extent = [point for d in drawings for shape in d.shapes for point in shape["extent"]]
         width = max((x for x, _ in extent), default=100.0)
         height = max((y for _, y in extent), default=100.0)
-    return StructuredItem(round_, question, item, float(width), float(height), drawings)
+    return StructuredItem(
+        round_, question, item, float(width), float(height), drawings, matched=units is not None
+    )

@@ -47,6 +47,9 @@ urlpatterns = [
         name="round-report",
     ),
     path("studies/<id:study_pk>/coders/<id:coder_pk>/", views.coder_view, name="coder-detail"),
+    path(
+        "studies/<id:study_pk>/items/<id:item_pk>/image", views.item_image_view, name="item-image"
+    ),
     path("studies/<id:study_pk>/plans/", plans_view, name="plans"),
     path("studies/<id:study_pk>/plans/request/", plan_request_view, name="plan-request"),
     re_path(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -21,6 +23,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import coder_against_reference
+from agreement_server.middleware import policy_header
 from computations.models import Computation, ComputationScope, ComputationTrigger
 from computations.selectors import study_history
 from computations.services import computation_request
@@ -44,7 +47,8 @@ from pages.span_report import span_round_report
 from pages.structured_report import structured_item, structured_round_report
 from studies.access import Actor, role_allows, study_role
 from studies.exceptions import ApplicationError, ConflictError
-from studies.models import Coder, Item, Question, Role, Round, Study
+from studies.images import image_response
+from studies.models import Coder, Item, ItemImage, Question, Role, Round, Study
 from studies.selectors import question_list, question_resolve, round_list
 
 LOGIN_URL = reverse_lazy("login")
@@ -271,6 +275,14 @@ def span_document_view(
     return render(request, "pages/span_document.html", context)
 
 
+def _image_source(study: Study, item: Item) -> str:
+    """The uploaded image (served to members), else the item's http(s) URL: a javascript:
+    or data: URL is never put in the page."""
+    if ItemImage.objects.filter(item=item).exists():
+        return reverse("pages:item-image", args=[study.pk, item.pk])
+    return item.image_url if item.image_url.startswith(("https://", "http://")) else ""
+
+
 @require_GET
 @site_login_required
 def structured_item_view(
@@ -286,15 +298,33 @@ def structured_item_view(
     if item is None:
         raise Http404("No such item in this study.")
     view = structured_item(round_=round_, question=question, item=item)
+    source = _image_source(study, item)
     context = {
         "study": study,
         "role": role,
         "view": view,
-        # Only http(s) images: a javascript: or data: URL is never put in the page.
-        "image_url": item.image_url if item.image_url.startswith(("https://", "http://")) else "",
+        "image_url": source,
         "stroke": max(view.width, view.height) / 250,
     }
-    return render(request, "pages/structured_item.html", context)
+    response = render(request, "pages/structured_item.html", context)
+    origin = urlsplit(source)
+    if origin.scheme in ("http", "https") and origin.netloc:
+        # The page may show this one image from its own server, nothing else from there.
+        policy = dict(settings.CONTENT_SECURITY_POLICY)
+        policy["img-src"] = [*policy["img-src"], f"{origin.scheme}://{origin.netloc}"]
+        response["Content-Security-Policy"] = policy_header(policy)
+    return response
+
+
+@require_GET
+@site_login_required
+def item_image_view(request: HttpRequest, study_pk: int, item_pk: int) -> HttpResponse:
+    """An item's uploaded image, for the study's members only (the image view draws on it)."""
+    study, _role = _study_for(request, study_pk)
+    image = ItemImage.objects.filter(item__study=study, item_id=item_pk).first()
+    if image is None:
+        raise Http404("No uploaded image for this item.")
+    return image_response(image)
 
 
 @require_GET

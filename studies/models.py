@@ -239,6 +239,22 @@ class Item(models.Model):
         return self.external_id
 
 
+class ItemImage(models.Model):
+    """An image item's picture, uploaded to the server (``studies.images``) and served to the
+    study's members only. Kept in the database: one place to back up, no file store to share
+    between web processes; its size is capped (``AGREEMENT_IMAGE_MAX_BYTES``)."""
+
+    item = models.OneToOneField(
+        Item, on_delete=models.CASCADE, primary_key=True, related_name="uploaded_image"
+    )
+    content = models.BinaryField()
+    content_type = models.CharField(max_length=20)
+    uploaded_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"image of {self.item}"
+
+
 class StudyItemCount(models.Model):
     """How many items a study has, kept by the database itself.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import CharField, OuterRef, Prefetch, QuerySet, Subquery, Value
+from django.db.models import CharField, Exists, OuterRef, Prefetch, QuerySet, Subquery, Value
 
 from studies.access import Actor, studies_visible_to
 from studies.models import (
@@ -12,6 +12,7 @@ from studies.models import (
     Category,
     Coder,
     Item,
+    ItemImage,
     Membership,
     Question,
     Round,
@@ -59,7 +60,9 @@ def coder_list(*, study: Study) -> QuerySet[Coder]:
 
 
 def item_list(*, study: Study) -> QuerySet[Item]:
-    return Item.objects.filter(study=study).order_by("id")
+    """The study's items, each knowing whether it has an uploaded image (one subquery)."""
+    uploaded = ItemImage.objects.filter(item=OuterRef("pk"))
+    return Item.objects.filter(study=study).annotate(has_image=Exists(uploaded)).order_by("id")
 
 
 def item_counts(*, study_ids: list[int]) -> dict[int, int]:

@@ -198,3 +198,18 @@ def _charset(media_type: str | None) -> str | None:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number.")
+
+
+class ImageParser(parsers.BaseParser):
+    """An image body (``Content-Type: image/...``) as its bytes, ``{"image": bytes}``; read
+    no further than one byte past ``AGREEMENT_IMAGE_MAX_BYTES`` (the service refuses more)."""
+
+    media_type = "image/*"
+
+    def parse(
+        self,
+        stream: IO[Any],
+        media_type: str | None = None,
+        parser_context: Mapping[str, Any] | None = None,
+    ) -> dict[str, bytes]:
+        return {"image": stream.read(int(settings.AGREEMENT_IMAGE_MAX_BYTES) + 1)}

@@ -14,6 +14,7 @@ from studies.models import (
     Category,
     Coder,
     Item,
+    ItemImage,
     LabelKind,
     Membership,
     Question,
@@ -353,9 +354,27 @@ class ItemOutputSerializer(serializers.ModelSerializer):
             "metadata",
             "extent_begin",
             "extent_end",
+            "image_width",
+            "image_height",
+            "image_url",
+            "has_image",
             "created_at",
         )
         read_only_fields = fields
+
+    has_image = serializers.SerializerMethodField(
+        help_text="Whether an image was uploaded (GET .../items/{id}/image/)."
+    )
+
+    def get_has_image(self, item: Item) -> bool:
+        known = getattr(item, "has_image", None)
+        return ItemImage.objects.filter(item=item).exists() if known is None else bool(known)
+
+
+_IMAGE_HELP = (
+    "An image item's size in pixels, both or neither (region questions check their regions "
+    "against it; an uploaded image gives it when unset)."
+)
 
 
 _EXTENT_HELP = (
@@ -376,6 +395,23 @@ class ItemInputSerializer(serializers.Serializer):
     extent_end = serializers.FloatField(
         required=False, allow_null=True, default=None, help_text=_EXTENT_HELP
     )
+    image_width = serializers.FloatField(
+        required=False, allow_null=True, default=None, min_value=1e-9, help_text=_IMAGE_HELP
+    )
+    image_height = serializers.FloatField(
+        required=False, allow_null=True, default=None, min_value=1e-9, help_text=_IMAGE_HELP
+    )
+    image_url = serializers.URLField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=2000,
+        help_text="Where the image is (http or https); shown under the regions.",
+    )
+
+
+class ItemImageInputSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A PNG, JPEG, GIF or WebP image.")
 
 
 class ItemUpdateInputSerializer(serializers.Serializer):
@@ -384,6 +420,13 @@ class ItemUpdateInputSerializer(serializers.Serializer):
     metadata = serializers.DictField(required=False, validators=[_no_nul_in_json])
     extent_begin = serializers.FloatField(required=False, allow_null=True, help_text=_EXTENT_HELP)
     extent_end = serializers.FloatField(required=False, allow_null=True, help_text=_EXTENT_HELP)
+    image_width = serializers.FloatField(
+        required=False, allow_null=True, min_value=1e-9, help_text=_IMAGE_HELP
+    )
+    image_height = serializers.FloatField(
+        required=False, allow_null=True, min_value=1e-9, help_text=_IMAGE_HELP
+    )
+    image_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
 
 
 # --- Rounds --------------------------------------------------------------------------------

@@ -14,10 +14,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from studies import selectors
+from studies import images, selectors
 from studies.access import (
     actor_from_request,
     grant_refusal,
@@ -28,14 +29,16 @@ from studies.access import (
 )
 from studies.api import filters
 from studies.api import serializers as s
-from studies.api.parsers import JSONParser
+from studies.api.parsers import ImageParser, JSONParser
 from studies.api.permissions import StudyScopedMixin
 from studies.api.query import QueryParametersMixin
+from studies.images import image_response
 from studies.models import (
     ApiToken,
     Category,
     Coder,
     Item,
+    ItemImage,
     Membership,
     Question,
     Role,
@@ -574,6 +577,46 @@ class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedV
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         roster.item_delete(item=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        summary="An image item's uploaded image: read, upload (replaces), delete",
+        description="POST the image as the body (`Content-Type: image/png`, `image/jpeg`, "
+        "`image/gif` or `image/webp`; the type is read from its first bytes) or as a "
+        "multipart `file`; it gives the item its size when the item has none, and is refused "
+        "when the item is declared with another size. GET answers the image's bytes, to the "
+        "study's members only.",
+        request={"image/*": OpenApiTypes.BINARY, "multipart/form-data": s.ItemImageInputSerializer},
+        responses={200: OpenApiTypes.BINARY, 201: s.ItemOutputSerializer, 204: None},
+    )
+    @action(
+        detail=True,
+        methods=["get", "post", "delete"],
+        url_path="image",
+        parser_classes=[ImageParser, MultiPartParser],
+    )
+    def image(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        item = self.get_object()
+        if request.method == "GET":
+            stored = ItemImage.objects.filter(item=item).first()
+            if stored is None:
+                raise exceptions.NotFound("This item has no uploaded image.")
+            return image_response(stored)
+        if request.method == "DELETE":
+            images.item_image_delete(item=item)
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        payload: Any = request.data
+        data = payload.get("image") if hasattr(payload, "get") else None
+        if data is None:
+            upload = payload.get("file") if hasattr(payload, "get") else None
+            if upload is None:
+                raise exceptions.ValidationError(
+                    {"file": ["Send the image as the body or as a multipart file."]}
+                )
+            data = upload.read(images.max_bytes() + 1)
+        images.item_image_set(item=item, data=bytes(data))
+        return self.output(
+            self.get_queryset().get(pk=item.pk), status_code=status.HTTP_201_CREATED
+        )
 
 
 # --- Rounds --------------------------------------------------------------------------------

@@ -46,9 +46,23 @@ def kind_of(key: str) -> Kind:
     return KINDS[str(key)]
 
 
+def kinds_of_form(form: ValueForm) -> list[str]:
+    """The keys of the kinds whose values take ``form`` (for a database filter)."""
+    return [key for key, kind in KINDS.items() if kind.form is form]
+
+
 def kinds_with(feature: Feature) -> list[str]:
     """The keys of the kinds that have ``feature`` (for a database filter)."""
     return [key for key, kind in KINDS.items() if kind.supports(feature)]
 
 
-__all__ = ["KINDS", "Feature", "Kind", "KindRefusalError", "ValueForm", "kind_of", "kinds_with"]
+__all__ = [
+    "KINDS",
+    "Feature",
+    "Kind",
+    "KindRefusalError",
+    "ValueForm",
+    "kind_of",
+    "kinds_of_form",
+    "kinds_with",
+]

@@ -9,7 +9,9 @@ import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
-from metrics.regions import REGION_COEFFICIENT_KEYS, RegionData, region_report
+import numpy as np
+
+from metrics.regions import REGION_COEFFICIENT_KEYS, RegionData, match_units, region_report
 from studies.kinds.base import Feature
 from studies.kinds.common import INTERVAL_DEFAULTS
 from studies.kinds.structured import ItemFacts, RowError, blank, number, short
@@ -200,6 +202,31 @@ def _region_data(
     )
 
 
+def matched_units_of(
+    data: RegionData, iou_threshold: float, images: set[Any]
+) -> dict[Any, list[list[list[Any]]]]:
+    """The matched units of ``images``, each a list of ``[coder, k]``: the coder's k-th
+    region of the image in stored order (the image view marks matched and unmatched
+    regions with them)."""
+    units = match_units(data, iou_threshold=iou_threshold)
+    # A region's place among its coder's regions of the image (regions are sorted by image,
+    # coder, then as given).
+    pair = data.image.astype(np.int64) * max(data.n_coders, 1) + data.coder
+    starts = np.r_[0, np.flatnonzero(np.diff(pair)) + 1] if data.n_regions else np.zeros(0, int)
+    first = np.repeat(starts, np.diff(np.r_[starts, data.n_regions]))
+    place = np.arange(data.n_regions) - first
+    wanted = {index for index, name in enumerate(data.images) if name in images}
+    out: dict[Any, list[list[list[Any]]]] = {}
+    for unit in np.flatnonzero(np.isin(units.image, list(wanted))).tolist():
+        members = [
+            [data.coders[coder], int(place[region])]
+            for coder, region in enumerate(units.cells[unit].tolist())
+            if region >= 0
+        ]
+        out.setdefault(data.images[units.image[unit]], []).append(members)
+    return out
+
+
 def report_of(level: str) -> Callable[..., dict[str, Any]]:
     """The report of a region kind: the library's region report of the scope, with the
     coefficients asked for and the most disputed images."""
@@ -224,9 +251,13 @@ def report_of(level: str) -> Callable[..., dict[str, Any]]:
         if "alpha_matched" in coefficients:
             coefficients["alpha_matched"].pop("images", None)
         result["coefficients"] = coefficients
+        disputed = result.pop("images")[:MOST_DISPUTED]
+        units = matched_units_of(
+            data, float(params["iou_threshold"]), {e["image"] for e in disputed}
+        )
         result["most_disputed"] = [
-            {**entry, "value": entry.get("alpha_matched")}
-            for entry in result.pop("images")[:MOST_DISPUTED]
+            {**entry, "value": entry.get("alpha_matched"), "units": units.get(entry["image"], [])}
+            for entry in disputed
         ]
         result["n_items"] = result["n_images"]
         return result

@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from studies.exceptions import ConflictError
+from studies.kinds import ValueForm, kinds_of_form
 from studies.models import Annotation, Coder, Item, Membership, Study
 
 
@@ -31,6 +32,8 @@ class RosterErrorCode:
     EXTENT_NOT_FINITE = "extent_not_finite"
     EXTENT_REVERSED = "extent_reversed"
     UNITS_OUTSIDE_EXTENT = "units_outside_extent"
+    INCOMPLETE_SIZE = "incomplete_size"
+    SIZE_LOCKED = "size_locked"
 
 
 def extent_errors(begin: Any, end: Any) -> dict[str, ValidationError]:
@@ -241,6 +244,9 @@ def item_create(
     metadata: dict[str, Any] | None = None,
     extent_begin: float | None = None,
     extent_end: float | None = None,
+    image_width: float | None = None,
+    image_height: float | None = None,
+    image_url: str = "",
 ) -> Item:
     return items_create_bulk(
         study=study,
@@ -251,6 +257,9 @@ def item_create(
                 "metadata": metadata,
                 "extent_begin": extent_begin,
                 "extent_end": extent_end,
+                "image_width": image_width,
+                "image_height": image_height,
+                "image_url": image_url,
             }
         ],
         prefix_errors=False,
@@ -283,6 +292,9 @@ def items_create_bulk(
         extent = (spec.get("extent_begin"), spec.get("extent_end"))
         for field, error in extent_errors(*extent).items():
             errors[f"{prefix}{field}"] = error
+        size = (spec.get("image_width"), spec.get("image_height"))
+        for field, error in image_size_errors(*size).items():
+            errors[f"{prefix}{field}"] = error
         item = Item(
             study=study,
             external_id=external_id,
@@ -290,6 +302,9 @@ def items_create_bulk(
             metadata=spec.get("metadata") or {},
             extent_begin=extent[0],
             extent_end=extent[1],
+            image_width=size[0],
+            image_height=size[1],
+            image_url=spec.get("image_url") or "",
         )
         try:
             item.full_clean(validate_unique=False, validate_constraints=False)
@@ -302,6 +317,25 @@ def items_create_bulk(
     return Item.objects.bulk_create(objects)
 
 
+def image_size_errors(width: float | None, height: float | None) -> dict[str, ValidationError]:
+    """An image size is both a width and a height, or neither."""
+    if (width is None) != (height is None):
+        missing = "image_height" if height is None else "image_width"
+        return {
+            missing: ValidationError(
+                "Give the image's width and height together (or neither).",
+                code=RosterErrorCode.INCOMPLETE_SIZE,
+            )
+        }
+    return {}
+
+
+def _has_regions(item: Item) -> bool:
+    return Annotation.objects.filter(
+        item=item, question__kind__in=kinds_of_form(ValueForm.STRUCTURED)
+    ).exists()
+
+
 @transaction.atomic
 def item_update(*, item: Item, **fields: Any) -> Item:
     """Change ``external_id``, ``text``, ``metadata`` or the extent.
@@ -309,7 +343,16 @@ def item_update(*, item: Item, **fields: Any) -> Item:
     A new extent (or, without one, a new text, whose length is then the extent) must still
     hold every span unit stored on the item (400 ``units_outside_extent``).
     """
-    unexpected = set(fields) - {"external_id", "text", "metadata", "extent_begin", "extent_end"}
+    unexpected = set(fields) - {
+        "external_id",
+        "text",
+        "metadata",
+        "extent_begin",
+        "extent_end",
+        "image_width",
+        "image_height",
+        "image_url",
+    }
     if unexpected:
         raise TypeError(f"item_update() got unexpected fields {sorted(unexpected)}")
     if "external_id" in fields and (
@@ -328,15 +371,25 @@ def item_update(*, item: Item, **fields: Any) -> Item:
     begin = fields.get("extent_begin", item.extent_begin)
     end = fields.get("extent_end", item.extent_end)
     errors = extent_errors(begin, end)
+    size = (
+        fields.get("image_width", item.image_width),
+        fields.get("image_height", item.image_height),
+    )
+    errors.update(image_size_errors(*size))
+    if not errors and size != (item.image_width, item.image_height) and _has_regions(item):
+        errors["image_width"] = ValidationError(
+            "The image's size cannot change once regions are drawn on it.",
+            code=RosterErrorCode.SIZE_LOCKED,
+        )
     if errors:
         raise ValidationError(errors)
     text = fields.get("text", item.text) or ""
     old_extent = effective_extent(item.extent_begin, item.extent_end, item.text)
     new_extent = effective_extent(begin, end, text)
     if new_extent is not None and new_extent != old_extent:
-        stored = Annotation.objects.filter(item=item, units__isnull=False).values_list(
-            "units", flat=True
-        )
+        stored = Annotation.objects.filter(
+            item=item, units__isnull=False, question__kind__in=kinds_of_form(ValueForm.UNITS)
+        ).values_list("units", flat=True)
         outside = 0
         for units in stored:
             outside += units_outside(units or (), new_extent)

@@ -45,13 +45,16 @@ from computations.services import computation_request
 from planning.services import plan_request_create
 from review.models import ReviewEntry
 from review.services import review_rule_set
-from studies.models import Category, LabelKind, Role, SpanUnit
+from studies.models import Category, ItemImage, LabelKind, Role, SpanUnit
 from tests.api.world import MARK, World, build_world
 from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.factories import CategoryFactory, ItemFactory, QuestionFactory, RoundFactory
+from tests.image_files import png
 from webhooks.services import webhook_endpoint_create
 
 pytestmark = pytest.mark.django_db
+
+PNG_3X2 = png(3, 2)
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/items/<pk>/"): VIEWER,
     ("PATCH", f"{S}/items/<pk>/"): ANNOTATOR,
     ("DELETE", f"{S}/items/<pk>/"): ANNOTATOR,
+    ("GET", f"{S}/items/<pk>/image/"): VIEWER,
+    ("POST", f"{S}/items/<pk>/image/"): ANNOTATOR,
+    ("DELETE", f"{S}/items/<pk>/image/"): ANNOTATOR,
     ("GET", f"{S}/rounds/"): VIEWER,
     ("POST", f"{S}/rounds/"): MANAGER,
     ("GET", f"{S}/rounds/<pk>/"): VIEWER,
@@ -190,6 +196,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", "/studies/<study_pk>/computations/<computation_pk>/status/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/coders/<coder_pk>/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/items/<item_pk>/image"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/plans/"): PAGE_VIEWER,
     ("POST", "/studies/<study_pk>/plans/request/"): PAGE_MANAGER,
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
@@ -347,6 +354,9 @@ def _extend(world: World) -> dict[str, Any]:
     boxes = QuestionFactory(study=study, key="boxes", kind=LabelKind.BOX)
     CategoryFactory(question=boxes, code="car")
     image = ItemFactory(study=study, external_id="img-1", image_width=100, image_height=50)
+    ItemImage.objects.create(
+        item_id=world.object_ids["items"], content=PNG_3X2, content_type="image/png"
+    )
     with TestCase.captureOnCommitCallbacks(execute=True):
         adjudication = adjudicate(round_=rounds[0], question=question, item=items[0], label="yes")
         plan = plan_request_create(
@@ -581,6 +591,12 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("GET", f"{R}/items/<item_pk>/"): span_pages,
         ("GET", f"{R}/images/<item_pk>/"): Call(
             params={"question_pk": ids["boxes"].pk, "item_pk": ids["image"].pk}
+        ),
+        ("POST", f"{S}/items/<pk>/image/"): Call(
+            multipart=True, body={"file": SimpleUploadedFile("i.png", PNG_3X2)}
+        ),
+        ("GET", "/studies/<study_pk>/items/<item_pk>/image"): Call(
+            params={"item_pk": site.world.object_ids["items"]}
         ),
     }
 

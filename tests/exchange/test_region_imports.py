@@ -174,6 +174,7 @@ def test_the_image_view_draws_each_coders_boxes(
     manager: Any,
     manager_client: APIClient,
     imported: dict[str, Question],
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
     question = imported["cvat"]
     round_ = study.rounds.get(name="Round 1")
@@ -190,6 +191,14 @@ def test_the_image_view_draws_each_coders_boxes(
     assert '<polygon points="12,10 62,10 62,50 12,50 ">' in page
     assert "<strong>alice</strong>: 10,10 50x40 car; 100,20 30x60 person" in page
     assert "<strong>bob</strong>: 12,10 50x40 car" in page
+    assert "this image is not among them" in page
+    _alpha(manager_client, study, question, django_capture_on_commit_callbacks)
+    page = browser.get(
+        f"/studies/{study.pk}/rounds/{round_.pk}/questions/{question.pk}/images/{item.pk}/"
+    ).content.decode()
+    assert "<title>alice: car, unit 1</title>" in page
+    assert "<title>bob: car, unit 1</title>" in page
+    assert 'class="unmatched"><title>alice: person, unmatched</title>' in page
     Item.objects.filter(pk=item.pk).update(image_url="javascript:alert(1)")
     page = browser.get(
         f"/studies/{study.pk}/rounds/{round_.pk}/questions/{question.pk}/images/{item.pk}/"
