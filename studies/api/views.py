@@ -614,9 +614,7 @@ class ItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedV
                 )
             data = upload.read(images.max_bytes() + 1)
         images.item_image_set(item=item, data=bytes(data))
-        return self.output(
-            self.get_queryset().get(pk=item.pk), status_code=status.HTTP_201_CREATED
-        )
+        return self.output(self.get_queryset().get(pk=item.pk), status_code=status.HTTP_201_CREATED)
 
 
 # --- Rounds --------------------------------------------------------------------------------
