@@ -4,6 +4,8 @@ Each kind is a subpackage with a data type built from long rows, its measures (e
 ``decompose_*`` twin for the bootstrap where it has one), a ``<kind>_report(data, ...)``
 returning the JSON of ``python -m metrics report FILE --level <kind>``, and a CSV reader:
 
+- :mod:`metrics.structured.rankings`: :class:`RankingData`, :func:`kendall_w`,
+  :func:`ranking_alpha`, :func:`consensus_agreement`, :func:`ranking_report`;
 - :mod:`metrics.structured.texts`: :class:`TextData`, :func:`text_alpha`, :func:`text_report`.
 
 Krippendorff's alpha is defined for any distance between two values (Artstein & Poesio 2008,
@@ -12,6 +14,18 @@ Krippendorff's alpha is defined for any distance between two values (Artstein & 
 
 from __future__ import annotations
 
+from metrics.structured.rankings import (
+    KendallW,
+    RankingAlpha,
+    RankingData,
+    consensus_agreement,
+    decompose_kendall_w,
+    decompose_ranking_alpha,
+    kendall_w,
+    ranking_alpha,
+    ranking_report,
+    read_rankings,
+)
 from metrics.structured.texts import (
     TextAlpha,
     TextData,
@@ -22,9 +36,19 @@ from metrics.structured.texts import (
 )
 
 __all__ = [
+    "KendallW",
+    "RankingAlpha",
+    "RankingData",
     "TextAlpha",
     "TextData",
+    "consensus_agreement",
+    "decompose_kendall_w",
+    "decompose_ranking_alpha",
     "decompose_text_alpha",
+    "kendall_w",
+    "ranking_alpha",
+    "ranking_report",
+    "read_rankings",
     "read_texts",
     "text_alpha",
     "text_report",
