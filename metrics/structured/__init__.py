@@ -4,6 +4,8 @@ Each kind is a subpackage with a data type built from long rows, its measures (e
 ``decompose_*`` twin for the bootstrap where it has one), a ``<kind>_report(data, ...)``
 returning the JSON of ``python -m metrics report FILE --level <kind>``, and a CSV reader:
 
+- :mod:`metrics.structured.preferences`: :class:`PreferenceData`, :func:`preference_alpha`,
+  :func:`position_bias`, :func:`circular_triads`, :func:`preference_report`;
 - :mod:`metrics.structured.rankings`: :class:`RankingData`, :func:`kendall_w`,
   :func:`ranking_alpha`, :func:`consensus_agreement`, :func:`ranking_report`;
 - :mod:`metrics.structured.texts`: :class:`TextData`, :func:`text_alpha`, :func:`text_report`.
@@ -14,6 +16,16 @@ Krippendorff's alpha is defined for any distance between two values (Artstein & 
 
 from __future__ import annotations
 
+from metrics.structured.preferences import (
+    PositionBias,
+    PreferenceData,
+    circular_triads,
+    decompose_preference_alpha,
+    position_bias,
+    preference_alpha,
+    preference_report,
+    read_preferences,
+)
 from metrics.structured.rankings import (
     KendallW,
     RankingAlpha,
@@ -37,17 +49,25 @@ from metrics.structured.texts import (
 
 __all__ = [
     "KendallW",
+    "PositionBias",
+    "PreferenceData",
     "RankingAlpha",
     "RankingData",
     "TextAlpha",
     "TextData",
+    "circular_triads",
     "consensus_agreement",
     "decompose_kendall_w",
+    "decompose_preference_alpha",
     "decompose_ranking_alpha",
     "decompose_text_alpha",
     "kendall_w",
+    "position_bias",
+    "preference_alpha",
+    "preference_report",
     "ranking_alpha",
     "ranking_report",
+    "read_preferences",
     "read_rankings",
     "read_texts",
     "text_alpha",
