@@ -6,7 +6,8 @@
 - :func:`gamma_agreement`, :func:`gamma_cat`: Mathet et al.'s γ and γ-cat (units aligned by
   an exact optimiser, expected disorder by seeded sampling);
 - :func:`span_f1`: pairwise span F1, exact or by overlap, micro and per category
-  (:func:`matched_units`: the unit pairs it matches);
+  (:func:`matched_units`: the unit pairs it matches; :func:`overlapping_units`: the
+  candidates of its overlap matching);
 - :func:`token_agreement`: alpha or kappa on every position labelled with its category or
   "outside" (the NER literature's baseline);
 - :func:`pk`, :func:`window_diff`, :func:`segmentation_agreement`: window error rates of
@@ -26,6 +27,7 @@ from metrics.spans.f1 import (
     SpanF1,
     decompose_span_f1,
     matched_units,
+    overlapping_units,
     span_f1,
 )
 from metrics.spans.gamma import Gamma, decompose_gamma, gamma_agreement, gamma_cat
@@ -75,6 +77,7 @@ __all__ = [
     "gamma_agreement",
     "gamma_cat",
     "matched_units",
+    "overlapping_units",
     "pk",
     "read_continuum",
     "read_spans",

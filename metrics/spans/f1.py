@@ -61,7 +61,15 @@ from metrics.spans.data import SpanData
 
 Match = Literal["exact", "overlap"]
 
-__all__ = ["MatchedUnits", "PairF1", "SpanF1", "decompose_span_f1", "matched_units", "span_f1"]
+__all__ = [
+    "MatchedUnits",
+    "PairF1",
+    "SpanF1",
+    "decompose_span_f1",
+    "matched_units",
+    "overlapping_units",
+    "span_f1",
+]
 
 
 @dataclass(frozen=True)
@@ -506,6 +514,45 @@ def matched_units(
     """
     for a, b, pair in _pair_matches(data, match, min_overlap):
         yield MatchedUnits((a, b), pair.first[pair.pair_first], pair.second[pair.pair_second])
+
+
+def overlapping_units(data: SpanData, *, min_overlap: float = 0.0) -> Iterator[MatchedUnits]:
+    """Every pair of units that *may* match by overlap, for every coder pair.
+
+    The candidates of :func:`span_f1`'s overlap matching before it picks a one-to-one
+    matching: two units of the same document and category that overlap with an intersection
+    over union of at least ``min_overlap`` (a zero-length unit only with an identical one).
+    A unit may appear in several pairs.
+
+    Examples
+    --------
+    >>> data = SpanData.from_units([("d", "ann", 0, 10, "X"), ("d", "bob", 0, 8, "X"),
+    ...                             ("d", "bob", 2, 10, "X")])
+    >>> pairs = next(overlapping_units(data, min_overlap=0.5))
+    >>> sorted(zip(pairs.first.tolist(), pairs.second.tolist()))
+    [(0, 1), (0, 2)]
+    """
+    _check_options("overlap", min_overlap)
+    together = data.annotated.T.astype(np.intp) @ data.annotated.astype(np.intp)
+    index = _Index(data)
+    for a, b in combinations(range(data.n_coders), 2):
+        if together[a, b] == 0:
+            continue
+        shared = data.annotated[:, a] & data.annotated[:, b]
+        in_shared = shared[data.document]
+        first = np.flatnonzero((data.coder == a) & in_shared)
+        second = np.flatnonzero((data.coder == b) & in_shared)
+        points_first = np.flatnonzero(data.end[first] == data.begin[first])
+        points_second = np.flatnonzero(data.end[second] == data.begin[second])
+        at_a, at_b = _exact_pairs(index.identical, first[points_first], second[points_second])
+        spans_first = first[data.end[first] != data.begin[first]]
+        spans_second = second[data.end[second] != data.begin[second]]
+        rows, columns = _overlap_edges(data, index, spans_first, spans_second, float(min_overlap))
+        yield MatchedUnits(
+            (a, b),
+            np.concatenate([first[points_first[at_a]], spans_first[rows]]).astype(np.intp),
+            np.concatenate([second[points_second[at_b]], spans_second[columns]]).astype(np.intp),
+        )
 
 
 def decompose_span_f1(

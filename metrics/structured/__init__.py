@@ -8,6 +8,8 @@ returning the JSON of ``python -m metrics report FILE --level <kind>``, and a CS
   :func:`position_bias`, :func:`circular_triads`, :func:`preference_report`;
 - :mod:`metrics.structured.rankings`: :class:`RankingData`, :func:`kendall_w`,
   :func:`ranking_alpha`, :func:`consensus_agreement`, :func:`ranking_report`;
+- :mod:`metrics.structured.relations`: :class:`RelationData`, :func:`relation_f1`,
+  :func:`relation_alpha`, :func:`relation_report`;
 - :mod:`metrics.structured.texts`: :class:`TextData`, :func:`text_alpha`, :func:`text_report`.
 
 Krippendorff's alpha is defined for any distance between two values (Artstein & Poesio 2008,
@@ -38,6 +40,17 @@ from metrics.structured.rankings import (
     ranking_report,
     read_rankings,
 )
+from metrics.structured.relations import (
+    RelationAlpha,
+    RelationData,
+    RelationF1,
+    decompose_relation_alpha,
+    decompose_relation_f1,
+    read_relations,
+    relation_alpha,
+    relation_f1,
+    relation_report,
+)
 from metrics.structured.texts import (
     TextAlpha,
     TextData,
@@ -53,6 +66,9 @@ __all__ = [
     "PreferenceData",
     "RankingAlpha",
     "RankingData",
+    "RelationAlpha",
+    "RelationData",
+    "RelationF1",
     "TextAlpha",
     "TextData",
     "circular_triads",
@@ -60,6 +76,8 @@ __all__ = [
     "decompose_kendall_w",
     "decompose_preference_alpha",
     "decompose_ranking_alpha",
+    "decompose_relation_alpha",
+    "decompose_relation_f1",
     "decompose_text_alpha",
     "kendall_w",
     "position_bias",
@@ -69,7 +87,11 @@ __all__ = [
     "ranking_report",
     "read_preferences",
     "read_rankings",
+    "read_relations",
     "read_texts",
+    "relation_alpha",
+    "relation_f1",
+    "relation_report",
     "text_alpha",
     "text_report",
 ]
