@@ -23,6 +23,12 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
+from metrics.cli_structured import (
+    STRUCTURED_LEVELS,
+    add_structured_arguments,
+    structured_applies,
+    structured_main,
+)
 from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.report import BENCHMARK_SCALE_TITLES, COEFFICIENT_KEYS, LEVELS, report
@@ -316,7 +322,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--level",
-        choices=(*LEVELS, SPAN_LEVEL),
+        choices=(*LEVELS, SPAN_LEVEL, *STRUCTURED_LEVELS),
         default="nominal",
         help="level of measurement (default nominal), or span for span annotations",
     )
@@ -356,6 +362,7 @@ def _parser() -> argparse.ArgumentParser:
         help="how each interval is read on the benchmark scales: the share of bootstrap "
         "replicates per band (default) or Gwet's normal approximation from the standard error",
     )
+    add_structured_arguments(run)
     _add_plan_parser(commands)
     return parser
 
@@ -399,6 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "plan":
         return _plan_main(args)
+    if structured_applies(args):
+        return structured_main(args)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     try:
