@@ -8,7 +8,7 @@ For one item ranked by ``m`` coders over ``n`` options, with ``R_j`` the sum of 
     W = \\frac{12 \\sum_j \\big(R_j - m(n+1)/2\\big)^2}{m^2 (n^3 - n) - m \\sum_c T_c},
     \\qquad \\chi^2 = m (n - 1) W \\sim \\chi^2_{n-1}
 
-(Kendall & Babington Smith 1939; with the tie correction, Siegel & Castellan 1988, §9.4).
+(Kendall & Babington Smith 1939; with the tie correction, Siegel & Castellan 1988).
 ``χ²`` is Friedman's statistic with the coders as blocks and the options as treatments, the
 tie-corrected form R's ``friedman.test`` and :func:`scipy.stats.friedmanchisquare` compute;
 ``p`` is its upper tail (the large-sample approximation; exact tables exist for few coders
@@ -27,7 +27,7 @@ Kendall, M. G. & Babington Smith, B. (1939). The problem of m rankings. *Annals 
 Mathematical Statistics* 10(3), 275–287. https://doi.org/10.1214/aoms/1177732186
 
 Siegel, S. & Castellan, N. J. (1988). *Nonparametric Statistics for the Behavioral
-Sciences*, 2nd ed., §9.4. McGraw-Hill.
+Sciences*, 2nd ed. McGraw-Hill.
 """
 
 from __future__ import annotations
