@@ -244,7 +244,13 @@ def levenshtein_pairs(
         group = order[begin:stop]
         width = int(words[begin])
         longest = int(n[group].max())
-        size = max(1, min(_BATCH, _BUDGET // ((longest + 2 * width) * 4)))
+        # Bounded by the text window (steps × pairs) and the Peq table (words × pairs × letters).
+        size = min(
+            _BATCH,
+            _BUDGET // ((longest + 2 * width) * 4),
+            _BUDGET // (width * (codes.alphabet + 1)),
+        )
+        size = max(1, size)
         for start in range(0, group.size, size):
             batch = group[start : start + size]  # already in decreasing n
             out[batch] = _myers(

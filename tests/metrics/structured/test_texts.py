@@ -56,13 +56,24 @@ def test_levenshtein_reads_code_points_case_sensitively_without_normalisation() 
 def test_levenshtein_pairs_equal_the_plain_dynamic_programme() -> None:
     rng = np.random.default_rng(7)
     letters = list("ab cé🎉XY")
-    texts = ["".join(rng.choice(letters, size=int(rng.integers(0, 300)))) for _ in range(120)]
+    texts = ["".join(rng.choice(letters, size=int(rng.integers(0, 200)))) for _ in range(120)]
     texts += [text[:40] + "q" + text[40:] for text in texts[:40]]  # shared prefix and suffix
     texts += ["", " ", "a" * 64, "a" * 65, "b" * 128, "a" * 129]  # word boundaries
     codes = TextCodes.encode(texts)
-    left = rng.integers(0, len(texts), 1500)
-    right = rng.integers(0, len(texts), 1500)
+    left = rng.integers(0, len(texts), 400)
+    right = rng.integers(0, len(texts), 400)
     left[:40], right[:40] = np.arange(40), np.arange(120, 160)
+    expected = [levenshtein_reference(texts[a], texts[b]) for a, b in zip(left, right, strict=True)]
+    assert levenshtein_pairs(codes, left, right).tolist() == expected
+
+
+def test_levenshtein_on_a_large_alphabet_and_long_texts() -> None:
+    rng = np.random.default_rng(8)
+    alphabet = [chr(0x4E00 + k) for k in range(3000)]  # CJK ideographs
+    texts = ["".join(rng.choice(alphabet, size=int(rng.integers(20, 200)))) for _ in range(8)]
+    texts += [texts[0][:60] + texts[1][:90], "".join(rng.choice(alphabet[:3], size=260))]
+    codes = TextCodes.encode(texts)
+    left, right = np.triu_indices(len(texts), k=1)
     expected = [levenshtein_reference(texts[a], texts[b]) for a, b in zip(left, right, strict=True)]
     assert levenshtein_pairs(codes, left, right).tolist() == expected
 
