@@ -309,6 +309,30 @@ def test_report_shape_with_bootstrap() -> None:
     json.dumps(report)
 
 
+def test_report_items_coders_and_disputed() -> None:
+    # Item 1: a and b agree (W = 1); item 2: reversed (W = 0); item 3: b ranks only x, so y
+    # and z are tied last for b (completed), a ranks x > y > z: R = (2, 4.5, 5.5), centre 4,
+    # S = 4 + 0.25 + 2.25 = 6.5, ΣT = 2³ - 2 = 6, W = 12 · 6.5 / (4 · 24 - 2 · 6) = 13/14.
+    data = RankingData.from_long(
+        [1] * 6 + [2] * 6 + [3] * 4,
+        list("aaabbb") * 2 + list("aaab"),
+        list("xyz") * 4 + list("xyzx"),
+        [1, 2, 3, 1, 2, 3, 1, 2, 3, 3, 2, 1, 1, 2, 3, 1],
+    )
+    report = ranking_report(data)
+    items = report["coefficients"]["kendall_w"]["items"]
+    assert [item["value"] for item in items] == pytest.approx([1.0, 0.0, 13 / 14])
+    assert [(item["coders"], item["options"], item["df"]) for item in items] == [(2, 3, 2)] * 3
+    assert report["completed"] == 1
+    assert (report["n_items"], report["n_coders"], report["n_options"], report["n_rankings"]) == (
+        3,
+        2,
+        3,
+        6,
+    )
+    assert [entry["item"] for entry in report["disputed"]] == [2, 3, 1]
+
+
 def test_report_with_one_item_has_the_classic_w_and_no_alpha() -> None:
     report = ranking_report(_one_item(ROUNDING_TIMES))
     assert report["coefficients"]["kendall_w"]["chi2"] == pytest.approx(11.143, abs=5e-4)
