@@ -30,6 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from metrics.cli_models import MODEL_COMMANDS, add_model_parsers, run_model_command
+from metrics.cli_structured import (
+    STRUCTURED_LEVELS,
+    add_structured_arguments,
+    structured_applies,
+    structured_main,
+)
 from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.regions.reader import read_boxes, read_polygons
@@ -328,7 +334,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--level",
-        choices=(*LEVELS, SPAN_LEVEL, *REGION_LEVELS),
+        choices=(*LEVELS, SPAN_LEVEL, *REGION_LEVELS, *STRUCTURED_LEVELS),
         default="nominal",
         help="level of measurement (default nominal), span for span annotations, box or "
         "polygon for image regions",
@@ -375,6 +381,7 @@ def _parser() -> argparse.ArgumentParser:
         help="how each interval is read on the benchmark scales: the share of bootstrap "
         "replicates per band (default) or Gwet's normal approximation from the standard error",
     )
+    add_structured_arguments(run)
     _add_plan_parser(commands)
     add_model_parsers(commands)
     return parser
@@ -448,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _plan_main(args)
     if args.command in MODEL_COMMANDS:
         return run_model_command(args, read_annotations)
+    if structured_applies(args):
+        return structured_main(args)
     if args.level == SPAN_LEVEL:
         return _span_main(args)
     if args.level in REGION_LEVELS:

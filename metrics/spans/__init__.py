@@ -5,7 +5,9 @@
 - :func:`unitizing_alpha`: Krippendorff's α_U, overall and per category;
 - :func:`gamma_agreement`, :func:`gamma_cat`: Mathet et al.'s γ and γ-cat (units aligned by
   an exact optimiser, expected disorder by seeded sampling);
-- :func:`span_f1`: pairwise span F1, exact or by overlap, micro and per category;
+- :func:`span_f1`: pairwise span F1, exact or by overlap, micro and per category
+  (:func:`matched_units`: the unit pairs it matches; :func:`overlapping_units`: the
+  candidates of its overlap matching);
 - :func:`token_agreement`: alpha or kappa on every position labelled with its category or
   "outside" (the NER literature's baseline);
 - :func:`pk`, :func:`window_diff`, :func:`segmentation_agreement`: window error rates of
@@ -19,7 +21,15 @@ Each measure that decomposes over documents has a ``decompose_*`` twin for the b
 from __future__ import annotations
 
 from metrics.spans.data import SpanData
-from metrics.spans.f1 import PairF1, SpanF1, decompose_span_f1, span_f1
+from metrics.spans.f1 import (
+    MatchedUnits,
+    PairF1,
+    SpanF1,
+    decompose_span_f1,
+    matched_units,
+    overlapping_units,
+    span_f1,
+)
 from metrics.spans.gamma import Gamma, decompose_gamma, gamma_agreement, gamma_cat
 from metrics.spans.reader import read_continuum, read_spans
 from metrics.spans.report import SPAN_COEFFICIENT_KEYS, format_span_table, span_report
@@ -51,6 +61,7 @@ __all__ = [
     "SPAN_COEFFICIENT_KEYS",
     "CategoryAlpha",
     "Gamma",
+    "MatchedUnits",
     "PairF1",
     "PairSegmentation",
     "SegmentationAgreement",
@@ -65,6 +76,8 @@ __all__ = [
     "format_span_table",
     "gamma_agreement",
     "gamma_cat",
+    "matched_units",
+    "overlapping_units",
     "pk",
     "read_continuum",
     "read_spans",

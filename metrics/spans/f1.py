@@ -61,7 +61,15 @@ from metrics.spans.data import SpanData
 
 Match = Literal["exact", "overlap"]
 
-__all__ = ["PairF1", "SpanF1", "decompose_span_f1", "span_f1"]
+__all__ = [
+    "MatchedUnits",
+    "PairF1",
+    "SpanF1",
+    "decompose_span_f1",
+    "matched_units",
+    "overlapping_units",
+    "span_f1",
+]
 
 
 @dataclass(frozen=True)
@@ -116,13 +124,33 @@ class SpanF1:
 
 @dataclass(frozen=True)
 class _PairMatch:
-    """Which units of a pair are matched: indices into the data's unit arrays."""
+    """Which units of a pair are matched: indices into the data's unit arrays.
+
+    ``pair_first[k]`` (a position in ``first``) is matched with ``pair_second[k]`` (a position
+    in ``second``).
+    """
 
     first: NDArray[np.intp]
     second: NDArray[np.intp]
     first_matched: NDArray[np.bool_]
     second_matched: NDArray[np.bool_]
     documents: int
+    pair_first: NDArray[np.intp]
+    pair_second: NDArray[np.intp]
+
+
+@dataclass(frozen=True)
+class MatchedUnits:
+    """The units two coders share, as :func:`span_f1` matches them.
+
+    ``first[k]`` (a unit of coder ``coders[0]``) is matched with ``second[k]`` (a unit of
+    coder ``coders[1]``); both index the data's unit arrays. Only documents both coders
+    annotated are read.
+    """
+
+    coders: tuple[int, int]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
 
 
 # -- matching --------------------------------------------------------------------------------
@@ -173,19 +201,20 @@ def _identical(data: SpanData) -> _Identical:
     return _Identical(key, rank, int(new_key.sum()))
 
 
-def _exact_matches(
+def _exact_pairs(
     identical: _Identical, first: NDArray[np.intp], second: NDArray[np.intp]
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Multiset intersection of identical units: the k-th copy matches the k-th copy."""
-    key_first, key_second = identical.key[first], identical.key[second]
-    shared = np.minimum(
-        np.bincount(key_first, minlength=identical.n_keys),
-        np.bincount(key_second, minlength=identical.n_keys),
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Multiset intersection of identical units: the k-th copy matches the k-th copy.
+
+    Returns the matched positions in ``first`` and in ``second``.
+    """
+    stride = np.int64(max(first.size, second.size, 1))
+    key_first = identical.key[first].astype(np.int64) * stride + identical.rank[first]
+    key_second = identical.key[second].astype(np.int64) * stride + identical.rank[second]
+    _, in_first, in_second = np.intersect1d(
+        key_first, key_second, assume_unique=True, return_indices=True
     )
-    return (
-        identical.rank[first] < shared[key_first],
-        identical.rank[second] < shared[key_second],
-    )
+    return in_first.astype(np.intp), in_second.astype(np.intp)
 
 
 def _ranges(low: NDArray[np.intp], high: NDArray[np.intp]) -> tuple[NDArray[np.intp], ...]:
@@ -266,25 +295,26 @@ def _overlap_edges(
     return in_first, in_second
 
 
-def _overlap_matches(
+def _overlap_pairs(
     data: SpanData,
     index: _Index,
     first: NDArray[np.intp],
     second: NDArray[np.intp],
     min_overlap: float,
-) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    points_first = data.end[first] == data.begin[first]
-    points_second = data.end[second] == data.begin[second]
-    first_matched = np.zeros(first.size, dtype=bool)
-    second_matched = np.zeros(second.size, dtype=bool)
-    if points_first.any() or points_second.any():
-        matched_a, matched_b = _exact_matches(
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """A maximum matching by overlap; matched positions in ``first`` and in ``second``."""
+    points_first = np.flatnonzero(data.end[first] == data.begin[first])
+    points_second = np.flatnonzero(data.end[second] == data.begin[second])
+    pairs_first: list[NDArray[np.intp]] = []
+    pairs_second: list[NDArray[np.intp]] = []
+    if points_first.size or points_second.size:
+        matched_a, matched_b = _exact_pairs(
             index.identical, first[points_first], second[points_second]
         )
-        first_matched[points_first] = matched_a
-        second_matched[points_second] = matched_b
-    spans_first = np.flatnonzero(~points_first)
-    spans_second = np.flatnonzero(~points_second)
+        pairs_first.append(points_first[matched_a])
+        pairs_second.append(points_second[matched_b])
+    spans_first = np.flatnonzero(data.end[first] != data.begin[first])
+    spans_second = np.flatnonzero(data.end[second] != data.begin[second])
     rows, columns = _overlap_edges(
         data, index, first[spans_first], second[spans_second], min_overlap
     )
@@ -294,10 +324,16 @@ def _overlap_matches(
             shape=(spans_first.size, spans_second.size),
         )
         partner = maximum_bipartite_matching(graph, perm_type="column")
-        matched = partner >= 0
-        first_matched[spans_first[matched]] = True
-        second_matched[spans_second[partner[matched]]] = True
-    return first_matched, second_matched
+        matched = np.flatnonzero(partner >= 0)
+        pairs_first.append(spans_first[matched])
+        pairs_second.append(spans_second[partner[matched]])
+    if not pairs_first:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    return (
+        np.concatenate(pairs_first).astype(np.intp),
+        np.concatenate(pairs_second).astype(np.intp),
+    )
 
 
 def _pair_matches(
@@ -316,12 +352,26 @@ def _pair_matches(
         first = np.flatnonzero((data.coder == a) & in_shared)
         second = np.flatnonzero((data.coder == b) & in_shared)
         if match == "exact":
-            first_matched, second_matched = _exact_matches(index.identical, first, second)
+            pair_first, pair_second = _exact_pairs(index.identical, first, second)
         else:
-            first_matched, second_matched = _overlap_matches(
-                data, index, first, second, float(min_overlap)
-            )
-        yield a, b, _PairMatch(first, second, first_matched, second_matched, int(shared.sum()))
+            pair_first, pair_second = _overlap_pairs(data, index, first, second, float(min_overlap))
+        first_matched = np.zeros(first.size, dtype=bool)
+        second_matched = np.zeros(second.size, dtype=bool)
+        first_matched[pair_first] = True
+        second_matched[pair_second] = True
+        yield (
+            a,
+            b,
+            _PairMatch(
+                first,
+                second,
+                first_matched,
+                second_matched,
+                int(shared.sum()),
+                pair_first,
+                pair_second,
+            ),
+        )
 
 
 def _counts_by(pair: _PairMatch, labels: NDArray[np.intp], size: int) -> NDArray[np.float64]:
@@ -425,6 +475,84 @@ def span_f1(data: SpanData, *, match: Match = "exact", min_overlap: float = 0.0)
         match=match,
         min_overlap=float(min_overlap),
     )
+
+
+def matched_units(
+    data: SpanData, *, match: Match = "exact", min_overlap: float = 0.0
+) -> Iterator[MatchedUnits]:
+    """The matched units of every coder pair that annotated a document together.
+
+    The same matching as :func:`span_f1` (exact, or a maximum matching by overlap), given as
+    the matched unit pairs, for measures built on top of it (relation F1 and alpha on
+    relations, :mod:`metrics.structured.relations`).
+
+    Parameters
+    ----------
+    data : SpanData
+    match, min_overlap
+        As in :func:`span_f1`.
+
+    Yields
+    ------
+    MatchedUnits
+        One per coder pair sharing a document, in coder order.
+
+    Raises
+    ------
+    ValueError
+        For bad options, or when no document was annotated by two coders.
+
+    Examples
+    --------
+    >>> data = SpanData.from_units([("d", "ann", 0, 5, "PER"), ("d", "ann", 10, 14, "LOC"),
+    ...                             ("d", "bob", 0, 5, "PER"), ("d", "bob", 11, 14, "LOC")])
+    >>> [(m.first.tolist(), m.second.tolist()) for m in matched_units(data)]
+    [([0], [2])]
+    >>> pairs = next(matched_units(data, match="overlap", min_overlap=0.5))
+    >>> sorted(zip(pairs.first.tolist(), pairs.second.tolist()))
+    [(0, 2), (1, 3)]
+    """
+    for a, b, pair in _pair_matches(data, match, min_overlap):
+        yield MatchedUnits((a, b), pair.first[pair.pair_first], pair.second[pair.pair_second])
+
+
+def overlapping_units(data: SpanData, *, min_overlap: float = 0.0) -> Iterator[MatchedUnits]:
+    """Every pair of units that *may* match by overlap, for every coder pair.
+
+    The candidates of :func:`span_f1`'s overlap matching before it picks a one-to-one
+    matching: two units of the same document and category that overlap with an intersection
+    over union of at least ``min_overlap`` (a zero-length unit only with an identical one).
+    A unit may appear in several pairs.
+
+    Examples
+    --------
+    >>> data = SpanData.from_units([("d", "ann", 0, 10, "X"), ("d", "bob", 0, 8, "X"),
+    ...                             ("d", "bob", 2, 10, "X")])
+    >>> pairs = next(overlapping_units(data, min_overlap=0.5))
+    >>> sorted(zip(pairs.first.tolist(), pairs.second.tolist()))
+    [(0, 1), (0, 2)]
+    """
+    _check_options("overlap", min_overlap)
+    together = data.annotated.T.astype(np.intp) @ data.annotated.astype(np.intp)
+    index = _Index(data)
+    for a, b in combinations(range(data.n_coders), 2):
+        if together[a, b] == 0:
+            continue
+        shared = data.annotated[:, a] & data.annotated[:, b]
+        in_shared = shared[data.document]
+        first = np.flatnonzero((data.coder == a) & in_shared)
+        second = np.flatnonzero((data.coder == b) & in_shared)
+        points_first = np.flatnonzero(data.end[first] == data.begin[first])
+        points_second = np.flatnonzero(data.end[second] == data.begin[second])
+        at_a, at_b = _exact_pairs(index.identical, first[points_first], second[points_second])
+        spans_first = first[data.end[first] != data.begin[first]]
+        spans_second = second[data.end[second] != data.begin[second]]
+        rows, columns = _overlap_edges(data, index, spans_first, spans_second, float(min_overlap))
+        yield MatchedUnits(
+            (a, b),
+            np.concatenate([first[points_first[at_a]], spans_first[rows]]).astype(np.intp),
+            np.concatenate([second[points_second[at_b]], spans_second[columns]]).astype(np.intp),
+        )
 
 
 def decompose_span_f1(
