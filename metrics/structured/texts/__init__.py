@@ -19,7 +19,7 @@ from metrics.structured.texts.alpha import (
     text_distance,
 )
 from metrics.structured.texts.data import TextData
-from metrics.structured.texts.jaccard import TokenSets, token_jaccard
+from metrics.structured.texts.jaccard import JaccardDistance, TokenSets, token_jaccard
 from metrics.structured.texts.levenshtein import (
     TextCodes,
     levenshtein,
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_MAX_PAIRS",
     "TEXT_DISTANCES",
     "TEXT_FIELDS",
+    "JaccardDistance",
     "TextAlpha",
     "TextCodes",
     "TextData",
