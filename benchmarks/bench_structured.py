@@ -28,6 +28,7 @@ Each figure is the best of ``--repeat`` runs (default 1 for the large sizes).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -253,7 +254,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("text", "ranking", "preference"))
     args = parser.parse_args()
     scale = 10 if args.quick else 1
-    print(f"numpy {np.__version__}; seed {args.seed}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"numpy {np.__version__}; seed {args.seed}; load average {load} on {os.cpu_count()} cores")
     if args.only in (None, "text"):
         bench_text(100_000 // scale, [100, 200, 400, 800], 120, args.seed)
     if args.only in (None, "ranking"):
