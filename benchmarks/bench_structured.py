@@ -255,7 +255,8 @@ def main() -> None:
     args = parser.parse_args()
     scale = 10 if args.quick else 1
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"numpy {np.__version__}; seed {args.seed}; load average {load} on {os.cpu_count()} cores")
+    cores = os.cpu_count()
+    print(f"numpy {np.__version__}; seed {args.seed}; load average {load} on {cores} cores")
     if args.only in (None, "text"):
         bench_text(100_000 // scale, [100, 200, 400, 800], 120, args.seed)
     if args.only in (None, "ranking"):
