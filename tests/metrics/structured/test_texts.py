@@ -262,6 +262,21 @@ def test_report_shape_and_bootstrap() -> None:
     assert shares == sorted(shares, reverse=True)
 
 
+def test_report_above_the_matrix_limit_holds_d_e(monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+
+    import metrics.structured.texts.alpha as module
+
+    monkeypatch.setattr(
+        module, "pairwise_alpha", functools.partial(module.pairwise_alpha, matrix_limit=0)
+    )
+    data = _data(_random_rows(2, n_items=30))
+    alpha = text_report(data, bootstrap=100, seed=5)["coefficients"]["alpha"]
+    assert alpha["value"] == pytest.approx(text_alpha(data).value, abs=1e-12)
+    assert "holds D_e at the full data's value" in alpha["ci_note"]
+    assert alpha["ci"]["replicates"] == 100
+
+
 def test_report_leaves_alpha_null_with_the_reason() -> None:
     data = TextData.from_long([1, 1], ["a", "b"], ["x", "x"])
     entry = text_report(data)["coefficients"]["alpha"]
