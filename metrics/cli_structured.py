@@ -10,8 +10,10 @@ Each level reads its CSV file and prints its report (:mod:`metrics.structured`):
 - ``preference``: ``item,coder,choice,shown_first`` (choice A, B or tie; shown_first A, B or
   empty), optionally ``option_a,option_b``;
 - ``text``: ``item,coder,text`` (an empty text cell is the empty text), ``--distance
-  levenshtein|token_jaccard`` (default levenshtein), ``--max-pairs`` the distance evaluations
-  alpha's expected disagreement may take (default 20,000,000).
+  levenshtein|token_jaccard`` (default levenshtein) or ``--distance-file`` (CSV
+  ``text_a,text_b,distance``: distances computed elsewhere, for every pair of distinct texts),
+  ``--max-pairs`` the distance evaluations alpha's expected disagreement may take (default
+  20,000,000).
 
 ``--bootstrap N --seed S [--confidence C]`` adds a ``ci`` to every coefficient. ``--json``
 prints the JSON contract, otherwise a table. Bad input exits with code 2 and a message naming
@@ -23,18 +25,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from metrics.errors import InputError
 from metrics.structured.preferences import preference_report, read_preferences
 from metrics.structured.rankings import ranking_report, read_rankings
 from metrics.structured.relations import read_relations, relation_report
-from metrics.structured.texts import DEFAULT_MAX_PAIRS, TEXT_DISTANCES, read_texts, text_report
+from metrics.structured.texts import (
+    DEFAULT_MAX_PAIRS,
+    TEXT_DISTANCES,
+    read_text_distances,
+    read_texts,
+    text_report,
+)
+from metrics.structured.texts.alpha import TextDistanceLike
 
 #: The ``--level`` values this module handles.
 STRUCTURED_LEVELS: tuple[str, ...] = ("relation", "ranking", "preference", "text")
 #: This module's options, and the levels each applies to.
-_OWN = {"undirected": ("relation",), "min_overlap": ("relation",), "max_pairs": ("text",)}
+_OWN = {
+    "undirected": ("relation",),
+    "min_overlap": ("relation",),
+    "max_pairs": ("text",),
+    "distance_file": ("text",),
+}
 #: Options of the other levels, refused here.
 _OTHERS = ("continuum", "gamma", "overlapping", "domain", "tree", "benchmarks")
 
@@ -60,6 +75,12 @@ def add_structured_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         metavar="X",
         help="level relation: IoU two units need to match (default 0.5)",
+    )
+    parser.add_argument(
+        "--distance-file",
+        type=Path,
+        metavar="FILE",
+        help="level text: user-supplied distances, CSV text_a,text_b,distance",
     )
     parser.add_argument(
         "--max-pairs",
@@ -92,6 +113,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError(
             f"--distance {args.distance!r}: level text knows {', '.join(TEXT_DISTANCES)}."
         )
+    if args.distance is not None and args.distance_file is not None:
+        raise InputError("Give --distance or --distance-file, not both.")
     if args.max_pairs is not None and args.max_pairs < 1:
         raise InputError("--max-pairs must be at least 1.")
 
@@ -110,9 +133,12 @@ def structured_report(args: argparse.Namespace) -> dict[str, Any]:
     if args.level == "preference":
         return preference_report(read_preferences(args.file), **common)
     max_pairs = DEFAULT_MAX_PAIRS if args.max_pairs is None else args.max_pairs
+    distance: TextDistanceLike = args.distance or "levenshtein"
+    if args.distance_file is not None:
+        distance = read_text_distances(args.distance_file)
     return text_report(
         read_texts(args.file),
-        distance=args.distance or "levenshtein",
+        distance=distance,
         max_pairs=max_pairs,
         **common,
     )

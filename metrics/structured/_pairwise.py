@@ -19,9 +19,11 @@ over the pairable values (items with at least two values; ``n_a`` how often dist
 - **D_e** needs every pair of distinct values: ``V(V-1)/2`` evaluations. There is no exact
   shortcut for an arbitrary distance (the sum runs over all pairs, and a distance such as
   Levenshtein's has no closed form over a set of strings); equal values are merged first
-  (``n_a``), which is the only saving that stays exact. Sampling pairs would make alpha an
-  estimate, so it is not done. The pairs are evaluated in blocks without storing them, so
-  memory stays linear in ``V``; time grows as ``V²``.
+  (``n_a``), which stays exact. Sampling pairs would make alpha an estimate, so it is not
+  done. The pairs are evaluated in blocks without storing them, so memory stays linear in
+  ``V``; time grows as ``V²``. A distance that can sum itself exactly without visiting every
+  pair (:class:`PairSums`: token Jaccard, where pairs sharing no token are at distance 1)
+  does so.
 
 When ``V`` is at most ``matrix_limit`` (:data:`metrics.MAX_MATRIX_VALUES`, 5000) the distances
 are kept as a ``V × V`` matrix and the bootstrap recomputes ``D_e`` from each resample's
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,12 +48,31 @@ from metrics.decomposition import Decomposition, ItemStats
 #: Maps two arrays of distinct-value codes (``left[i] != right[i]``) to their distances.
 PairDistance = Callable[[NDArray[np.intp], NDArray[np.intp]], NDArray[np.float64]]
 
+
+@runtime_checkable
+class PairSums(Protocol):
+    """A distance that sums itself over all pairs faster than pair by pair (exactly).
+
+    ``matrix(codes)`` gives the ``V × V`` distances among ``codes``; ``pair_sum(codes,
+    counts)`` gives ``Σ_{a<b} counts_a counts_b d(codes_a, codes_b)``. Token Jaccard does both
+    from a sparse product that only visits pairs sharing a token (every other pair is at
+    distance 1).
+    """
+
+    def __call__(self, left: NDArray[np.intp], right: NDArray[np.intp]) -> NDArray[np.float64]: ...
+
+    def matrix(self, codes: NDArray[np.intp]) -> NDArray[np.float64]: ...
+
+    def pair_sum(self, codes: NDArray[np.intp], counts: NDArray[np.float64]) -> float: ...
+
+
 #: Pairs of distinct values evaluated at once.
 BLOCK_PAIRS = 1 << 16
 
 __all__ = [
     "BLOCK_PAIRS",
     "PairDistance",
+    "PairSums",
     "PairwiseAlpha",
     "pairwise_alpha",
     "within_item_pairs",
@@ -208,10 +230,13 @@ def pairwise_alpha(
     observed_distance = np.zeros(left.size)
     matrix = None
     if size <= matrix_limit:
-        matrix = np.zeros((size, size))
-        for rows, cols in _upper_blocks(size, BLOCK_PAIRS):
-            matrix[rows, cols] = evaluate(rows, cols)
-        matrix += matrix.T
+        if isinstance(distance, PairSums):
+            matrix = np.array(distance.matrix(present), dtype=np.float64)
+        else:
+            matrix = np.zeros((size, size))
+            for rows, cols in _upper_blocks(size, BLOCK_PAIRS):
+                matrix[rows, cols] = evaluate(rows, cols)
+            matrix += matrix.T
         observed_distance[unequal] = matrix[a[unequal], b[unequal]]
         expected_sum = float(counts @ matrix @ counts)
     else:
@@ -220,9 +245,13 @@ def pairwise_alpha(
             chunk = unique_keys[start : start + BLOCK_PAIRS]
             found[start : start + chunk.size] = evaluate(chunk // size, chunk % size)
         observed_distance[unequal] = found[inverse]
-        expected_sum = 0.0
-        for rows, cols in _upper_blocks(size, BLOCK_PAIRS):
-            expected_sum += 2.0 * float(np.dot(counts[rows] * counts[cols], evaluate(rows, cols)))
+        if isinstance(distance, PairSums):
+            expected_sum = 2.0 * float(distance.pair_sum(present, counts))
+        else:
+            expected_sum = 0.0
+            for rows, cols in _upper_blocks(size, BLOCK_PAIRS):
+                pair_counts = counts[rows] * counts[cols]
+                expected_sum += 2.0 * float(np.dot(pair_counts, evaluate(rows, cols)))
     m = np.bincount(item, minlength=n_items).astype(np.float64)
     weight = np.zeros(n_items)
     weight[pairable_items] = 1.0 / (m[pairable_items] - 1.0)

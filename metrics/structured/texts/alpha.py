@@ -35,7 +35,7 @@ from metrics.decomposition import Decomposition
 from metrics.distances.scalar import MatrixDistance
 from metrics.structured._pairwise import PairDistance, PairwiseAlpha, pairwise_alpha
 from metrics.structured.texts.data import TextData
-from metrics.structured.texts.jaccard import TokenSets
+from metrics.structured.texts.jaccard import JaccardDistance, TokenSets
 from metrics.structured.texts.levenshtein import TextCodes, normalized_levenshtein_pairs
 
 #: Text distances known by name.
@@ -100,8 +100,7 @@ def text_distance(distance: TextDistanceLike, texts: tuple[str, ...]) -> tuple[s
             codes = TextCodes.encode(texts)
             return distance, lambda left, right: normalized_levenshtein_pairs(codes, left, right)
         if distance == "token_jaccard":
-            sets = TokenSets.encode(texts)
-            return distance, sets.distances
+            return distance, JaccardDistance(TokenSets.encode(texts))
         raise ValueError(
             f"Unknown text distance {distance!r}; use one of {', '.join(TEXT_DISTANCES)}, a "
             "MatrixDistance over the texts, a mapping of text pairs or a callable."

@@ -110,6 +110,19 @@ def test_text_level(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert jaccard["coefficients"]["alpha"]["value"] != alpha["value"]
 
 
+def test_text_distance_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, "texts.csv", "item,coder,text\n1,a,x\n1,b,x\n2,a,x\n2,b,y\n3,a,z\n")
+    distances = _write(tmp_path, "d.csv", "text_a,text_b,distance\nx,y,1\nz,x,0.5\ny,z,2\n")
+    result = _json(capsys, str(path), "--level", "text", "--distance-file", str(distances))
+    # Pairable values x ×3, y ×1 (item 3 has one text): D_o = 2·1/4; D_e = 2·3·1·1/12.
+    assert result["distance"] == "mapping"
+    assert result["coefficients"]["alpha"]["observed"] == pytest.approx(0.5)
+    assert result["coefficients"]["alpha"]["expected"] == pytest.approx(0.5)
+    bad = _write(tmp_path, "bad.csv", "text_a,text_b,distance\nx,y,-1\n")
+    assert main(["report", str(path), "--level", "text", "--distance-file", str(bad)]) == 2
+    assert "line 2, field 'distance': must be ≥ 0" in capsys.readouterr().err
+
+
 def test_text_max_pairs_leaves_alpha_null(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -158,6 +171,7 @@ def test_bad_input_exits_2_naming_line_and_field(
         (["--level", "text", "--distance", "cosine"], "level text knows levenshtein"),
         (["--level", "text", "--undirected", "x"], "--undirected applies to --level relation"),
         (["--level", "nominal", "--max-pairs", "5"], "--max-pairs applies to --level text"),
+        (["--level", "ranking", "--distance-file", "d.csv"], "--distance-file applies to"),
         (["--level", "preference", "--gamma"], "--gamma does not apply to --level preference"),
     ],
 )

@@ -194,6 +194,25 @@ def test_streamed_expected_disagreement_equals_the_matrix_path() -> None:
     assert float(streamed.decomposition.evaluate()) == pytest.approx(streamed.value, abs=1e-12)
 
 
+def test_token_jaccard_sums_from_shared_tokens_equal_pair_by_pair() -> None:
+    from metrics.structured._pairwise import pairwise_alpha
+    from metrics.structured.texts.alpha import text_distance
+
+    rows = [*_random_rows(10, n_items=40), (99, "ann", "   "), (99, "bob", "")]
+    data = _data(rows)
+    _, jaccard = text_distance("token_jaccard", data.texts)
+    args = (data.item_index, data.text_code, data.n_items, data.n_texts)
+
+    def plain(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        return jaccard(left, right)  # the same distance without the sums
+
+    for limit in (5000, 0):
+        fast = pairwise_alpha(*args, jaccard, matrix_limit=limit)
+        slow = pairwise_alpha(*args, plain, matrix_limit=limit)
+        assert fast.value == pytest.approx(slow.value, abs=1e-12)
+        assert fast.expected == pytest.approx(slow.expected, abs=1e-12)
+
+
 def test_decomposition_and_its_leave_one_out() -> None:
     data = _data(_random_rows(9))
     decomposition = decompose_text_alpha(data)
@@ -241,6 +260,21 @@ def test_report_shape_and_bootstrap() -> None:
     json.dumps(report)
     shares = [entry["observed_disagreement"] for entry in report["disputed"]]
     assert shares == sorted(shares, reverse=True)
+
+
+def test_report_above_the_matrix_limit_holds_d_e(monkeypatch: pytest.MonkeyPatch) -> None:
+    import functools
+
+    import metrics.structured.texts.alpha as module
+
+    monkeypatch.setattr(
+        module, "pairwise_alpha", functools.partial(module.pairwise_alpha, matrix_limit=0)
+    )
+    data = _data(_random_rows(2, n_items=30))
+    alpha = text_report(data, bootstrap=100, seed=5)["coefficients"]["alpha"]
+    assert alpha["value"] == pytest.approx(text_alpha(data).value, abs=1e-12)
+    assert "holds D_e at the full data's value" in alpha["ci_note"]
+    assert alpha["ci"]["replicates"] == 100
 
 
 def test_report_leaves_alpha_null_with_the_reason() -> None:
