@@ -259,6 +259,14 @@ def structured_values_replace(
         found = records.setdefault(pair, [])
         if values.is_nothing(row.cells):
             continue
+        if values.max_records is not None and len(found) >= values.max_records:
+            errors.add(
+                row.where,
+                AnnotationErrorCode.DUPLICATE_ROW,
+                f"A coder gives one value per item here: an earlier row gave {pair[1]!r}'s "
+                f"value of {pair[0]!r}.",
+            )
+            continue
         try:
             found.append(values.parse(row.cells, scheme.id_by_code, _facts(items, pair[0])))
         except RowError as error:

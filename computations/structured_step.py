@@ -53,7 +53,7 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
     beat(computation.pk, 0.1)
     results = kind.structured.report(scope.rows, scope.code_by_id, scope.items, params)
     for entry in results.get("most_disputed", []):
-        entry["item"] = scope.item_ids.get(str(entry.get("image", entry.get("item"))))
+        entry["item"] = scope.item_ids.get(str(entry.get("name")))
     results.update(
         kind=kind.key,
         n_annotations=scope.n_annotations,

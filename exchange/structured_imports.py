@@ -67,7 +67,7 @@ def regions_to_questions(
                 )
             )
             continue
-        if question.kind != region.kind and region.field is None:
+        if region.kind and question.kind != region.kind and region.field is None:
             # A format that offers several kinds of one object (COCO's bbox and
             # segmentation): the question takes its own kind, the others are left.
             if not region.is_empty:
@@ -77,14 +77,14 @@ def regions_to_questions(
                 )
                 groups.skipped[reason] = groups.skipped.get(reason, 0) + 1
             continue
-        if question.kind != region.kind:
+        if question.label_kind.structured is None or (region.kind and question.kind != region.kind):
             groups.rejections.append(
                 Rejection(
                     region.source,
                     "type",
                     ImportErrorCode.UNSUPPORTED_TYPE,
-                    f"A {region.kind} cannot go to question {question.key!r}, a "
-                    f"{question.kind} question.",
+                    f"A {region.kind or 'structured value'} cannot go to question "
+                    f"{question.key!r}, a {question.kind} question.",
                     region.field,
                 )
             )
@@ -102,10 +102,11 @@ def match_region_labels(
     rejected: list[Rejection] = []
     dropped = 0
     for region in regions:
-        if region.is_empty:
+        label = region.cells.get("label")
+        if region.is_empty or label is None or label == "":
             kept.append(region)
             continue
-        match = matcher.match(region.cells.get("label"))
+        match = matcher.match(label)
         if match.error is not None:
             code, detail = match.error
             rejected.append(Rejection(region.source, "label", code, detail, region.field))

@@ -21,6 +21,15 @@ from pages.selectors import (
 from studies.kinds.structured import StructuredValues
 from studies.models import Annotation, Category, Item, Question, Round, Study
 
+#: The sizes a report may give, as the page names them.
+SUMMARY = (
+    ("n_items", "Items"),
+    ("n_coders", "Coders"),
+    ("n_regions", "Regions"),
+    ("n_options", "Options"),
+    ("n_texts", "Distinct texts"),
+    ("n_annotations", "Annotated items × coders"),
+)
 #: Colours of the coders' drawings, in coder order (colour-blind safe, Okabe–Ito).
 CODER_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
@@ -65,6 +74,11 @@ class StructuredRoundReport:
     categories: list[CategoryRow] = field(default_factory=list)
     disputed: list[DisputedRow] = field(default_factory=list)
     history: list[CoefficientHistory] = field(default_factory=list)
+    #: What a most disputed item's value is, and whether its regions are counted.
+    disputed_measure: str = ""
+    disputed_counts: bool = False
+    #: The data's sizes, as the kind's report gives them: (what, how many).
+    summary: list[tuple[str, Any]] = field(default_factory=list)
 
 
 def _values(question: Question) -> StructuredValues:
@@ -145,9 +159,14 @@ def structured_round_report(
     report.results = results
     report.coefficients = coefficient_rows(results, values)
     report.category_columns, report.categories = category_rows(results)
+    report.disputed_measure = values.disputed_measure
+    report.disputed_counts = any(row.n_records is not None for row in report.disputed)
+    report.summary = [
+        (label, results[key]) for key, label in SUMMARY if results.get(key) is not None
+    ]
     report.disputed = [
         DisputedRow(
-            item=str(entry.get("image", entry.get("item_name", ""))),
+            item=str(entry.get("name", "")),
             item_id=entry.get("item"),
             value=_number(entry.get("value")),
             n_records=entry.get("n_regions"),

@@ -306,7 +306,7 @@ def structured_item_view(
         "image_url": source,
         "stroke": max(view.width, view.height) / 250,
     }
-    response = render(request, "pages/structured_item.html", context)
+    response = render(request, question.label_kind.structured.item_template, context)
     origin = urlsplit(source)
     if origin.scheme in ("http", "https") and origin.netloc:
         # The page may show this one image from its own server, nothing else from there.

@@ -74,6 +74,9 @@ class LabelKind(models.TextChoices):
     BOX = "box", "Boxes on an image"
     POLYGON = "polygon", "Polygons on an image"
     KEYPOINT = "keypoint", "Keypoints on an image"
+    TEXT = "text", "Free text"
+    RANKING = "ranking", "Ranking of options"
+    PREFERENCE = "preference", "Pairwise preference"
 
 
 class SpanUnit(models.TextChoices):

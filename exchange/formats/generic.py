@@ -29,6 +29,7 @@ from exchange.formats.base import (
     ImportErrorCode,
     MalformedFileError,
     ParsedFile,
+    ParsedRegion,
     ParsedRow,
     ParseOptions,
     decode,
@@ -230,4 +231,45 @@ def parse_table(data: bytes, options: ParseOptions) -> ParsedFile:
             f"coders {SLOT_PREFIX}1..{SLOT_PREFIX}{slots} in column order. Use coefficients "
             "that ignore coder identity (Fleiss' kappa, Krippendorff's alpha)."
         )
+    return parsed
+
+
+#: The column naming the item in a structured CSV, as each structured kind's CLI calls it.
+STRUCTURED_ITEM_COLUMNS = ("item", "image", "document")
+
+
+@register(
+    "structured_csv",
+    title="Structured values CSV (the question's own shape)",
+    description="A region, ranking, preference or text question's rows as its CLI and upload "
+    "read them: image,coder,x,y,width,height,label; item,coder,option,rank; "
+    "item,coder,choice,shown_first; item,coder,text.",
+)
+def parse_structured(data: bytes, options: ParseOptions) -> ParsedFile:
+    """Rows of a structured question in its own CSV shape: the item column (``item``,
+    ``image`` or ``document``), ``coder``, and the value columns, passed on as they are (the
+    question's kind checks them when they are written)."""
+    parsed = ParsedFile()
+    header, lines = _table(data, parsed)
+    columns = [name.lower() for name in header]
+    item = next((columns.index(name) for name in STRUCTURED_ITEM_COLUMNS if name in columns), None)
+    if item is None or "coder" not in columns:
+        raise MalformedFileError(
+            "A structured CSV names its item (item, image or document) and coder columns."
+        )
+    coder = columns.index("coder")
+    values = [(i, name) for i, name in enumerate(columns) if i not in (item, coder)]
+    for line, cells in lines:
+        parsed.records += 1
+        source = f"line {line}"
+        if not cells[item] or not cells[coder]:
+            parsed.reject(
+                source,
+                "item" if not cells[item] else "coder",
+                ImportErrorCode.REQUIRED,
+                "The item and the coder are required.",
+            )
+            continue
+        record = {name: cells[i] for i, name in values}
+        parsed.regions.append(ParsedRegion(source, cells[item], cells[coder], "", record))
     return parsed

@@ -18,8 +18,11 @@ from studies.kinds import (
     nominal,
     ordinal,
     polygon,
+    preference,
+    ranking,
     ratio,
     span,
+    text,
 )
 from studies.kinds.base import Feature, Kind, KindRefusalError, ValueForm
 
@@ -37,6 +40,9 @@ KINDS: dict[str, Kind] = {
         box,
         polygon,
         keypoint,
+        text,
+        ranking,
+        preference,
     )
 }
 

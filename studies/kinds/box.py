@@ -100,6 +100,7 @@ VALUES = StructuredValues(
     text=text,
     to_json=to_json,
     category_ids=lambda value: {int(record[5]) for record in value},
+    disputed_measure="Matched alpha",
     report=regions.report_of("box"),
     draw=draw,
     coco=coco,

@@ -56,6 +56,7 @@ VALUES = StructuredValues(
     text=text,
     to_json=to_json,
     category_ids=lambda value: {int(record[2]) for record in value},
+    disputed_measure="Matched alpha",
     report=regions.report_of("keypoint"),
     draw=draw,
     coco=coco,

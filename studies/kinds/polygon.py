@@ -84,6 +84,7 @@ VALUES = StructuredValues(
     text=text,
     to_json=to_json,
     category_ids=lambda value: {int(record[0]) for record in value},
+    disputed_measure="Matched alpha",
     report=regions.report_of("polygon"),
     draw=draw,
     coco=coco,

@@ -256,7 +256,12 @@ def report_of(level: str) -> Callable[..., dict[str, Any]]:
             data, float(params["iou_threshold"]), {e["image"] for e in disputed}
         )
         result["most_disputed"] = [
-            {**entry, "value": entry.get("alpha_matched"), "units": units.get(entry["image"], [])}
+            {
+                **entry,
+                "name": entry["image"],
+                "value": entry.get("alpha_matched"),
+                "units": units.get(entry["image"], []),
+            }
             for entry in disputed
         ]
         result["n_items"] = result["n_images"]

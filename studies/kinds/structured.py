@@ -121,6 +121,15 @@ class StructuredValues:
     #: ``coco(record) -> dict``: a record as a COCO annotation's fields (``category_id``,
     #: ``bbox``, ``segmentation``, ``keypoints``, ``area``); None: no COCO export.
     coco: Callable[[Record], dict[str, Any]] | None = None
+    #: Whether a row with every value column empty says "annotated, nothing" (not for text:
+    #: an empty cell is the empty text).
+    nothing_row: bool = True
+    #: At most this many records per (item, coder) pair (a text, a choice: 1); None: any.
+    max_records: int | None = None
+    #: What the value of a most disputed item is, as the report's column names it.
+    disputed_measure: str = "Agreement"
+    #: The template of the per-item view, drawing every coder's value of one item.
+    item_template: str = "pages/structured_item.html"
     #: ``parameter_errors(params) -> {field: message}``: the kind's own options checked.
     parameter_errors: Callable[[Mapping[str, Any]], Mapping[str, str]] = lambda params: {}
 
@@ -131,7 +140,7 @@ class StructuredValues:
 
     def is_nothing(self, row: Mapping[str, Any]) -> bool:
         """Whether a row says "annotated, nothing" (every value column empty)."""
-        return all(blank(row.get(name)) for name in self.value_columns)
+        return self.nothing_row and all(blank(row.get(name)) for name in self.value_columns)
 
     def value(self, records: Sequence[Record]) -> Value:
         """A pair's stored value: its records in one canonical order."""

@@ -39,7 +39,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='question',
             name='kind',
-            field=models.CharField(choices=[('nominal', 'Nominal category'), ('ordinal', 'Ordinal category'), ('interval', 'Interval number'), ('ratio', 'Ratio number'), ('set', 'Set of categories'), ('hierarchy', 'Node of a category tree'), ('span', 'Units (begin, end, category) on a continuum'), ('box', 'Boxes on an image'), ('polygon', 'Polygons on an image'), ('keypoint', 'Keypoints on an image')], max_length=20),
+            field=models.CharField(choices=[('nominal', 'Nominal category'), ('ordinal', 'Ordinal category'), ('interval', 'Interval number'), ('ratio', 'Ratio number'), ('set', 'Set of categories'), ('hierarchy', 'Node of a category tree'), ('span', 'Units (begin, end, category) on a continuum'), ('box', 'Boxes on an image'), ('polygon', 'Polygons on an image'), ('keypoint', 'Keypoints on an image'), ('text', 'Free text'), ('ranking', 'Ranking of options'), ('preference', 'Pairwise preference')], max_length=20),
         ),
         migrations.RunPython(install_sqlite_triggers, migrations.RunPython.noop),
         migrations.CreateModel(

@@ -61,6 +61,13 @@ def _label_rows(values: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
 
 
 def _agreed_rows(agreed: dict[str, Any], rows_field: str) -> list[dict[str, Any]]:
+    if rows_field == "item_rows":
+        return [
+            {"item": item, "coder": coder, **record}
+            for item, records in agreed.items()
+            for coder in CODERS
+            for record in records
+        ]
     if rows_field == "rows":
         # An item's empty list: each coder annotated it and drew nothing.
         return [
@@ -412,10 +419,115 @@ CASES: dict[str, KindCase] = {
         imported=1,
         refuses_review=True,
     ),
+    "text": KindCase(
+        question={"kind": "text"},
+        upload=STRUCTURED,
+        rows_field="item_rows",
+        good_rows=[
+            {"item": "d1", "coder": "alice", "text": "A cat on a mat."},
+            {"item": "d1", "coder": "bob", "text": ""},
+        ],
+        read_back=[[{"text": "A cat on a mat."}], [{"text": ""}]],
+        change_texts=["A cat on a mat.", ""],
+        bad_row={"item": "d2", "coder": "alice", "text": 7},
+        bad_error=("invalid_type", "rows.0.text"),
+        agreed={
+            "d1": [{"text": "A cat on a mat."}],
+            "d2": [{"text": "Two dogs."}],
+            "d3": [{"text": "A red bus"}],
+            "d4": [{"text": ""}],
+        },
+        headline="alpha",
+        page_text='<th scope="row">Krippendorff&#x27;s alpha, text distance</th>',
+        export="structured",
+        export_lines=["item,coder,text", "d1,alice,A cat on a mat.", "d1,bob,"],
+        import_file=(
+            "structured_csv",
+            "texts.csv",
+            b"item,coder,text\nd1,alice,A cat\nd1,bob,A cat.\nd2,alice,\n",
+        ),
+        imported=3,
+        refuses_review=True,
+    ),
+    "ranking": KindCase(
+        question={"kind": "ranking"},
+        upload=STRUCTURED,
+        rows_field="item_rows",
+        good_rows=[
+            {"item": "d1", "coder": "alice", "option": "x", "rank": 1},
+            {"item": "d1", "coder": "alice", "option": "y", "rank": "2"},
+            {"item": "d1", "coder": "bob", "option": "y", "rank": 1},
+            {"item": "d1", "coder": "bob", "option": "x", "rank": 1},
+        ],
+        read_back=[
+            [{"option": "x", "rank": 1}, {"option": "y", "rank": 2}],
+            [{"option": "x", "rank": 1}, {"option": "y", "rank": 1}],
+        ],
+        change_texts=["x 1; y 2", "x 1; y 1"],
+        bad_row={"item": "d2", "coder": "alice", "option": "x", "rank": 0},
+        bad_error=("not_positive", "rows.0.rank"),
+        agreed={
+            item: [{"option": o, "rank": r} for o, r in ranks]
+            for item, ranks in {
+                "d1": [("x", 1), ("y", 2), ("z", 3)],
+                "d2": [("x", 3), ("y", 1), ("z", 2)],
+                "d3": [("x", 2), ("y", 3), ("z", 1)],
+                "d4": [("x", 1), ("y", 3), ("z", 2)],
+            }.items()
+        },
+        headline="alpha",
+        page_text='<th scope="row">Krippendorff&#x27;s alpha, Kendall tau distance</th>',
+        export="structured",
+        export_lines=[
+            "item,coder,option,rank",
+            "d1,alice,x,1",
+            "d1,alice,y,2",
+            "d1,bob,x,1",
+            "d1,bob,y,1",
+        ],
+        import_file=(
+            "structured_csv",
+            "rankings.csv",
+            b"item,coder,option,rank\nd1,alice,x,1\nd1,alice,y,2\nd1,bob,x,2\nd1,bob,y,1\n",
+        ),
+        imported=2,
+        refuses_review=True,
+    ),
+    "preference": KindCase(
+        question={"kind": "preference"},
+        upload=STRUCTURED,
+        rows_field="item_rows",
+        good_rows=[
+            {"item": "d1", "coder": "alice", "choice": "A", "shown_first": "B"},
+            {"item": "d1", "coder": "bob", "choice": "tie"},
+        ],
+        read_back=[[{"choice": "A", "shown_first": "B"}], [{"choice": "tie", "shown_first": None}]],
+        change_texts=["A (shown first: B)", "tie"],
+        bad_row={"item": "d2", "coder": "alice", "choice": "C"},
+        bad_error=("invalid_choice", "rows.0.choice"),
+        agreed={
+            "d1": [{"choice": "A", "shown_first": "A"}],
+            "d2": [{"choice": "B", "shown_first": "A"}],
+            "d3": [{"choice": "tie", "shown_first": "B"}],
+            "d4": [{"choice": "A", "shown_first": "B"}],
+        },
+        headline="alpha",
+        page_text='<th scope="row">Krippendorff&#x27;s alpha on the choice (nominal)</th>',
+        export="structured",
+        export_lines=["item,coder,choice,shown_first", "d1,alice,A,B", "d1,bob,tie,"],
+        import_file=(
+            "structured_csv",
+            "preferences.csv",
+            b"item,coder,choice,shown_first\nd1,alice,A,B\nd1,bob,B,A\nd2,alice,tie,\n",
+        ),
+        imported=3,
+        refuses_review=True,
+    ),
 }
 
 
 def upload(client: APIClient, study: Study, case: KindCase, rows: list[Any]) -> Any:
     """POST ``rows`` of question ``q`` in Round 1 to the case's upload endpoint."""
-    body = {"round": "Round 1", "question": "q", case.rows_field: rows}
+    field = "rows" if case.rows_field in ("rows", "item_rows") else case.rows_field
+    body = {"round": "Round 1", "question": "q", field: rows}
     return client.post(f"/api/v1/studies/{study.pk}/{case.upload}", body, format="json")

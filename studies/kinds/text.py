@@ -1,0 +1,89 @@
+"""Text: a coder's free text for an item (a caption, a summary, a correction), compared by
+a text distance in Krippendorff's alpha (Artstein & Poesio 2008, §2.6; Braylan et al. 2022):
+normalised Levenshtein or token Jaccard (``metrics.structured.texts``). An empty text is a
+text; one text per item and coder. Stored as ``[[text]]`` (one record).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from metrics.structured import TextData, text_report
+from studies.kinds import item_values
+from studies.kinds.base import Kind, ValueForm
+from studies.kinds.structured import ItemFacts, RowError, StructuredValues, Value
+
+MAX_TEXT = 100_000
+DISTANCES = ("levenshtein", "token_jaccard")
+
+
+def parse(row: Mapping[str, Any], id_by_code: Mapping[str, int], item: ItemFacts) -> list[Any]:
+    text = row.get("text")
+    if text is None:
+        raise RowError("text", "required", 'text is required (an empty text is "").')
+    if not isinstance(text, str):
+        raise RowError("text", "invalid_type", "text must be text.")
+    if "\x00" in text:
+        raise RowError("text", "null_characters_not_allowed", "NUL characters are not allowed.")
+    if len(text) > MAX_TEXT:
+        raise RowError("text", "max_length", f"A text has at most {MAX_TEXT:,} characters.")
+    return [text]
+
+
+def report(
+    rows: Sequence[tuple[str, str, Value]],
+    code_by_id: Mapping[int, str],
+    items: Mapping[str, ItemFacts],
+    params: Mapping[str, Any],
+) -> dict[str, Any]:
+    data = TextData.from_long(
+        [item for item, _, _ in rows],
+        [coder for _, coder, _ in rows],
+        [value[0][0] for _, _, value in rows],
+    )
+    result = text_report(
+        data,
+        distance=params["distance"],
+        bootstrap=int(params["bootstrap"]),
+        confidence=float(params["confidence"]),
+        seed=int(params["seed"]),
+    )
+    return item_values.with_disputed(result, "observed_disagreement", params)
+
+
+def parameter_errors(params: Mapping[str, Any]) -> dict[str, str]:
+    if params.get("distance") not in DISTANCES:
+        return {"distance": f"A text distance: one of {', '.join(DISTANCES)}."}
+    return {}
+
+
+VALUES = StructuredValues(
+    item_column="item",
+    value_columns=("text",),
+    optional_columns=(),
+    parse=parse,
+    text=lambda value, codes: value[0][0] if value else "",
+    to_json=lambda value, codes: [{"text": record[0]} for record in value],
+    category_ids=lambda value: set(),
+    disputed_measure="Share of D_o",
+    report=report,
+    draw=lambda value, codes: [],
+    names={"alpha": "Krippendorff's alpha, text distance"},
+    nothing_row=False,
+    max_records=1,
+    item_template=item_values.ITEM_TEMPLATE,
+    parameter_errors=parameter_errors,
+)
+
+KIND = Kind(
+    key="text",
+    title="Free text",
+    form=ValueForm.STRUCTURED,
+    parse=item_values.refuse_single_label,
+    defaults=item_values.defaults(("alpha",), distance="levenshtein"),
+    coefficients=("alpha",),
+    refusals=item_values.REFUSALS,
+    structured=VALUES,
+    label_studio_type="textarea",
+)
