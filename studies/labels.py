@@ -26,7 +26,7 @@ annotation's units ``"0-5 PER; 7-9 ORG"`` (empty text: annotated, nothing found)
 
 from __future__ import annotations
 
-import functools
+import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -108,7 +108,7 @@ class LabelScheme:
         if self.spec.category_tree:
             self._build_paths(rows)
         #: One raw value as a tool writes it → a :data:`Label`, or a ``LabelError``.
-        self.parse: Callable[[Any], Label] = functools.partial(self.spec.parse, self)
+        self.parse: Callable[[Any], Label] = types.MethodType(self.spec.parse, self)
 
     @classmethod
     def for_question(cls, question: Question) -> LabelScheme:
