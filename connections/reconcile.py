@@ -268,6 +268,7 @@ def tasks_reconcile(
         sent += [task for task in annotated if int(task["id"]) in sent_ids]
         annotated = [task for task in annotated if int(task["id"]) not in sent_ids]
         new_pairs: dict[int, set[Pair]] = {}
+        items: dict[int, str] = {}
         if any(task["annotations"] for task in annotated):
             parsed, items = _parse(connection, annotated, mapping)
             report = annotations_import_parsed(
@@ -307,7 +308,7 @@ def tasks_reconcile(
         for task_id in gone_task_ids:
             if int(task_id) not in sent_ids:
                 new_pairs[int(task_id)] = set()
-        counts.deleted = _store_pairs(connection, new_pairs, links)
+        counts.deleted = _store_pairs(connection, new_pairs, links, items)
         _store_annotations(connection, annotated + sent, gone_task_ids)
         for task in sent:
             counts.resolved += _resolve_sent(connection, task, links.get(int(task["id"])))
@@ -321,8 +322,9 @@ def _store_pairs(
     connection: LabelStudioConnection,
     new_pairs: Mapping[int, set[Pair]],
     links: dict[int, LinkedTask],
+    items: Mapping[int, str],
 ) -> int:
-    """Remember each task's pairs; delete the annotations a task no longer gives."""
+    """Remember each task's pairs and item; delete the annotations a task no longer gives."""
     claimed = set().union(*new_pairs.values()) if new_pairs else set()
     stale: set[Pair] = set()
     for task_id, pairs in new_pairs.items():
@@ -330,13 +332,14 @@ def _store_pairs(
         old = {tuple(pair) for pair in link.pairs} if link is not None else set()
         stale |= {pair for pair in old if pair not in claimed}  # type: ignore[misc]
         ordered = sorted([list(pair) for pair in pairs])
+        item_key = items.get(task_id, link.item_key if link is not None else "")
         if link is None:
             links[task_id] = LinkedTask.objects.create(
-                connection=connection, task_id=task_id, pairs=ordered
+                connection=connection, task_id=task_id, pairs=ordered, item_key=item_key
             )
-        elif link.pairs != ordered:
-            link.pairs = ordered
-            link.save(update_fields=["pairs", "updated_at"])
+        elif link.pairs != ordered or link.item_key != item_key:
+            link.pairs, link.item_key = ordered, item_key
+            link.save(update_fields=["pairs", "item_key", "updated_at"])
     deleted = 0
     actor = _actor(connection)
     for question_key, item_key, coder_key in sorted(stale):

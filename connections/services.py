@@ -762,11 +762,21 @@ def send_to_label_studio(
             data = {"text": item.text, "item": item.external_id, "round": round_.name}
             tasks.append((item.external_id, None, data, item.labels))
     client = _client(connection)
+    originals = dict(
+        LinkedTask.objects.filter(
+            connection=connection,
+            purpose=TaskPurpose.ANNOTATE,
+            item_key__in=[item_key for item_key, *_ in tasks],
+        ).values_list("item_key", "task_id")
+    )
     created: list[int] = []
     for item_key, entry_id, data, labels in tasks:
         if item_key in pending:
             continue
-        body = {**data, PURPOSE_KEY: purpose, "agreement_question": question.key}
+        # The coders' task's data (its text, image...: what the labeling interface shows).
+        original = client.task(originals[item_key]) if item_key in originals else None
+        shown = original.get("data", {}) if original else {}
+        body = {**shown, **data, PURPOSE_KEY: purpose, "agreement_question": question.key}
         task_id = client.task_create(project_id=connection.project_id, data=body)
         LinkedTask.objects.update_or_create(
             connection=connection,
