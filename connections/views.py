@@ -68,7 +68,17 @@ def _managed_study(request: HttpRequest, study_pk: int) -> Study:
     return study
 
 
-def _back(study: Study) -> HttpResponseRedirect:
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _answer(
+    request: HttpRequest, study: Study, level: int, text: str, *, status: int = 200
+) -> HttpResponse:
+    """JSON for a script (Accept: application/json); else a message on the study page."""
+    if _wants_json(request):
+        return JsonResponse({"message": text}, status=status)
+    messages.add_message(request, level, text)
     return HttpResponseRedirect(reverse("pages:study-detail", args=[study.pk]) + "#label-studio")
 
 
@@ -120,17 +130,19 @@ def connection_create_view(request: HttpRequest, study_pk: str) -> HttpResponse:
         )
     except (ValidationError, ValueError) as error:
         text = "; ".join(error.messages) if isinstance(error, ValidationError) else str(error)
-        messages.error(request, f"The connection was not made: {text}")
-        return _back(study)
-    messages.success(request, f"Label Studio project {connection.project_id}: {test.message}.")
-    if connection.webhook_id is None:
-        messages.warning(
-            request,
-            "Paste into the project's Settings → Webhooks: URL "
-            f"{services.hook_url(connection, _public_url(request))} and the header "
-            f"{services.SECRET_HEADER}: {secret} (shown once).",
+        return _answer(
+            request, study, messages.ERROR, f"The connection was not made: {text}", status=400
         )
-    return _back(study)
+    text = f"Label Studio project {connection.project_id}: {test.message}."
+    if connection.webhook_id is None:
+        if connection.last_error:
+            text += f" {connection.last_error}"
+        text += (
+            " Paste into the project's Settings → Webhooks: URL "
+            f"{services.hook_url(connection, _public_url(request))} and the header "
+            f"{services.SECRET_HEADER}: {secret} (shown once)."
+        )
+    return _answer(request, study, messages.SUCCESS, text, status=201)
 
 
 def _connection(study: Study, connection_pk: int) -> LabelStudioConnection:
@@ -145,8 +157,9 @@ def connection_test_view(request: HttpRequest, study_pk: str, connection_pk: str
     except PermissionError:
         return _forbidden(request)
     result = services.connection_test(connection=_connection(study, int(connection_pk)))
-    (messages.success if result.ok else messages.error)(request, result.message)
-    return _back(study)
+    return _answer(
+        request, study, messages.SUCCESS if result.ok else messages.ERROR, result.message
+    )
 
 
 @login_required
@@ -158,5 +171,4 @@ def connection_sync_view(request: HttpRequest, study_pk: str, connection_pk: str
         return _forbidden(request)
     sync = services.sync_request(connection=_connection(study, int(connection_pk)))
     sync.refresh_from_db()
-    messages.success(request, f"Sync {sync.pk}: {sync.status}.")
-    return _back(study)
+    return _answer(request, study, messages.SUCCESS, f"Sync {sync.pk}: {sync.status}.", status=202)

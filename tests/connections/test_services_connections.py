@@ -416,3 +416,17 @@ def test_a_sync_from_the_study_page(
         answer = client.post(f"/studies/{setup['study'].pk}/label-studio/{connection.pk}/sync/")
     assert answer.status_code == 302
     assert LabelStudioSync.objects.get().status == "done"
+
+
+def test_reencrypt_moves_every_token_to_the_current_key(
+    setup: dict[str, Any], settings: Any
+) -> None:
+    from django.core.management import call_command
+
+    old = settings.AGREEMENT_CONNECTION_KEY or settings.SECRET_KEY
+    settings.AGREEMENT_CONNECTION_KEY = "rotated-" + "z" * 40
+    settings.AGREEMENT_CONNECTION_OLD_KEYS = [old]
+    call_command("connections_reencrypt")
+    settings.AGREEMENT_CONNECTION_OLD_KEYS = []
+    connection = LabelStudioConnection.objects.get()
+    assert connection_secrets.token_decrypt(connection.token_encrypted) == TOKEN
