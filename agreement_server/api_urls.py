@@ -7,6 +7,7 @@ from rest_framework.routers import DefaultRouter
 from adjudication.api.urls import ROUTES as ADJUDICATION_ROUTES
 from annotations.api.urls import ROUTES as ANNOTATION_ROUTES
 from computations.api.urls import ROUTES as COMPUTATION_ROUTES
+from connections.api.urls import ROUTES as CONNECTION_ROUTES
 from exchange.api.urls import ROUTES as EXCHANGE_ROUTES
 from planning.api.urls import ROUTES as PLANNING_ROUTES
 from review.api.urls import ROUTES as REVIEW_ROUTES
@@ -23,6 +24,7 @@ for prefix, viewset, basename in (
     *REVIEW_ROUTES,
     *ADJUDICATION_ROUTES,
     *PLANNING_ROUTES,
+    *CONNECTION_ROUTES,
 ):
     router.register(prefix, viewset, basename=basename)
 

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "planning",
     "pages",
     "demo",
+    "connections",
     # The project's own system checks (agreement_server/checks.py).
     "agreement_server",
 ]
@@ -312,6 +313,9 @@ CELERY_BEAT_SCHEDULE = {
     "reference-sweep": {"task": "adjudication.reference_sweep", "schedule": 60.0},
     # Re-sends plan requests the broker refused or lost, and requeues a dead worker's plan.
     "plans-sweep": {"task": "planning.plans_sweep", "schedule": 30.0},
+    # Label Studio connections: events and syncs lost on the way, and the agreement of a
+    # round requested once its events have been quiet (docs/imports.md#live-from-label-studio).
+    "connections-sweep": {"task": "connections.sweep", "schedule": 10.0},
 }
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -348,6 +352,30 @@ AGREEMENT_WEBHOOK_RETRY_MAX_SECONDS = env_int(
 AGREEMENT_WEBHOOK_RESEND_AFTER_SECONDS = env_int(
     "AGREEMENT_WEBHOOK_RESEND_AFTER_SECONDS", 120, minimum=10
 )
+
+# Label Studio connections (docs/imports.md#live-from-label-studio). API tokens are
+# encrypted with a key derived from AGREEMENT_CONNECTION_KEY (default: SECRET_KEY); keys in
+# AGREEMENT_CONNECTION_OLD_KEYS still decrypt (rotation; docs/security.md).
+AGREEMENT_CONNECTION_KEY = env_secret("AGREEMENT_CONNECTION_KEY", default="") or ""
+AGREEMENT_CONNECTION_OLD_KEYS = env_list("AGREEMENT_CONNECTION_OLD_KEYS", [])
+# Label Studio on a private or loopback address (the usual self-hosted setup) is refused
+# unless allowed, as webhook receivers are (the SSRF guard of webhooks/transport.py).
+AGREEMENT_LABEL_STUDIO_ALLOW_PRIVATE = env_bool("AGREEMENT_LABEL_STUDIO_ALLOW_PRIVATE", False)
+AGREEMENT_LABEL_STUDIO_TIMEOUT_SECONDS = env_int(
+    "AGREEMENT_LABEL_STUDIO_TIMEOUT_SECONDS", 30, minimum=1
+)
+AGREEMENT_LABEL_STUDIO_PAGE_SIZE = env_int("AGREEMENT_LABEL_STUDIO_PAGE_SIZE", 100, minimum=1)
+# The round's agreement is requested again once no event has changed it for this long.
+AGREEMENT_LABEL_STUDIO_QUIET_SECONDS = env_int(
+    "AGREEMENT_LABEL_STUDIO_QUIET_SECONDS", 60, minimum=0
+)
+# Every connection is synced this often (0: no periodic sync), catching what webhooks missed.
+AGREEMENT_LABEL_STUDIO_SYNC_SECONDS = env_int("AGREEMENT_LABEL_STUDIO_SYNC_SECONDS", 900, minimum=0)
+if AGREEMENT_LABEL_STUDIO_SYNC_SECONDS:
+    CELERY_BEAT_SCHEDULE["connections-sync"] = {
+        "task": "connections.syncs_periodic",
+        "schedule": float(AGREEMENT_LABEL_STUDIO_SYNC_SECONDS),
+    }
 
 LOGGING = {
     "version": 1,

@@ -9,5 +9,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/<str:version>/", include("agreement_server.api_urls")),
     path("accounts/", include("pages.account_urls")),
+    path("", include("connections.urls")),
     path("", include("pages.urls")),
 ]

@@ -702,6 +702,78 @@ def annotations_import(
         raise ImportFileTooLargeError(
             f"An import file has at most {MAX_IMPORT_BYTES // (1024 * 1024)} MB; split it."
         )
+    options = ParseOptions(
+        coder=coder,
+        filename=filename,
+        document_key=(document_key or "id").strip() or "id",
+        layer=(layer or "").strip() or None,
+    )
+    return _import(
+        study=study,
+        format_name=format_name,
+        parse=lambda: _parse(format_name, data, options),
+        round_ref=round_ref,
+        question_key=question_key,
+        question_map=question_map,
+        category_map=category_map,
+        case_insensitive_categories=case_insensitive_categories,
+        coder_map=coder_map,
+        create_missing=create_missing,
+        dry_run=dry_run,
+        partial=partial,
+        actor=actor,
+    )
+
+
+def annotations_import_parsed(
+    *,
+    study: Study,
+    format_name: str,
+    parsed: ParsedFile,
+    round_ref: int | str | None,
+    question_map: Mapping[str, str | None] | None = None,
+    category_map: CategoryMapOption | None = None,
+    case_insensitive_categories: bool = False,
+    coder_map: Mapping[str, str | int] | None = None,
+    create_missing: bool = False,
+    partial: bool = False,
+    actor: Actor,
+) -> ImportReport:
+    """The import of records a format's parser already read (a labeling tool's tasks read
+    through its API: ``connections``), mapped and written exactly as a file's."""
+    return _import(
+        study=study,
+        format_name=format_name,
+        parse=lambda: parsed,
+        round_ref=round_ref,
+        question_key=None,
+        question_map=question_map,
+        category_map=category_map,
+        case_insensitive_categories=case_insensitive_categories,
+        coder_map=coder_map,
+        create_missing=create_missing,
+        dry_run=False,
+        partial=partial,
+        actor=actor,
+    )
+
+
+def _import(
+    *,
+    study: Study,
+    format_name: str,
+    parse: Callable[[], ParsedFile],
+    round_ref: int | str | None,
+    question_key: str | None,
+    question_map: Mapping[str, str | None] | None,
+    category_map: CategoryMapOption | None,
+    case_insensitive_categories: bool,
+    coder_map: Mapping[str, str | int] | None,
+    create_missing: bool,
+    dry_run: bool,
+    partial: bool,
+    actor: Actor,
+) -> ImportReport:
     question_map = dict(question_map or {})
     categories = CategoryMap.from_option(category_map)
     schemes = _label_schemes(study)
@@ -720,16 +792,7 @@ def annotations_import(
     if errors:
         raise ValidationError(errors)
     assert round_ref is not None
-    parsed = _parse(
-        format_name,
-        data,
-        ParseOptions(
-            coder=coder,
-            filename=filename,
-            document_key=(document_key or "id").strip() or "id",
-            layer=(layer or "").strip() or None,
-        ),
-    )
+    parsed = parse()
     report = ImportReport(
         format=format_name,
         round=str(round_ref),

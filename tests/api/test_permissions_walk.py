@@ -19,7 +19,10 @@ a manager of another study B (``outsider``). For each rule:
   tokens 403, anonymous 401;
 - pages and downloads (role R): anonymous and study tokens (pages take no token) are sent
   to the sign-in page; outsider 404; a role below R 403; others 2xx;
-- ``PUBLIC``: anything below 400 for everyone.
+- ``PUBLIC``: anything below 400 for everyone;
+- ``CONNECTION_SECRET`` (Label Studio's webhook): 2xx for anyone who sends the
+  connection's secret, signed in or not (its refusals are in
+  ``tests/connections/test_services_connections.py``).
 """
 
 from __future__ import annotations
@@ -42,12 +45,16 @@ from adjudication.services import adjudicate
 from computations.comparison_requests import comparison_request
 from computations.models import Computation, ComputationStatus
 from computations.services import computation_request
+from connections.models import LabelStudioConnection
+from connections.secrets import token_encrypt, webhook_secret_hash
+from connections.services import SECRET_HEADER
 from planning.services import plan_request_create
 from review.models import ReviewEntry
 from review.services import review_rule_set
 from studies.models import Category, ItemImage, LabelKind, Role, SpanUnit
 from tests.api.world import MARK, World, build_world
 from tests.computations.helpers import label_round, nominal_question, random_table
+from tests.connections.fake import FakeLabelStudio
 from tests.factories import CategoryFactory, ItemFactory, QuestionFactory, RoundFactory
 from tests.image_files import png
 from webhooks.services import webhook_endpoint_create
@@ -78,6 +85,7 @@ PAGE_ANNOTATOR = Rule("page", Role.ANNOTATOR)
 PAGE_MANAGER = Rule("page", Role.MANAGER)
 PAGE_SIGNED_IN = Rule("signed-in page")
 PUBLIC = Rule("public")
+CONNECTION_SECRET = Rule("connection secret")
 
 S = "/api/v1/studies/<study_pk>"
 R = "/studies/<study_pk>/rounds/<round_pk>/questions/<question_pk>"
@@ -189,6 +197,17 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/plans/"): VIEWER,
     ("POST", f"{S}/plans/"): MANAGER,
     ("GET", f"{S}/plans/<pk>/"): VIEWER,
+    ("GET", f"{S}/label-studio-connections/"): MANAGER,
+    ("POST", f"{S}/label-studio-connections/"): MANAGER,
+    ("GET", f"{S}/label-studio-connections/<pk>/"): MANAGER,
+    ("PATCH", f"{S}/label-studio-connections/<pk>/"): MANAGER,
+    ("DELETE", f"{S}/label-studio-connections/<pk>/"): MANAGER,
+    ("POST", f"{S}/label-studio-connections/<pk>/test/"): MANAGER,
+    ("POST", f"{S}/label-studio-connections/<pk>/sync/"): MANAGER,
+    ("GET", f"{S}/label-studio-connections/<pk>/syncs/"): MANAGER,
+    ("GET", f"{S}/label-studio-connections/<pk>/events/"): MANAGER,
+    ("POST", f"{S}/label-studio-connections/<pk>/rotate-secret/"): MANAGER,
+    ("POST", f"{S}/label-studio-connections/<pk>/send/"): MANAGER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -209,6 +228,11 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/images/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
+    ("POST", "/studies/<study_pk>/label-studio/connect/"): PAGE_MANAGER,
+    ("POST", "/studies/<study_pk>/label-studio/<connection_pk>/test/"): PAGE_MANAGER,
+    ("POST", "/studies/<study_pk>/label-studio/<connection_pk>/sync/"): PAGE_MANAGER,
+    # Label Studio's webhook: the connection's secret, not a session or token.
+    ("POST", "/hooks/label-studio/<connection_pk>/"): CONNECTION_SECRET,
     # Open to all: the API's description and signing in and out.
     ("GET", "/api/schema/"): PUBLIC,
     ("GET", "/api/docs/"): PUBLIC,
@@ -368,7 +392,17 @@ def _extend(world: World) -> dict[str, Any]:
     endpoint, _ = webhook_endpoint_create(
         study=study, url="https://hooks.example.org/agreement", events=["computation.finished"]
     )
+    connection = LabelStudioConnection.objects.create(
+        study=study,
+        round=rounds[0],
+        url="https://ls.example.org",
+        project_id=7,
+        token_encrypted=token_encrypt("walk-token"),
+        webhook_secret_hash=webhook_secret_hash(CONNECTION_SECRET_TEXT),
+        controls=[{"name": "relevant", "type": "choices", "to_name": "text"}],
+    )
     return {
+        "connection": connection.pk,
         "question": question,
         "rounds": rounds,
         "coder": coders[0],
@@ -384,6 +418,18 @@ def _extend(world: World) -> dict[str, Any]:
         "reference_result": ReferenceResult.objects.get(round=rounds[0], question=question).pk,
         "plan": plan.pk,
     }
+
+
+CONNECTION_SECRET_TEXT = "lssec_walk"
+
+
+@pytest.fixture(autouse=True)
+def fake_label_studio(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The connections call an in-memory Label Studio (project 7), never the network."""
+    fake = FakeLabelStudio()
+    fake.add_task(1, "A task")
+    monkeypatch.setattr("connections.services._client", lambda connection: fake)
+    monkeypatch.setattr("connections.services.LabelStudioClient", lambda url, token: fake)
 
 
 @pytest.fixture(scope="module")
@@ -406,6 +452,8 @@ class Call:
     query: dict[str, Any] = field(default_factory=dict)
     body: Any = None
     multipart: bool = False
+    json: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def _params(site: Site, route: str) -> dict[str, Any]:
@@ -429,6 +477,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "adjudications": ids["adjudication"],
         "reference-results": ids["reference_result"],
         "plans": ids["plan"],
+        "label-studio-connections": ids["connection"],
     }.get(resource)
     return {
         "study_pk": world.study.pk,
@@ -441,6 +490,7 @@ def _params(site: Site, route: str) -> dict[str, Any]:
         "computation_pk": ids["computation"].pk,
         "coder_pk": ids["coder"].pk,
         "item_pk": ids["document"].pk,
+        "connection_pk": ids["connection"],
         "fmt": "csv",
         "layout": "long",
     }
@@ -598,6 +648,31 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("GET", "/studies/<study_pk>/items/<item_pk>/image"): Call(
             params={"item_pk": site.world.object_ids["items"]}
         ),
+        ("POST", f"{S}/label-studio-connections/"): Call(
+            body={
+                "url": "https://ls2.example.org",
+                "project_id": 7,
+                "token": "another-walk-token",
+                "round": first.pk,
+            }
+        ),
+        ("PATCH", f"{S}/label-studio-connections/<pk>/"): Call(body={"name": "Renamed"}),
+        ("POST", f"{S}/label-studio-connections/<pk>/send/"): Call(
+            body={"purpose": "review", "round": first.pk, "question": pages_question.key}
+        ),
+        ("POST", "/studies/<study_pk>/label-studio/connect/"): Call(
+            body={
+                "url": "https://ls3.example.org",
+                "project_id": 7,
+                "token": "page-walk-token",
+                "round": first.pk,
+            }
+        ),
+        ("POST", "/hooks/label-studio/<connection_pk>/"): Call(
+            json=True,
+            body={"action": "PROJECT_UPDATED", "project": {"id": 7}},
+            headers={SECRET_HEADER: CONNECTION_SECRET_TEXT},
+        ),
     }
 
 
@@ -620,6 +695,13 @@ def _send(client: APIClient, method: str, url: str, call: Call) -> Any:
         return client.get(url, HTTP_ACCEPT="application/json, */*")
     if call.multipart:
         return client.post(url, call.body, format="multipart")
+    if call.json:
+        extra = {
+            f"HTTP_{name.upper().replace('-', '_')}": value for name, value in call.headers.items()
+        }
+        return client.generic(
+            method, url, json.dumps(call.body), content_type="application/json", **extra
+        )
     if url.startswith("/api/"):
         body = json.dumps(call.body if call.body is not None else {})
         return client.generic(method, url, body, content_type="application/json")
@@ -667,6 +749,8 @@ def _expected(rule: Rule, actor: str) -> int | str:
     """The answer the rule promises the actor: a status, "2xx", "sign-in" or "public"."""
     if rule.kind == "public":
         return "public"
+    if rule.kind == "connection secret":
+        return "2xx"
     if rule.kind in ("page", "signed-in page"):
         return _expected_of_page(rule, actor)
     is_token = actor.startswith("token:")
