@@ -7,7 +7,14 @@ from django.urls import path, re_path, register_converter
 from pages import views
 from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
 from pages.planning import plan_request_view, plans_view
+from pages.reports import (
+    round_reliability_download,
+    round_reliability_view,
+    study_reliability_download,
+    study_reliability_view,
+)
 from pages.review import review_queue_view
+from pages.study_forms import study_create_view, study_edit_view
 
 
 class _IdConverter:
@@ -30,7 +37,26 @@ _REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<id:question_pk>
 
 urlpatterns = [
     path("", views.study_list_view, name="study-list"),
+    path("studies/new/", study_create_view, name="study-create"),
     path("studies/<id:study_pk>/", views.study_detail_view, name="study-detail"),
+    path("studies/<id:study_pk>/edit/", study_edit_view, name="study-edit"),
+    path("studies/<id:study_pk>/report/", study_reliability_view, name="study-reliability"),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/report\.(?P<fmt>md|tex|json)$",
+        study_reliability_download,
+        name="study-reliability-download",
+    ),
+    path(
+        "studies/<id:study_pk>/rounds/<id:round_pk>/report/",
+        round_reliability_view,
+        name="round-reliability",
+    ),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/"
+        r"report\.(?P<fmt>md|tex|json)$",
+        round_reliability_download,
+        name="round-reliability-download",
+    ),
     path(
         "studies/<id:study_pk>/computations/request/",
         views.computation_request_view,
