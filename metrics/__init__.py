@@ -183,14 +183,19 @@ from metrics.uncertainty.bootstrap import (
     jackknife_values,
 )
 from metrics.uncertainty.interpretation import (
+    BENCHMARK_SCALE_NAMES,
     SCALES,
     Band,
     Interpretation,
     IntervalInterpretation,
+    Reading,
     ReplicateInterpretation,
+    ScaleRule,
+    benchmark_scale_for,
     interpret_interval,
     interpret_replicates,
     interpret_value,
+    read_coefficient,
 )
 from metrics.uncertainty.true_agreement import (
     PairTrueAgreement,
@@ -205,6 +210,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BENCHMARK_SCALES",
+    "BENCHMARK_SCALE_NAMES",
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
     "HIERARCHY_DISTANCES",
@@ -257,9 +263,11 @@ __all__ = [
     "PerCategoryAgreement",
     "PlanResult",
     "RatioDistance",
+    "Reading",
     "ReferenceAgreement",
     "ReliabilityData",
     "ReplicateInterpretation",
+    "ScaleRule",
     "SetDistance",
     "TreeDistance",
     "TrueAgreementInterval",
@@ -271,6 +279,7 @@ __all__ = [
     "as_reliability_data",
     "benchmark_probabilities",
     "benchmark_replicates",
+    "benchmark_scale_for",
     "bennett_s",
     "bias_index",
     "binomial_p_values",
@@ -342,6 +351,7 @@ __all__ = [
     "prevalence_closed_form",
     "prevalence_index",
     "probability_later_higher",
+    "read_coefficient",
     "reference_agreement",
     "report",
     "report_distance",

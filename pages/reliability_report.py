@@ -31,8 +31,9 @@ from computations import engine
 from computations.comparison import headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.selectors import rounds_changed_since
+from metrics import BENCHMARK_SCALE_NAMES, Reading
 from pages.number_text import number_text
-from pages.selectors import coefficient_name
+from pages.selectors import coefficient_name, reading_of
 from studies.models import GRRAS_STUDY_FIELDS, Category, Question, Round, Study
 
 CITATION = (
@@ -150,6 +151,18 @@ class Estimate:
     confidence: float | None
     method: str | None
     replicates: int | None
+    #: The value read on its one benchmark scale (``metrics.read_coefficient``).
+    reading: Reading
+
+    @property
+    def band_text(self) -> str:
+        """ "tentative on Krippendorff's scale", or "no benchmark scale"."""
+        reading = self.reading
+        if reading.scale is None:
+            return "no benchmark scale"
+        if reading.band is None:
+            return f"on {reading.rule.scale_name}'s scale"
+        return f"{reading.band} on {reading.rule.scale_name}'s scale"
 
     @property
     def interval_text(self) -> str:
@@ -211,7 +224,9 @@ def method_text(method: str | None) -> str:
     return INTERVAL_METHODS.get(method or "", method or "bootstrap")
 
 
-def _estimates(coefficients: Mapping[str, Any] | None) -> list[Estimate]:
+def _estimates(
+    coefficients: Mapping[str, Any] | None, *, distance: str | None, chosen: str | None
+) -> list[Estimate]:
     """The stored coefficients in the report's order (PostgreSQL's jsonb keeps no order)."""
     out = []
     stored = coefficients or {}
@@ -232,6 +247,7 @@ def _estimates(coefficients: Mapping[str, Any] | None) -> list[Estimate]:
                 confidence=None if confidence is None else float(confidence),
                 method=ci.get("method"),
                 replicates=ci.get("replicates"),
+                reading=reading_of(key, entry, distance=distance, chosen=chosen),
             )
         )
     return out
@@ -300,7 +316,11 @@ def stored_results(
             row = latest.get((question.pk, round_.pk))
             if row is None:
                 continue
-            estimates = _estimates(row["r_coefficients"])
+            estimates = _estimates(
+                row["r_coefficients"],
+                distance=row["r_distance"],
+                chosen=study.benchmark_scale or None,
+            )
             bootstrap = row["r_bootstrap"] or {}
             out.append(
                 StoredResult(
@@ -405,7 +425,7 @@ def _instrument(
     return f"The study “{study.name}” asks {questions_text}: {'; '.join(parts)}."
 
 
-def _analysis(results: Sequence[StoredResult]) -> str:
+def _analysis(results: Sequence[StoredResult], chosen: str | None) -> str:
     """GRRAS 10, from the stored results: coefficients, level, intervals, software."""
     sentences = []
     by_question: dict[int, list[StoredResult]] = defaultdict(list)
@@ -434,6 +454,20 @@ def _analysis(results: Sequence[StoredResult]) -> str:
             f"{' or '.join(str(n) for n in replicates) or 'an unknown number of'} replicates"
             + (f", seed {', '.join(str(s) for s in seeds)}" if seeds else "")
             + ")."
+        )
+    if chosen:
+        name = BENCHMARK_SCALE_NAMES.get(chosen, chosen)
+        sentences.append(
+            f"Each chance-corrected coefficient is read on {name}'s benchmark scale, chosen for "
+            "this study; observed agreement, which is not chance-corrected, on none."
+        )
+    else:
+        sentences.append(
+            "Each coefficient is read on at most one benchmark scale: Krippendorff's (2004) "
+            "for alpha with the nominal distance, Landis and Koch's (1977) for the unweighted "
+            "kappa family, none for observed agreement and for weighted or distance-based "
+            "coefficients; the probability of each band comes from the bootstrap replicates "
+            "(Gwet 2014)."
         )
     sentences.append(
         "Missing labels are left missing: each coefficient uses every pair of labels given "
@@ -466,8 +500,12 @@ def _counts(results: Sequence[StoredResult]) -> str:
 
 
 def estimate_text(estimate: Estimate) -> str:
-    """ "Krippendorff's alpha 0.743 (95 % BCa interval 0.381 to 1.000)"."""
-    return f"{estimate.in_sentence} {number_text(estimate.value)} ({estimate.interval_text})"
+    """ "Krippendorff's alpha 0.743 (95 % BCa interval 0.381 to 1.000; tentative on
+    Krippendorff's scale)"; a coefficient read on no scale says nothing of scales."""
+    reading = f"; {estimate.band_text}" if estimate.reading.scale is not None else ""
+    return (
+        f"{estimate.in_sentence} {number_text(estimate.value)} ({estimate.interval_text}{reading})"
+    )
 
 
 def _estimates_text(results: Sequence[StoredResult]) -> str:
@@ -552,7 +590,7 @@ def reliability_report(
     scope = f"round {round_.name}" if round_ is not None else "all rounds"
     title = f"Interrater reliability and agreement of “{study.name}” ({scope})"
     by_number = {item.number: item for item in GRRAS}
-    methods = _analysis(results) if results else ""
+    methods = _analysis(results, study.benchmark_scale or None) if results else ""
     counts = _counts(results)
     findings = _estimates_text(results)
     no_result = "Request a computation of each question in this round on the study page."
@@ -686,6 +724,7 @@ def report_json(report: ReliabilityReport, *, base_url: str = "") -> dict[str, A
                         "name": e.name,
                         "value": e.value,
                         "ci": _ci_json(e),
+                        "reading": e.reading.as_json(),
                     }
                     for e in r.estimates
                 ],
@@ -720,13 +759,22 @@ def estimate_rows(report: ReliabilityReport) -> list[list[str]]:
                     e.name,
                     number_text(e.value),
                     interval,
+                    e.band_text,
                     f"#{r.computation_id}" + (" (annotations changed since)" if r.stale else ""),
                 ]
             )
     return rows
 
 
-ESTIMATE_COLUMNS = ("Round", "Question", "Coefficient", "Value", "Interval", "Computation")
+ESTIMATE_COLUMNS = (
+    "Round",
+    "Question",
+    "Coefficient",
+    "Value",
+    "Interval",
+    "Reading",
+    "Computation",
+)
 
 
 def provenance_rows(report: ReliabilityReport) -> list[list[str]]:
@@ -831,7 +879,7 @@ def report_latex(report: ReliabilityReport) -> str:
         out += [r"\paragraph{Results.} " + latex_escape(report.findings), ""]
     if report.results:
         out += [
-            r"\begin{tabular}{llllll}",
+            r"\begin{tabular}{lllllll}",
             r"\hline",
             " & ".join(ESTIMATE_COLUMNS) + r" \\",
             r"\hline",

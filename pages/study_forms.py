@@ -29,7 +29,7 @@ class StudyForm(forms.ModelForm):
 
     class Meta:
         model = Study
-        fields = ("name", "description", *GRRAS_STUDY_FIELDS)
+        fields = ("name", "description", *GRRAS_STUDY_FIELDS, "benchmark_scale")
         widgets: Any = {
             name: forms.Textarea(attrs={"rows": 2, "cols": 60})
             for name in ("description", *GRRAS_STUDY_FIELDS)

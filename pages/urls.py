@@ -6,6 +6,7 @@ from django.urls import path, re_path, register_converter
 
 from pages import views
 from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
+from pages.help import help_view
 from pages.planning import plan_request_view, plans_view
 from pages.reports import (
     round_reliability_download,
@@ -38,6 +39,7 @@ _REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<id:question_pk>
 urlpatterns = [
     path("", views.study_list_view, name="study-list"),
     path("studies/new/", study_create_view, name="study-create"),
+    re_path(r"^help/(?P<name>[a-z0-9][a-z0-9-]{0,60})/$", help_view, name="help"),
     path("studies/<id:study_pk>/", views.study_detail_view, name="study-detail"),
     path("studies/<id:study_pk>/edit/", study_edit_view, name="study-edit"),
     path("studies/<id:study_pk>/report/", study_reliability_view, name="study-reliability"),

@@ -101,7 +101,7 @@ def study_list_view(request: HttpRequest) -> HttpResponse:
 def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     study, role = _study_for(request, study_pk)
     history = study_history(study=study)
-    coefficient_histories = history_by_coefficient(history)
+    coefficient_histories = history_by_coefficient(history, chosen=study.benchmark_scale)
     chart_rows = [
         (item, charts.history_chart(item, chart_id=f"history-{item.coefficient}"))
         for item in coefficient_histories
@@ -120,7 +120,7 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "study": study,
         "role": role,
         "can_request": role_allows(role, Role.ANNOTATOR),
-        "headlines": question_headlines(history),
+        "headlines": question_headlines(history, chosen=study.benchmark_scale),
         "charts": chart_rows,
         "rounds": rounds,
         "questions": questions,

@@ -157,7 +157,10 @@ class StudyAdmin(StudyImportAdminMixin, admin.ModelAdmin):
     date_hierarchy = "created_at"
     readonly_fields = ("created_at", "updated_at")
     fieldsets = (
-        (None, {"fields": ("name", "description", "created_at", "updated_at")}),
+        (
+            None,
+            {"fields": ("name", "description", "benchmark_scale", "created_at", "updated_at")},
+        ),
         (
             "Reliability report (GRRAS, Kottner et al. 2011)",
             {

@@ -35,6 +35,15 @@ GRRAS_STUDY_FIELDS: dict[str, int] = {
 }
 
 
+class BenchmarkScale(models.TextChoices):
+    """The benchmark scales a study may choose (those every stored interval is read on)."""
+
+    LANDIS_KOCH = "landis_koch", "Landis & Koch"
+    FLEISS = "fleiss", "Fleiss"
+    ALTMAN = "altman", "Altman"
+    KRIPPENDORFF = "krippendorff", "Krippendorff"
+
+
 class Study(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -81,6 +90,17 @@ class Study(models.Model):
     practical_relevance = models.TextField(
         blank=True,
         help_text="GRRAS 14: what the results mean for the use of the labels.",
+    )
+    # Which benchmark scale reads the study's coefficients (metrics.read_coefficient): empty
+    # for the one rule (docs/benchmarks.md), a scale to read every chance-corrected
+    # coefficient on, weighted ones included.
+    benchmark_scale = models.CharField(
+        max_length=20,
+        blank=True,
+        choices=BenchmarkScale.choices,
+        help_text="Empty: Krippendorff's scale for nominal alpha, Landis & Koch's for the "
+        "unweighted kappa family, none for weighted coefficients and observed agreement. "
+        "A scale: every chance-corrected coefficient is read on it.",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from studies.models import (
     GRRAS_STUDY_FIELDS,
     ApiToken,
+    BenchmarkScale,
     Category,
     Coder,
     Item,
@@ -55,6 +56,7 @@ class StudyOutputSerializer(serializers.ModelSerializer):
             "name",
             "description",
             *GRRAS_STUDY_FIELDS,
+            "benchmark_scale",
             "role",
             "created_at",
             "updated_at",
@@ -85,6 +87,15 @@ class StudyInputSerializer(serializers.Serializer):
     independence = _grras_field("independence")
     rater_training = _grras_field("rater_training")
     practical_relevance = _grras_field("practical_relevance")
+    benchmark_scale = serializers.ChoiceField(
+        choices=BenchmarkScale.choices,
+        required=False,
+        allow_blank=True,
+        help_text="The benchmark scale every chance-corrected coefficient is read on; empty "
+        "(the default): the one rule of docs/benchmarks.md (Krippendorff's scale for nominal "
+        "alpha, Landis & Koch's for the unweighted kappa family, none for weighted "
+        "coefficients and observed agreement).",
+    )
 
 
 # --- Members and tokens --------------------------------------------------------------------

@@ -13,6 +13,24 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name="study",
+            name="benchmark_scale",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("landis_koch", "Landis & Koch"),
+                    ("fleiss", "Fleiss"),
+                    ("altman", "Altman"),
+                    ("krippendorff", "Krippendorff"),
+                ],
+                help_text="Empty: Krippendorff's scale for nominal alpha, Landis & Koch's for "
+                "the unweighted kappa family, none for weighted coefficients and observed "
+                "agreement. A scale: every chance-corrected coefficient is read on it.",
+                max_length=20,
+            ),
+        ),
+    ] + [
+        migrations.AddField(
+            model_name="study",
             name=name,
             field=_text(help_text),
         )

@@ -12,7 +12,7 @@ from studies.models import GRRAS_STUDY_FIELDS, Annotation, Category, Membership,
 
 #: The fields a study's create and update take besides its name: its description and what
 #: it records for the reliability report (``GRRAS_STUDY_FIELDS``).
-STUDY_TEXT_FIELDS: tuple[str, ...] = ("description", *GRRAS_STUDY_FIELDS)
+STUDY_TEXT_FIELDS: tuple[str, ...] = ("description", *GRRAS_STUDY_FIELDS, "benchmark_scale")
 
 
 class StudyErrorCode:
@@ -28,12 +28,12 @@ class StudyTokenCannotCreateError(ApplicationError):
 def study_create(*, actor: Actor, name: str, description: str = "", **texts: str) -> Study:
     """A new study with the acting user as its manager. A study token belongs to one study
     and cannot create others. ``texts``: what the study records for its reliability report
-    (``GRRAS_STUDY_FIELDS``), each optional."""
+    (``GRRAS_STUDY_FIELDS``) and its ``benchmark_scale``, each optional."""
     if actor.study_token is not None or actor.user is None:
         raise StudyTokenCannotCreateError(
             "A study token cannot create studies; use a personal token or log in."
         )
-    unknown = sorted(set(texts) - set(GRRAS_STUDY_FIELDS))
+    unknown = sorted(set(texts) - set(STUDY_TEXT_FIELDS))
     if unknown:
         raise TypeError(f"study_create() got unexpected fields {unknown}")
     study = Study(name=name, description=description, **texts)
@@ -47,8 +47,8 @@ def study_create(*, actor: Actor, name: str, description: str = "", **texts: str
 
 @transaction.atomic
 def study_update(*, study: Study, **fields: Any) -> Study:
-    """Change ``name``, ``description`` and what the study records for its reliability
-    report (``GRRAS_STUDY_FIELDS``)."""
+    """Change ``name``, ``description``, what the study records for its reliability report
+    (``GRRAS_STUDY_FIELDS``) and its ``benchmark_scale``."""
     for name in ("name", *STUDY_TEXT_FIELDS):
         if name in fields:
             setattr(study, name, fields.pop(name))

@@ -185,6 +185,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/plans/<pk>/"): VIEWER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
+    ("GET", "/help/<name>/"): PAGE_SIGNED_IN,
     ("GET", "/studies/new/"): PAGE_SIGNED_IN,
     ("POST", "/studies/new/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
@@ -592,6 +593,7 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
             body={"name": "Renamed on the site", "blinding": "Blind to each other's labels."}
         ),
         ("GET", "/studies/<study_pk>/report.<fmt>"): Call(params={"fmt": "md"}),
+        ("GET", "/help/<name>/"): Call(params={"name": "planning"}),
         ("GET", "/studies/<study_pk>/rounds/<round_pk>/report.<fmt>"): Call(params={"fmt": "tex"}),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,

@@ -193,14 +193,17 @@ def test_a_complete_study_reports_every_item_in_the_methods_and_results(
         "In round R2, question value: 4 coders labelled 12 items (41 annotations; 11 items "
         "labelled by two coders or more). Coders' training and experience: Two hours of "
         "training on the guideline. Round R2, question value: Krippendorff's alpha 0.743 "
-        "(95 % BCa interval 0.381 to 1.000); observed agreement 0.818 (95 % BCa interval "
-        "0.522 to 0.958)."
+        "(95 % BCa interval 0.381 to 1.000; tentative on Krippendorff's scale); observed "
+        "agreement 0.818 (95 % BCa interval 0.522 to 0.958)."
     )
     html = _get(client, "pages:round-reliability", study.pk, r2.pk)
     assert '<p class="report-complete">Every GRRAS item is reported.</p>' in html
     latex = _get(client, "pages:round-reliability-download", study.pk, r2.pk, "tex")
     assert r"\paragraph{Results.} In round R2, question value: 4 coders labelled 12 items" in latex
-    assert r"Krippendorff's alpha 0.743 (95 \% BCa interval 0.381 to 1.000)" in latex
+    assert (
+        r"Krippendorff's alpha 0.743 (95 \% BCa interval 0.381 to 1.000; tentative on "
+        "Krippendorff's scale)"
+    ) in latex
 
 
 def test_every_number_of_the_report_is_the_stored_result(
@@ -244,7 +247,13 @@ def test_the_study_report_covers_every_round_and_marks_changed_annotations(
     markdown = _get(client, "pages:study-reliability-download", study.pk, "md")
     assert markdown.startswith("# Interrater reliability and agreement of “Study A” (all rounds)")
     assert "| R1 | value | Krippendorff's alpha |" in markdown
-    assert "| R2 | value | Krippendorff's alpha | 0.743 | [0.381, 1.000] 95 % BCa |" in markdown
+    assert (
+        "| R2 | value | Krippendorff's alpha | 0.743 | [0.381, 1.000] 95 % BCa | tentative on "
+        "Krippendorff's scale |"
+    ) in markdown
+    assert (
+        "| R2 | value | Observed agreement | 0.818 | [0.522, 0.958] 95 % BCa | no benchmark scale |"
+    ) in markdown
     assert f"| #{k2011.computations[0].pk} (annotations changed since) |" in markdown
     assert "Round R1, question value: Krippendorff's alpha" in markdown
     assert "(The annotations changed after this result: request it again.)" in markdown

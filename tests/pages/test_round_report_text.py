@@ -73,12 +73,21 @@ def test_observed_agreement_has_no_expected_term_and_no_reliability_band(
     assert '<td class="num value">0.444</td>' in row
     assert '<td class="num observed">0.444 <small>A<sub>o</sub></small></td>' in row
     assert '<td class="num expected">—</td>' in row
-    assert '<td class="reliability">—</td>' in row
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: not chance-corrected</small></span></td>'
+    ) in row
     assert "0.000 <small>A<sub>e</sub>" not in row
     for band in ("discard", "tentative", "good"):
         assert band not in row
+    # The set question's alpha weighs labels by the MASI distance: no scale by default.
     alpha = _coefficient_row(html, "alpha")
-    assert re.search(r'<td class="reliability">(discard|tentative|good)<br>', alpha)
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: weighted by the masi distance, and the scales '
+        "were proposed for unweighted coefficients (choose one to read it on)</small></span>"
+        "</td>"
+    ) in alpha
 
 
 def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
@@ -100,7 +109,10 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
     assert found is not None
     row = found.group(0)
     assert '<td class="num value">0.900 <small>observed_agreement, only</small></td>' in row
-    assert '<td class="label">—</td>' in row
+    assert (
+        '<td class="label"><span class="reading" data-scale="none"><small class="no-scale">'
+        "no benchmark scale: not chance-corrected</small></span></td>"
+    ) in row
     page = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
     chart = re.search(r'<svg[^>]*id="history-observed_agreement".*?</svg>', page, re.S)
     assert chart is not None
@@ -108,5 +120,5 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
     assert "0.667" not in chart.group(0)
     headline = re.search(r'<tr data-question="binary">.*?</tr>', page, re.S)
     assert headline is not None
-    assert "<td>good</td>" not in headline.group(0)
-    assert "<td>—</td>" in headline.group(0)
+    assert "good" not in headline.group(0)
+    assert "no benchmark scale: not chance-corrected" in headline.group(0)

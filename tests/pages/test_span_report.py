@@ -169,8 +169,12 @@ def test_the_span_report_lists_each_coefficient_with_its_interval_and_reading(
     assert '<td class="num observed">0.006 <small>D<sub>o</sub></small></td>' in alpha
     assert '<td class="num expected">0.045 <small>D<sub>e</sub></small></td>' in alpha
     assert "[0.610, 0.970] <small>95 % bca</small>" in alpha
-    assert "good" in alpha
-    assert "discard to good" in alpha
+    # α_U weighs units by their positions (a distance): no benchmark scale by default.
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: weighted by a distance, and the scales were '
+        "proposed for unweighted coefficients (choose one to read it on)</small></span></td>"
+    ) in alpha
     f1 = _row(html, r'<tr data-coefficient="span_f1">.*?</tr>')
     assert '<td class="num value">0.667</td>' in f1
     assert '<td class="num expected">—</td>' in f1
@@ -234,7 +238,8 @@ def test_the_span_report_charts_alpha_u_and_f1_across_rounds(
     alpha = _row(html, r'<svg[^>]*id="span-history-alpha_u".*?</svg>')
     values = re.findall(r'<circle class="point"[^>]*data-value="([^"]+)"', alpha)
     assert [float(v) for v in values] == [0.70, 0.8591]
-    assert 'data-value="0.8"' in alpha  # reference lines: alpha_u is chance-corrected
+    # No reference lines: α_U is read on no scale (Krippendorff's lines would be one).
+    assert "reference-line" not in alpha
     f1 = _row(html, r'<svg[^>]*id="span-history-span_f1".*?</svg>')
     assert [float(v) for v in re.findall(r'data-value="([0-9.]+)"><title', f1)] == [0.5, 0.6667]
     assert "reference-line" not in f1
