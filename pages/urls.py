@@ -5,7 +5,12 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from pages import views
-from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
+from pages.adjudication import (
+    adjudicate_view,
+    adjudication_view,
+    reference_request_view,
+    reference_results_view,
+)
 from pages.help import help_view
 from pages.planning import plan_request_view, plans_view
 from pages.reports import (
@@ -87,6 +92,7 @@ urlpatterns = [
     path(f"{_REPORT}/adjudication/", adjudication_view, name="adjudication"),
     path(f"{_REPORT}/adjudication/decide/", adjudicate_view, name="adjudicate"),
     path(f"{_REPORT}/reference/", reference_results_view, name="reference-results"),
+    path(f"{_REPORT}/reference/request/", reference_request_view, name="reference-request"),
     path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
     path(f"{_REPORT}/items/", views.span_items_view, name="span-items"),
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),

@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
-from django.utils.http import content_disposition_header
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import coder_against_reference
@@ -340,6 +340,16 @@ class ComputationRequestForm(forms.Form):
         round_field.queryset = Round.objects.filter(study=study).order_by("position")
 
 
+def _back_to(request: HttpRequest, study: Study) -> HttpResponse:
+    """Back to the page a form names in ``next`` (a path of this site), else the study page."""
+    target = request.POST.get("next") or ""
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect("pages:study-detail", study.pk)
+
+
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
@@ -371,13 +381,13 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
         if _wants_json(request):
             return JsonResponse({"error": "Viewers cannot request computations."}, status=403)
         messages.error(request, "Viewers cannot request computations.")
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     form = ComputationRequestForm(request.POST, study=study)
     if not form.is_valid():
         if _wants_json(request):
             return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
         messages.error(request, "Choose a question and a round.")
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     try:
         result = computation_request(
             study=study,
@@ -394,7 +404,7 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
         if _wants_json(request):
             return JsonResponse({"error": text}, status=400)
         messages.error(request, text)
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     # Read it again: a worker (or eager mode) may already have moved it on.
     computation = Computation.objects.prefetch_related("rounds").get(pk=result.computation.pk)
     if _wants_json(request):
@@ -403,7 +413,7 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
             status=202 if result.created else 200,
         )
     messages.success(request, f"Computation {computation.pk} requested ({computation.status}).")
-    return redirect("pages:study-detail", study.pk)
+    return _back_to(request, study)
 
 
 @require_GET

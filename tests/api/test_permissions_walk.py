@@ -208,6 +208,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{R}/adjudication/"): PAGE_VIEWER,
     ("POST", f"{R}/adjudication/decide/"): PAGE_MANAGER,
     ("GET", f"{R}/reference/"): PAGE_VIEWER,
+    ("POST", f"{R}/reference/request/"): PAGE_ANNOTATOR,
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/images/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
