@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from adjudication.models import ReferenceResult
 from adjudication.selectors import (
     ItemToAdjudicate,
     adjudication_item_ids,
@@ -23,7 +24,6 @@ from adjudication.selectors import (
     reference_result_of,
     round_reference_of,
 )
-from adjudication.models import ReferenceResult
 from adjudication.services import adjudicate, reference_result_request
 from agreement_server.worker_jobs import JobStatus
 from pages.stale_marks import StaleMark, change_log

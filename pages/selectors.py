@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.urls import reverse
 
@@ -503,6 +504,8 @@ class RoundReport:
     per_category: list[dict[str, Any]] = field(default_factory=list)
     coder_pairs: Matrix | None = None
     coder_pairs_coefficient: str | None = None
+    #: The same pairs with their shared items and flags (``coder_pairs`` is its heatmap).
+    pairs: PairwiseTable | None = None
     disputed: list[DisputedItem] = field(default_factory=list)
     disputed_coders: list[str] = field(default_factory=list)
     extras: RoundExtras = field(default_factory=RoundExtras)
@@ -518,17 +521,76 @@ class RoundReport:
     coder_quality: CoderQualityTable | None = None
 
 
-def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
+def pair_min_items() -> int:
+    """The fewest shared items for a pair's agreement to be shown (``AGREEMENT_PAIR_MIN_ITEMS``)."""
+    return int(getattr(settings, "AGREEMENT_PAIR_MIN_ITEMS", 10))
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """One pair of coders in the coder × coder table: its value, the items both labelled,
+    and whether they are fewer than the minimum (``few``)."""
+
+    value: float | None
+    shared: int | None
+    few: bool
+    diagonal: bool = False
+
+
+@dataclass(frozen=True)
+class PairwiseTable:
+    """The stored coder × coder matrix with each pair's shared items. ``matrix`` (for the
+    heatmap) leaves blank the pairs that share fewer than ``minimum`` items; ``rows`` keeps
+    every value with its count and flag."""
+
+    coefficient: str
+    coders: list[str]
+    rows: list[list[PairCell]]
+    matrix: Matrix
+    minimum: int
+    n_pairs: int
+    n_few: int
+    #: Light's kappa as the mean of every defined pair (each pair weighted equally), and the
+    #: same over the pairs with at least ``minimum`` shared items.
+    mean_all: float | None
+    mean_enough: float | None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> PairwiseTable | None:
     coders = [names.get(int(c), str(c)) if str(c).isdigit() else str(c) for c in pairs["coders"]]
     values = pairs.get("values")
     if not values:
         return None
-    defined = pairs.get("defined") or [[True] * len(coders) for _ in coders]
-    cleaned = [
-        [v if ok else None for v, ok in zip(row, ok_row, strict=False)]
-        for row, ok_row in zip(values, defined, strict=False)
-    ]
-    return Matrix(coders, coders, cleaned)
+    n = len(coders)
+    defined = pairs.get("defined") or [[True] * n for _ in coders]
+    shared = pairs.get("n_shared_items")
+    minimum = pair_min_items()
+    rows: list[list[PairCell]] = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            value = values[i][j] if defined[i][j] else None
+            count = None if shared is None else int(shared[i][j])
+            few = i != j and count is not None and count < minimum
+            row.append(PairCell(value, count, few, diagonal=i == j))
+        rows.append(row)
+    upper = [rows[i][j] for i in range(n) for j in range(i + 1, n)]
+    heat = [[None if cell.few else cell.value for cell in row] for row in rows]
+    return PairwiseTable(
+        coefficient=str(pairs.get("coefficient") or ""),
+        coders=coders,
+        rows=rows,
+        matrix=Matrix(coders, coders, heat),
+        minimum=minimum,
+        n_pairs=len(upper),
+        n_few=sum(1 for cell in upper if cell.few),
+        mean_all=_mean([c.value for c in upper if c.value is not None]),
+        mean_enough=_mean([c.value for c in upper if c.value is not None and not c.few]),
+    )
 
 
 def _per_category_rows(per_category: Mapping[str, Any], labels: LabelText) -> list[dict[str, Any]]:
@@ -568,7 +630,10 @@ def _labels_by_item(
 def _round_extras(diagnostics: Mapping[str, Any], labels: LabelText) -> RoundExtras:
     """The two-coder reports, annotator bias and coincidences the worker stored."""
     extras = RoundExtras(
-        kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
+        kappa_comparisons=[
+            {**row, "few": row.get("n_items") is not None and row["n_items"] < pair_min_items()}
+            for row in diagnostics.get("kappa_comparisons") or []
+        ],
         annotator_bias=diagnostics.get("annotator_bias"),
         skipped={
             key: reason
@@ -622,7 +687,8 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
     pairs = diagnostics.get("coder_pairs")
     if pairs:
         names = coder_keys(int(c) for c in pairs["coders"] if str(c).isdigit())
-        report.coder_pairs = _matrix_of_pairs(pairs, names)
+        report.pairs = _matrix_of_pairs(pairs, names)
+        report.coder_pairs = report.pairs.matrix if report.pairs is not None else None
         report.coder_pairs_coefficient = pairs.get("coefficient")
     disputed = diagnostics.get("most_disputed_items") or []
     if disputed:

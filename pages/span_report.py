@@ -79,6 +79,8 @@ class DocumentRow:
     coders: Any
     observed_disagreement: float | None
     f1_overlap: float | None
+    #: The document's share of α_U's observed disagreement (its part of D_o over D_o).
+    share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -166,17 +168,25 @@ def alpha_u_categories(results: Mapping[str, Any]) -> list[CategoryRow]:
 
 
 def disputed_documents(results: Mapping[str, Any]) -> list[DocumentRow]:
-    return [
-        DocumentRow(
-            item_id=entry.get("item"),
-            external_id=str(entry.get("external_id") or entry.get("document")),
-            n_units=entry.get("n_units"),
-            coders=entry.get("coders"),
-            observed_disagreement=_number(entry.get("observed_disagreement")),
-            f1_overlap=_number(entry.get("f1_overlap")),
+    """The most disputed documents as stored; each one's part of α_U's observed
+    disagreement (``observed_disagreement``, the parts add up to D_o) also as a share of
+    D_o."""
+    total = _number(((results.get("coefficients") or {}).get("alpha_u") or {}).get("observed"))
+    rows = []
+    for entry in results.get("documents") or []:
+        part = _number(entry.get("observed_disagreement"))
+        rows.append(
+            DocumentRow(
+                item_id=entry.get("item"),
+                external_id=str(entry.get("external_id") or entry.get("document")),
+                n_units=entry.get("n_units"),
+                coders=entry.get("coders"),
+                observed_disagreement=part,
+                f1_overlap=_number(entry.get("f1_overlap")),
+                share=part / total if part is not None and total else None,
+            )
         )
-        for entry in results.get("documents") or []
-    ]
+    return rows
 
 
 def _comparison(report: SpanRoundReport, results: Mapping[str, Any]) -> None:

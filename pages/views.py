@@ -30,8 +30,10 @@ from pages import charts
 from pages.selectors import (
     coder_history,
     coder_report,
+    coefficient_name,
     history_by_coefficient,
     latest_annotated_rounds,
+    pair_min_items,
     question_headlines,
     round_report,
     study_coders,
@@ -152,13 +154,15 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         return render(request, "pages/structured_round_report.html", context)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
-    if report.coder_pairs is not None:
+    if report.coder_pairs is not None and report.pairs is not None:
+        name = coefficient_name(report.pairs.coefficient)
         heatmap = charts.heatmap(
             report.coder_pairs,
             chart_id="coder-heatmap",
-            title=f"Coder × coder agreement ({report.coder_pairs_coefficient})",
-            desc="Pairwise agreement of every two coders on the items both labelled; the "
-            "table below lists the same numbers.",
+            title=f"Coder × coder agreement: {name} of each pair of coders",
+            desc=f"{name} of every two coders (each coder's label shares from all the items "
+            f"it labelled); pairs sharing fewer than {report.pairs.minimum} items are left "
+            "blank. The table beside it lists every pair with its shared items.",
         )
     coincidence_chart = None
     if report.extras.coincidence is not None:
@@ -178,6 +182,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "questions": list(question_list(study=study)),
         "heatmap": heatmap,
         "coincidence_chart": coincidence_chart,
+        "pair_minimum": pair_min_items(),
     }
     return render(request, "pages/round_report.html", context)
 

@@ -40,7 +40,7 @@ def test_a_hierarchy_report_without_kappa_does_not_name_an_empty_kappa(
     caption = _caption(html, "kappa-comparison")
     assert "The report's kappa above is ." not in html
     assert "The report's kappa" not in caption
-    assert caption.endswith("and the maximum kappa.")
+    assert caption.endswith("and the maximum kappa. † fewer than 10 items: too few to read.")
 
 
 def test_a_report_with_kappa_names_its_value_beside_the_pairwise_table(

@@ -251,7 +251,8 @@ def test_a_plan_made_before_the_pilot_changed_is_outdated_and_planned_again_in_o
         )
     assert response.status_code == 302
     newest = PlanRequest.objects.order_by("-id").first()
-    assert newest is not None and newest.pk != world.plan.pk
+    assert newest is not None
+    assert newest.pk != world.plan.pk
     html = _flat(client.get(url).content.decode())
     fresh = re.search(rf'<article class="plan" data-plan="{newest.pk}">.*?</article>', html)
     assert fresh is not None
