@@ -93,6 +93,7 @@ from metrics.diagnostics import (
     item_disagreement,
     pairwise_coder_matrix,
     per_category_agreement,
+    per_member_agreement,
 )
 from metrics.distances import (
     CallableDistance,
@@ -346,6 +347,7 @@ __all__ = [
     "pairwise_coder_matrix",
     "passonneau_distance",
     "per_category_agreement",
+    "per_member_agreement",
     "plan_items",
     "plan_without_pilot",
     "prevalence_closed_form",

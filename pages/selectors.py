@@ -594,14 +594,19 @@ def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Pair
 
 
 def _per_category_rows(per_category: Mapping[str, Any], labels: LabelText) -> list[dict[str, Any]]:
+    """The stored per-category agreement; a set question's per member (``members``), in the
+    question's declared category order."""
     categories = per_category.get("categories") or []
     values = per_category.get("values") or []
     observed = per_category.get("observed") or [None] * len(categories)
     expected = per_category.get("expected") or [None] * len(categories)
-    return [
-        {"category": labels.stored(c), "value": v, "observed": o, "expected": e}
+    rows = [
+        {"code": c, "category": labels.stored(c), "value": v, "observed": o, "expected": e}
         for c, v, o, e in zip(categories, values, observed, expected, strict=False)
     ]
+    if per_category.get("members"):
+        rows.sort(key=lambda row: labels.rank(row["code"]))
+    return rows
 
 
 def _labels_by_item(

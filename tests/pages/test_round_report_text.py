@@ -122,3 +122,25 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
     assert headline is not None
     assert "good" not in headline.group(0)
     assert "no benchmark scale: not chance-corrected" in headline.group(0)
+
+
+def test_a_set_questions_agreement_per_category_is_by_category_not_combination(
+    labels_world: LabelsWorld, viewer: Any, site_client: Any
+) -> None:
+    """Per category of the sets, multi-kappa of "contains it" against "does not": economy's
+    membership (1,0,1,0,0,1 / 1,0,1,0,0,1 / 1,0,0,0,1,0) gives A_o 0.667, A_e 0.500, kappa
+    0.333; politics 0.778, 0.537, 0.520; sport 0.778, 0.481, 0.571 (metrics.conger_kappa
+    on the same 0/1 matrices)."""
+    world = labels_world
+    html = _report(site_client(viewer), world.study, world.round, world.topics)
+    table = re.search(r'<table class="per-category">.*?</table>', html, re.S)
+    assert table is not None
+    rows = re.findall(r'<tr data-category="([^"]+)">(.*?)</tr>', table.group(0))
+    assert [category for category, _ in rows] == ["economy", "politics", "sport"]
+    assert [re.findall(r'<td class="num[^"]*">([^<]*)</td>', cells) for _, cells in rows] == [
+        ["0.333", "0.667", "0.500"],
+        ["0.520", "0.778", "0.537"],
+        ["0.571", "0.778", "0.481"],
+    ]
+    assert "economy, politics" not in table.group(0)
+    assert "whether the coders' sets contain it or not, as two values" in table.group(0)
