@@ -218,7 +218,7 @@ def test_pages_of_an_empty_study_render(study: Any, manager: Any, site_client: A
     assert "No questions yet." in _text(client.get(reverse("pages:study-list")))
     html = _text(client.get(reverse("pages:study-detail", args=[study.pk])))
     assert "No computation has finished yet" in html
-    assert "The study needs a question and a round first." in html
+    assert "The study needs a question and a round first. Next: add them over the API" in html
 
 
 def test_round_report_names_its_question_by_id_or_key(
