@@ -436,6 +436,11 @@ class RoundExtras:
     coincidence: Matrix | None = None
     skipped: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def few_pairs(self) -> int:
+        """How many pairs of the Di Eugenio & Glass table share fewer items than the minimum."""
+        return sum(1 for row in self.kappa_comparisons if row.get("few"))
+
 
 #: The most coders the round report's coder quality table lists (the least competent).
 MAX_QUALITY_ROWS = 30
