@@ -13,8 +13,9 @@ previous round), plus one round of ``--annotations`` annotations (NetEaseCrowd-s
 2,413 coders, six per item; written with COPY on PostgreSQL, batched INSERTs on SQLite) and
 its finished computation. Then times, with Django's test client as a signed-in member,
 ``--requests`` GETs of the study page, the history (API), the round report of the large
-round, the study list and the reliability reports (the study's, the large round's), printing p50 and p95 in milliseconds. Goal (issue 12): p95 at most
-200 ms on SQLite and PostgreSQL.
+round, the study list and the reliability reports (the study's, the large round's),
+printing p50 and p95 in milliseconds. Goal (issue 12): p95 at most 200 ms on SQLite and
+PostgreSQL.
 """
 
 from __future__ import annotations
