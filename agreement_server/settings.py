@@ -331,6 +331,10 @@ AGREEMENT_COMPUTATION_CHUNK_SIZE = env_int("AGREEMENT_COMPUTATION_CHUNK_SIZE", 1
 AGREEMENT_ITEM_CHUNK_ANNOTATIONS = env_int("AGREEMENT_ITEM_CHUNK_ANNOTATIONS", 1_000_000, minimum=1)
 # Rounds larger than this are not compared with the previous round when a computation ends.
 AGREEMENT_COMPARE_MAX_ANNOTATIONS = env_int("AGREEMENT_COMPARE_MAX_ANNOTATIONS", 500_000, minimum=0)
+# The fewest items two coders must share for the pages to show their pairwise agreement:
+# below, the pair is flagged in the tables and left blank in the coder × coder heatmap
+# (docs/pages.md, "Pairwise tables").
+AGREEMENT_PAIR_MIN_ITEMS = env_int("AGREEMENT_PAIR_MIN_ITEMS", 10, minimum=1)
 # Rounds above this many annotations store no coder quality models (Dawid-Skene, MACE).
 AGREEMENT_QUALITY_MAX_ANNOTATIONS = env_int(
     "AGREEMENT_QUALITY_MAX_ANNOTATIONS", 1_000_000, minimum=0

@@ -13,8 +13,9 @@ previous round), plus one round of ``--annotations`` annotations (NetEaseCrowd-s
 2,413 coders, six per item; written with COPY on PostgreSQL, batched INSERTs on SQLite) and
 its finished computation. Then times, with Django's test client as a signed-in member,
 ``--requests`` GETs of the study page, the history (API), the round report of the large
-round and the study list, printing p50 and p95 in milliseconds. Goal (issue 12): p95 at most
-200 ms on SQLite and PostgreSQL.
+round, the study list and the reliability reports (the study's, the large round's),
+printing p50 and p95 in milliseconds. Goal (issue 12): p95 at most 200 ms on SQLite and
+PostgreSQL.
 """
 
 from __future__ import annotations
@@ -294,6 +295,8 @@ def main() -> None:
         ("history (API)", f"/api/v1/studies/{study.pk}/history/"),
         ("round report", f"/studies/{study.pk}/rounds/{big.pk}/?question={question.pk}"),
         ("study list", "/"),
+        ("reliability report (study)", f"/studies/{study.pk}/report/"),
+        ("reliability report (round)", f"/studies/{study.pk}/rounds/{big.pk}/report/"),
     ]
     try:
         for label, url in pages:

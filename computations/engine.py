@@ -36,6 +36,7 @@ from metrics import (
     kappa_comparison,
     pairwise_coder_matrix,
     per_category_agreement,
+    per_member_agreement,
     report_distance,
 )
 from metrics import bootstrap_chunk as metrics_bootstrap_chunk
@@ -190,6 +191,10 @@ def diagnostics(
                 f"{data.n_values} distinct labels, more than {MAX_CATEGORY_VALUES}: a row per "
                 "label would be about as large as the data, so it is left out."
             )
+    elif _set_valued(data):
+        # A set label is read per category it holds ("contains k" or not), never as one
+        # category among the combinations that occur.
+        attempt("per_category", per_member_agreement, lambda r: {**_jsonable(r), "members": True})
     else:
         attempt("per_category", per_category_agreement, _jsonable)
 
@@ -209,6 +214,11 @@ def diagnostics(
         _categorical_diagnostics(data, coder_names, out, skipped)
     out["skipped"] = skipped
     return out
+
+
+def _set_valued(data: Any) -> bool:
+    """Whether the labels are sets (the domain's values are frozensets)."""
+    return bool(data.domain) and all(isinstance(v, frozenset | set) for v in data.domain)
 
 
 def _categorical_diagnostics(

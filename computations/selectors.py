@@ -207,6 +207,7 @@ def _history_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, i
             coefficients=KeyTransform("coefficients", "results"),
             n_items=KeyTransform("n_items", "results"),
             n_coders=KeyTransform("n_coders", "results"),
+            distance=KeyTransform("distance", "results"),
         )
         .values(
             "id",
@@ -218,6 +219,7 @@ def _history_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, i
             "coefficients",
             "n_items",
             "n_coders",
+            "distance",
         )
     )
     return {(row["question_id"], row["rounds__id"]): row for row in rows}
@@ -265,6 +267,9 @@ def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None
         "n_items": None,
         "n_coders": None,
         "n_annotations": None,
+        # The distance the coefficients used: which benchmark scale reads them
+        # (metrics.uncertainty.interpretation).
+        "distance": None,
         "coefficients": {},
     }
     if row is None:
@@ -276,6 +281,7 @@ def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None
         n_items=row["n_items"],
         n_coders=row["n_coders"],
         n_annotations=row["n_annotations"],
+        distance=row["distance"],
         coefficients=_coefficient_points({"coefficients": row["coefficients"]}),
     )
     return entry

@@ -138,6 +138,20 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
         name=DEMO_STUDY_NAME,
         description="Three coders label forty forum posts in two rounds, and mark the "
         "named entities of six news texts. Generated demo data.",
+        # What the reliability report cannot infer (GRRAS); the background (item 5) and the
+        # practical relevance (item 14) are left for the report to name as missing.
+        subject_population="Forty posts of a public discussion forum and its comment "
+        "sections, and six short news texts (generated for the demo).",
+        rater_population="Three student assistants (alice, bob, chen), standing for the "
+        "trained coders who will label the full corpus.",
+        sample_size_rationale="Forty posts per round, the size of a first pilot; the next "
+        "round's size comes from the server's sample-size plan.",
+        sampling="The posts are a simple random sample of the forum's posts; every coder "
+        "labels every post, with a few labels missing.",
+        blinding="Each coder saw the post's text only, blind to the other coders' labels "
+        "and to the post's source; the Main round followed a guideline update.",
+        independence="The coders labelled independently, without discussing posts.",
+        rater_training="One hour of training on the guideline before each round.",
     )
     sentiment = Question.objects.create(
         study=study,

@@ -93,6 +93,7 @@ from metrics.diagnostics import (
     item_disagreement,
     pairwise_coder_matrix,
     per_category_agreement,
+    per_member_agreement,
 )
 from metrics.distances import (
     CallableDistance,
@@ -183,14 +184,19 @@ from metrics.uncertainty.bootstrap import (
     jackknife_values,
 )
 from metrics.uncertainty.interpretation import (
+    BENCHMARK_SCALE_NAMES,
     SCALES,
     Band,
     Interpretation,
     IntervalInterpretation,
+    Reading,
     ReplicateInterpretation,
+    ScaleRule,
+    benchmark_scale_for,
     interpret_interval,
     interpret_replicates,
     interpret_value,
+    read_coefficient,
 )
 from metrics.uncertainty.true_agreement import (
     PairTrueAgreement,
@@ -205,6 +211,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BENCHMARK_SCALES",
+    "BENCHMARK_SCALE_NAMES",
     "COEFFICIENT_KEYS",
     "DEFAULT_DISTANCE",
     "HIERARCHY_DISTANCES",
@@ -257,9 +264,11 @@ __all__ = [
     "PerCategoryAgreement",
     "PlanResult",
     "RatioDistance",
+    "Reading",
     "ReferenceAgreement",
     "ReliabilityData",
     "ReplicateInterpretation",
+    "ScaleRule",
     "SetDistance",
     "TreeDistance",
     "TrueAgreementInterval",
@@ -271,6 +280,7 @@ __all__ = [
     "as_reliability_data",
     "benchmark_probabilities",
     "benchmark_replicates",
+    "benchmark_scale_for",
     "bennett_s",
     "bias_index",
     "binomial_p_values",
@@ -337,11 +347,13 @@ __all__ = [
     "pairwise_coder_matrix",
     "passonneau_distance",
     "per_category_agreement",
+    "per_member_agreement",
     "plan_items",
     "plan_without_pilot",
     "prevalence_closed_form",
     "prevalence_index",
     "probability_later_higher",
+    "read_coefficient",
     "reference_agreement",
     "report",
     "report_distance",

@@ -40,10 +40,12 @@ from metrics.data import ReliabilityData
 from metrics.errors import InputError
 from metrics.regions.reader import read_boxes, read_polygons
 from metrics.regions.report import format_region_table, region_report
-from metrics.report import BENCHMARK_SCALE_TITLES, COEFFICIENT_KEYS, LEVELS, report
+from metrics.report import COEFFICIENT_KEYS, LEVELS, report
 from metrics.spans.reader import read_spans
 from metrics.spans.refusal import OVERLAPPING_UNITS, refusal_text
 from metrics.spans.report import OVERLAPPING, format_span_table, span_report
+from metrics.uncertainty.benchmarks import BENCHMARK_SCALES
+from metrics.uncertainty.interpretation import read_coefficient
 
 NUMERIC_LEVELS = ("ordinal", "interval", "ratio")
 #: ``--level`` for span annotations (not a level of measurement: it selects the span report).
@@ -244,8 +246,9 @@ def _format(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-def format_table(result: dict[str, Any]) -> str:
-    """The human-readable report: counts, then one line per coefficient."""
+def format_table(result: dict[str, Any], *, benchmark_scale: str | None = None) -> str:
+    """The human-readable report: counts, then one line per coefficient and its reading on
+    the one benchmark scale that applies (``benchmark_scale``: the user's choice)."""
     lines = [
         f"items {result['n_items']} ({result['n_pairable_items']} pairable), "
         f"coders {result['n_coders']}, annotations {result['n_annotations']}, "
@@ -268,7 +271,7 @@ def format_table(result: dict[str, Any]) -> str:
             f"{TITLES[key]:<34} {entry['value']:>8.4f} {marks} {_number_text(entry['observed'])} "
             f"{marks} {_number_text(entry['expected'])}  {interval}".rstrip()
         )
-        lines += _benchmark_lines(entry.get("ci", {}).get("benchmarks"))
+        lines += _reading_line(key, entry, result.get("distance"), benchmark_scale)
     lines.append("(A: agreements, D: disagreements)")
     if "true_agreement" in result:
         true = result["true_agreement"]
@@ -282,19 +285,17 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _benchmark_lines(benchmarks: dict[str, Any] | None) -> list[str]:
-    """One line per benchmark scale under a coefficient: the band attained at the 95% rule
-    and the most probable band."""
-    if not benchmarks:
-        return []
-    lines = []
-    for scale, bands in benchmarks["scales"].items():
-        lines.append(
-            f"    {BENCHMARK_SCALE_TITLES.get(scale, scale)}: {bands['attained']} or better "
-            f"with probability {bands['attained_probability']:.3f}; most probable "
-            f"{bands['leading']} ({bands['leading_probability']:.3f})"
-        )
-    return lines
+def _reading_line(
+    key: str, entry: dict[str, Any], distance: str | None, chosen: str | None
+) -> list[str]:
+    """The coefficient read on its one benchmark scale (:func:`metrics.read_coefficient`): the
+    band of the value, and with ``--bootstrap`` the band attained at 95% and the most probable
+    one; or why no scale applies."""
+    benchmarks = (entry.get("ci") or {}).get("benchmarks")
+    reading = read_coefficient(
+        key, entry.get("value"), benchmarks, distance=distance, chosen=chosen
+    )
+    return [f"    reading: {reading.text}"]
 
 
 def _icc_lines(table: dict[str, Any] | None) -> list[str]:
@@ -376,6 +377,13 @@ def _parser() -> argparse.ArgumentParser:
         help="confidence level of the intervals (default 0.95)",
     )
     run.add_argument(
+        "--benchmark-scale",
+        choices=tuple(BENCHMARK_SCALES),
+        help="read every chance-corrected coefficient on this scale (default: one rule, "
+        "docs/benchmarks.md: Krippendorff's for nominal alpha, Landis & Koch's for the "
+        "unweighted kappa family, none for weighted coefficients or observed agreement)",
+    )
+    run.add_argument(
         "--benchmarks",
         choices=("replicates", "normal"),
         help="how each interval is read on the benchmark scales: the share of bootstrap "
@@ -395,7 +403,14 @@ SPAN_REMEDIES = {OVERLAPPING_UNITS: "(pass --overlapping merge to merge them int
 def _span_main(args: argparse.Namespace) -> int:
     """``--level span``: read span annotations and print the span report."""
     try:
-        for option in ("distance", "domain", "tree", "benchmarks", "iou_threshold"):
+        for option in (
+            "distance",
+            "domain",
+            "tree",
+            "benchmarks",
+            "benchmark_scale",
+            "iou_threshold",
+        ):
             if getattr(args, option) is not None:
                 name = option.replace("_", "-")
                 raise InputError(f"--{name} does not apply to --level span.")
@@ -425,9 +440,19 @@ def _span_main(args: argparse.Namespace) -> int:
 def _region_main(args: argparse.Namespace) -> int:
     """``--level box`` or ``polygon``: read regions and print the region report."""
     try:
-        for option in ("distance", "domain", "tree", "benchmarks", "continuum", "overlapping"):
+        for option in (
+            "distance",
+            "domain",
+            "tree",
+            "benchmarks",
+            "benchmark_scale",
+            "continuum",
+            "overlapping",
+        ):
             if getattr(args, option) is not None:
-                raise InputError(f"--{option} does not apply to --level {args.level}.")
+                raise InputError(
+                    f"--{option.replace('_', '-')} does not apply to --level {args.level}."
+                )
         if args.gamma:
             raise InputError(f"--gamma does not apply to --level {args.level}.")
         data = read_boxes(args.file) if args.level == "box" else read_polygons(args.file)
@@ -486,7 +511,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        print(format_table(result))
+        print(format_table(result, benchmark_scale=args.benchmark_scale))
     return 0
 
 

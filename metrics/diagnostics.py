@@ -48,6 +48,7 @@ __all__ = [
     "item_disagreement",
     "pairwise_coder_matrix",
     "per_category_agreement",
+    "per_member_agreement",
 ]
 
 
@@ -493,6 +494,82 @@ def per_category_agreement(
         ]
     return PerCategoryAgreement(
         method, rd.domain, tuple(values), tuple(observed_list), tuple(expected_list)
+    )
+
+
+def per_member_agreement(
+    data: DataLike,
+    *,
+    method: Literal["kappa", "pi"] = "kappa",
+    domain: Sequence[Hashable] | None = None,
+) -> PerCategoryAgreement:
+    """Agreement on each member of set-valued labels: "contains k" against "does not".
+
+    A set label ("economy|politics") is not one category among the combinations that occur;
+    for each category ``k`` that any set holds, every label becomes "contains k" or "does
+    not" (missing stays missing) and the chosen coefficient is computed on that two-value
+    data, as :func:`per_category_agreement` does for one category against the others. The
+    combinations' table would list as many rows as combinations were used, and a category
+    shared by two combinations would count as disagreement.
+
+    Parameters
+    ----------
+    data : ReliabilityData or array_like, shape (n_coders, n_items)
+        Values that are sets (``frozenset``, ``set``, ``tuple`` or ``list`` of members).
+    method : {"kappa", "pi"}, default "kappa"
+        As :func:`per_category_agreement`.
+    domain : sequence, optional
+        As :func:`per_category_agreement`.
+
+    Returns
+    -------
+    PerCategoryAgreement
+        ``categories`` are the members, sorted by their text.
+
+    Raises
+    ------
+    ValueError
+        For values that are not sets, or as :func:`per_category_agreement`.
+
+    Examples
+    --------
+    Two coders, four items: "a" is in both coders' sets on items 1 and 2 and in neither on
+    item 4; on item 3 only the first coder's set holds it. Its two-value data is (1, 1, 1, 0)
+    against (1, 1, 0, 0): Cohen's kappa (0.75 - 0.5) / (1 - 0.5) = 0.5.
+
+    >>> sets = [[{"a"}, {"a", "b"}, {"a"}, {"b"}], [{"a"}, {"a", "b"}, {"b"}, {"b"}]]
+    >>> from metrics.data import ReliabilityData
+    >>> data = ReliabilityData.from_matrix(
+    ...     [[frozenset(v) for v in row] for row in sets], domain=None)
+    >>> result = per_member_agreement(data)
+    >>> result.categories, round(result.values[0], 3)
+    (('a', 'b'), 0.5)
+    """
+    rd = as_reliability_data(data, domain=domain)
+    if not all(isinstance(value, frozenset | set | tuple | list) for value in rd.domain):
+        raise ValueError("Per-member agreement needs set-valued labels.")
+    members = sorted({m for value in rd.domain for m in value}, key=str)  # type: ignore[attr-defined]
+    values: list[float | None] = []
+    observed: list[float | None] = []
+    expected: list[float | None] = []
+    for member in members:  # a loop over the categories, each vectorised over annotations
+        contains = np.array(
+            [member in value for value in rd.domain],  # type: ignore[operator]
+            dtype=np.bool_,
+        )
+        binary = rd._derived(
+            rd.item_index,
+            rd.coder_index,
+            contains[rd.value_code].astype(np.intp),
+            domain=(False, True),
+            domain_declared=True,
+        )
+        result = per_category_agreement(binary, method=method)
+        values.append(result.values[1])
+        observed.append(result.observed[1])
+        expected.append(result.expected[1])
+    return PerCategoryAgreement(
+        method, tuple(members), tuple(values), tuple(observed), tuple(expected)
     )
 
 

@@ -4,6 +4,7 @@ computed here: the decision goes through ``adjudication.services.adjudicate``.""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -15,13 +16,17 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from adjudication.models import ReferenceResult
 from adjudication.selectors import (
+    ItemToAdjudicate,
     adjudication_item_ids,
     items_to_adjudicate,
     reference_result_of,
     round_reference_of,
 )
-from adjudication.services import adjudicate
+from adjudication.services import adjudicate, reference_result_request
+from agreement_server.worker_jobs import JobStatus
+from pages.stale_marks import StaleMark, change_log
 from pages.views import _question_of, _round_of, _study_for, _wants_json, site_login_required
 from studies.access import role_allows
 from studies.kinds import Feature
@@ -55,7 +60,25 @@ def adjudication_view(
     page = Paginator(item_ids, PAGE_SIZE).get_page(request.GET.get("page"))
     items = items_to_adjudicate(round_=round_, question=question, item_ids=list(page))
     coders = sorted({key for item in items for key in item.labels})
-    rows = [(item, [(coder, item.labels.get(coder, "")) for coder in coders]) for item in items]
+    decided = [item.adjudication.created_at for item in items if item.adjudication is not None]
+    log = change_log(
+        study=study,
+        question=question,
+        round_ids=[round_.pk],
+        after=min(decided, default=None),
+        item_ids=[item.item_id for item in items if item.adjudication is not None],
+    )
+    rows = [
+        AdjudicationRow(
+            item=item,
+            labels=[(coder, item.labels.get(coder, "")) for coder in coders],
+            stale=log.since(item.adjudication.created_at, item_id=item.item_id)
+            if item.adjudication is not None
+            else None,
+            keep=_keep_choice(item),
+        )
+        for item in items
+    ]
     return render(
         request,
         "pages/adjudication.html",
@@ -73,6 +96,29 @@ def adjudication_view(
             "entered": ENTERED,
         },
     )
+
+
+@dataclass(frozen=True)
+class AdjudicationRow:
+    """One item on the page: each coder's label, what changed since its decision, and the
+    form values that confirm the decision as it stands (``keep``: choice, label)."""
+
+    item: ItemToAdjudicate
+    labels: list[tuple[str, str]]
+    stale: StaleMark | None
+    keep: tuple[str, str] | None
+
+
+def _keep_choice(item: ItemToAdjudicate) -> tuple[str, str] | None:
+    """Deciding the same label again: from the same coder when that coder still gives it,
+    else entered as text."""
+    decision = item.adjudication
+    if decision is None:
+        return None
+    coder = decision.source_coder.key if decision.source_coder is not None else None
+    if coder is not None and item.labels.get(coder) == decision.value:
+        return coder, ""
+    return ENTERED, decision.value
 
 
 class AdjudicationForm(forms.Form):
@@ -141,14 +187,34 @@ def adjudicate_view(
     return redirect(f"{page}#item-{item.pk}")
 
 
+def reference_stale(
+    *, study: Study, round_: Round, question: Question, result: ReferenceResult | None
+) -> tuple[StaleMark | None, bool]:
+    """What changed in the labels after the stored results were computed, and whether the
+    gold coder was set or changed since; nothing while a new computation is pending."""
+    if result is None or not result.results or result.status not in _SETTLED:
+        return None, False
+    moment = result.started_at or result.finished_at
+    log = change_log(study=study, question=question, round_ids=[round_.pk], after=moment)
+    reference = round_reference_of(round_)
+    gold_changed = bool(moment and reference is not None and reference.updated_at > moment)
+    return log.since(moment), gold_changed
+
+
+_SETTLED = (JobStatus.DONE, JobStatus.FAILED)
+
+
 @require_GET
 @site_login_required
 def reference_results_view(
     request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
 ) -> HttpResponse:
-    study, _role, round_, question = _scope(request, study_pk, round_pk, question_pk)
+    study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
     result = reference_result_of(round_=round_, question=question)
     results = (result.results if result is not None else None) or {}
+    stale, gold_changed = reference_stale(
+        study=study, round_=round_, question=question, result=result
+    )
     return render(
         request,
         "pages/reference_results.html",
@@ -160,5 +226,29 @@ def reference_results_view(
             "results": results,
             "coders": results.get("coders", []),
             "labels": results.get("labels", []),
+            "stale": stale,
+            "gold_changed": gold_changed,
+            "may_request": role_allows(role, Role.ANNOTATOR),
         },
     )
+
+
+REQUEST_REFUSAL = "Viewers cannot request computations."
+
+
+@require_POST
+@site_login_required
+def reference_request_view(
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+) -> HttpResponse:
+    """Compute the round's results against its reference again (annotators and managers)."""
+    study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
+    page = reverse("pages:reference-results", args=[study.pk, round_.pk, question.pk])
+    if not role_allows(role, Role.ANNOTATOR):
+        return _answer(request, page, error=REQUEST_REFUSAL, status=403)
+    result = reference_result_request(round_=round_, question=question)
+    result = ReferenceResult.objects.get(pk=result.pk)  # eager mode may have run it
+    if _wants_json(request):
+        return JsonResponse({"id": result.pk, "status": result.status}, status=202)
+    messages.success(request, f"Results against the reference requested ({result.status}).")
+    return redirect(page)

@@ -26,8 +26,8 @@ def study_history_context(study: Study) -> dict[str, Any]:
         "study": study,
         "history_charts": [
             (item, charts.history_chart(item, chart_id=f"admin-history-{item.coefficient}"))
-            for item in history_by_coefficient(history)
+            for item in history_by_coefficient(history, chosen=study.benchmark_scale)
         ],
-        "history_headlines": question_headlines(history),
+        "history_headlines": question_headlines(history, chosen=study.benchmark_scale),
         "history_computations": study_computations(study=study, limit=ADMIN_COMPUTATIONS),
     }

@@ -39,6 +39,10 @@ class LabelText:
         )
         return MEMBER_SEPARATOR.join(ordered)
 
+    def rank(self, code: Any) -> tuple[int, str]:
+        """A category's place in the declared order (unknown codes last, by text)."""
+        return self._rank.get(str(code), 1 << 30), str(code)
+
     def stored(self, value: Any) -> str:
         """A label as a worker stored it in a result (code, list of codes, ``a|b``, number)."""
         if isinstance(value, list | tuple):

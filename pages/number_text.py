@@ -44,3 +44,15 @@ def percent_text(value: float | int | None, digits: int = 1) -> str:
     if number is None:
         return NONE
     return f"{number_text(100 * number, digits)} %"
+
+
+def precise_text(value: float | int | None, significant: int = 3, digits: int = 3) -> str:
+    """``digits`` decimals, or more for a small number: enough for ``significant``
+    significant digits (0.00234, 0.0451), at most 8 decimals; an em dash for none."""
+    number = _defined(value)
+    if number is None:
+        return NONE
+    if number == 0 or abs(number) >= 10 ** -(digits - significant + 1):
+        return number_text(number, digits)
+    needed = significant - 1 - math.floor(math.log10(abs(number)))
+    return number_text(number, min(max(digits, needed), 8))

@@ -13,8 +13,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from pages.stale_marks import StaleMark, change_log
 from pages.views import _question_of, _study_for, _wants_json, site_login_required
-from planning.models import PlanRequest
+from planning.models import PlanRequest, PlanStatus
 from planning.selectors import plan_request_list
 from planning.services import plan_request_create
 from planning.simulation import PLAN_COEFFICIENTS
@@ -88,6 +89,7 @@ def plans_view(request: HttpRequest, study_pk: int) -> HttpResponse:
             "coefficient": "alpha",
         },
     )
+    plans = list(plan_request_list(study=study, question=question)[:20])
     context = {
         "study": study,
         "role": role,
@@ -95,9 +97,37 @@ def plans_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "questions": list(Question.objects.filter(study=study).order_by("position", "id")),
         "can_request": role_allows(role, Role.MANAGER),
         "form": form,
-        "plans": list(plan_request_list(study=study, question=question)[:20]),
+        "plans": plans,
+        "stale": plans_stale(study=study, question=question, plans=plans),
     }
     return render(request, "pages/plans.html", context)
+
+
+def _planned_at(plan: PlanRequest) -> Any:
+    """When the plan read its pilot: its run's start (its request while it waits)."""
+    return plan.started_at or plan.created_at
+
+
+def plans_stale(
+    *, study: Study, question: Question, plans: list[PlanRequest]
+) -> dict[int, StaleMark]:
+    """Per plan id, what changed in its pilot round's labels after the plan read them (plans
+    from a pilot that are done or failed; one query for all)."""
+    settled = [
+        plan
+        for plan in plans
+        if plan.pilot_round_id is not None and plan.status in (PlanStatus.DONE, PlanStatus.FAILED)
+    ]
+    log = change_log(
+        study=study,
+        question=question,
+        round_ids=[plan.pilot_round_id for plan in settled if plan.pilot_round_id is not None],
+        after=min((_planned_at(plan) for plan in settled), default=None),
+    )
+    marks = {
+        plan.pk: log.since(_planned_at(plan), round_id=plan.pilot_round_id) for plan in settled
+    }
+    return {pk: mark for pk, mark in marks.items() if mark is not None}
 
 
 def _refused(request: HttpRequest, study: Study, question_pk: Any, text: str) -> HttpResponse:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.urls import reverse
 
@@ -26,8 +27,7 @@ from computations.selectors import (
     done_computations_for_history,
     study_history,
 )
-from metrics import interpret_interval, interpret_value
-from metrics.report import BENCHMARK_SCALE_TITLES
+from metrics import Reading, benchmark_scale_for, read_coefficient
 from pages.label_text import LabelText
 from studies.access import Actor
 from studies.labels import label_of
@@ -73,73 +73,35 @@ def coefficient_name(key: str) -> str:
 
 
 def has_bands(coefficient: str | None) -> bool:
-    """Whether Krippendorff's reliability bands apply (a chance-corrected coefficient)."""
+    """Whether the coefficient is chance-corrected (it has an expected term; charts draw the
+    reference lines only where its reading has Krippendorff's scale, ``reference_lines``)."""
     return coefficient not in NOT_CHANCE_CORRECTED
 
 
-def reliability_label(value: float | None, coefficient: str | None) -> str | None:
-    """Krippendorff's band of a coefficient's value ("discard", "tentative", "good"); None for
-    a coefficient the bands do not apply to."""
-    if not has_bands(coefficient) or value is None or math.isnan(value) or value > 1:
-        return None
-    return interpret_value(value).label
+def reading_of(
+    key: str,
+    entry: Mapping[str, Any] | None,
+    *,
+    distance: str | None,
+    chosen: str | None = None,
+) -> Reading:
+    """A stored coefficient read on its one benchmark scale (``metrics.read_coefficient``: the
+    rule the CLI and the API's ``readings`` follow too), from its value and stored benchmarks."""
+    entry = entry or {}
+    value = entry.get("value")
+    if isinstance(value, float) and math.isnan(value):
+        value = None
+    benchmarks = (entry.get("ci") or {}).get("benchmarks")
+    return read_coefficient(key, value, benchmarks, distance=distance, chosen=chosen or None)
 
 
-def interval_label(ci: Mapping[str, Any] | None, coefficient: str | None) -> str | None:
-    """The bands an interval reaches, e.g. "tentative to good: the interval straddles 0.8"."""
-    if not has_bands(coefficient) or not ci or ci.get("low") is None or ci.get("high") is None:
-        return None
-    low, high = float(ci["low"]), float(ci["high"])
-    if high > 1 or low > high:
-        return None
-    return interpret_interval(low, high).summary
-
-
-@dataclass(frozen=True)
-class BenchmarkReading:
-    """An interval read on one benchmark scale (Gwet 2014): the band attained at the 95%
-    rule and the most probable band, from the stored ``ci["benchmarks"]``."""
-
-    scale: str
-    title: str
-    attained: str
-    attained_probability: float
-    leading: str
-    leading_probability: float
-
-    @property
-    def text(self) -> str:
-        """e.g. "moderate or better with probability 0.96; most probable: substantial
-        (Landis & Koch) with probability 0.49"."""
-        return (
-            f"{self.attained} or better with probability {self.attained_probability:.2f}; "
-            f"most probable: {self.leading} ({self.title}) with probability "
-            f"{self.leading_probability:.2f}"
-        )
-
-
-def benchmark_readings(
-    ci: Mapping[str, Any] | None, coefficient: str | None
-) -> list[BenchmarkReading]:
-    """The stored band probabilities of an interval, one reading per scale; none for a
-    coefficient the bands do not apply to or an interval stored without them."""
-    benchmarks = (ci or {}).get("benchmarks")
-    if not has_bands(coefficient) or not benchmarks:
-        return []
-    scales = benchmarks.get("scales") or {}
-    # In the report's order: PostgreSQL's jsonb does not keep the stored key order.
-    order = {scale: position for position, scale in enumerate(BENCHMARK_SCALE_TITLES)}
-    return [
-        BenchmarkReading(
-            scale=scale,
-            title=BENCHMARK_SCALE_TITLES.get(scale, scale),
-            attained=bands["attained"],
-            attained_probability=float(bands["attained_probability"]),
-            leading=bands["leading"],
-            leading_probability=float(bands["leading_probability"]),
-        )
-        for scale, bands in sorted(scales.items(), key=lambda pair: order.get(pair[0], len(order)))
-    ]
+def reference_lines(coefficient: str, distances: Sequence[str | None], chosen: str | None) -> bool:
+    """Draw Krippendorff's 0.667 and 0.8 on a chart of ``coefficient`` when every series
+    (one per question, with its distance) is read on Krippendorff's scale."""
+    return bool(distances) and all(
+        benchmark_scale_for(coefficient, distance=d, chosen=chosen or None).scale == "krippendorff"
+        for d in distances
+    )
 
 
 def trend(current: float | None, previous: float | None) -> str | None:
@@ -167,17 +129,17 @@ class Headline:
     round_name: str | None = None
     value: float | None = None
     ci: Mapping[str, Any] | None = None
-    label: str | None = None
     previous_value: float | None = None
     previous_round_name: str | None = None
     trend: str | None = None
     stale: bool | None = None
-    #: The interval on Landis & Koch's scale (Gwet's benchmarking), when stored.
-    benchmark: BenchmarkReading | None = None
+    #: The value read on its one benchmark scale (or why none applies).
+    reading: Reading | None = None
 
 
-def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
-    """One headline per question of a ``study_history`` result."""
+def question_headlines(history: Mapping[str, Any], *, chosen: str | None = None) -> list[Headline]:
+    """One headline per question of a ``study_history`` result; ``chosen``: the study's
+    benchmark scale (empty: the rule)."""
     out = []
     for question in history["questions"]:
         names: list[str] = []
@@ -189,7 +151,7 @@ def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
             for entry in question["rounds"]
             if name is not None and (entry["coefficients"].get(name) or {}).get("value") is not None
         ]
-        if not valued:
+        if name is None or not valued:
             out.append(Headline(question["question"], question["question_key"], name))
             continue
         last = valued[-1]
@@ -205,12 +167,11 @@ def question_headlines(history: Mapping[str, Any]) -> list[Headline]:
                 round_name=last["round_name"],
                 value=point["value"],
                 ci=point.get("ci"),
-                label=reliability_label(point["value"], name),
                 previous_value=previous_value,
                 previous_round_name=previous["round_name"] if previous else None,
                 trend=trend(point["value"], previous_value),
                 stale=last["stale"],
-                benchmark=next(iter(benchmark_readings(point.get("ci"), name)), None),
+                reading=reading_of(name, point, distance=last.get("distance"), chosen=chosen),
             )
         )
     return out
@@ -251,7 +212,7 @@ def study_list_rows(*, actor: Actor) -> list[StudyRow]:
             rounds_closed=rounds.get((study.pk, RoundStatus.CLOSED), 0),
             n_coders=coders.get(study.pk, 0),
             n_items=items.get(study.pk, 0),
-            headlines=question_headlines(study_history(study=study)),
+            headlines=question_headlines(study_history(study=study), chosen=study.benchmark_scale),
         )
         for study in studies
     ]
@@ -286,8 +247,11 @@ class CoefficientHistory:
     bands: bool = True
 
 
-def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistory]:
-    """The history regrouped for charts: per coefficient, one series per question."""
+def history_by_coefficient(
+    history: Mapping[str, Any], *, chosen: str | None = None
+) -> list[CoefficientHistory]:
+    """The history regrouped for charts: per coefficient, one series per question; the
+    reference lines only where every series is read on Krippendorff's scale."""
     names: list[str] = []
     rounds: list[str] = []
     for question in history["questions"]:
@@ -300,6 +264,7 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
     out = []
     for name in ordered:
         series = []
+        distances: list[str | None] = []
         for question in history["questions"]:
             points = []
             for entry in question["rounds"]:
@@ -310,8 +275,17 @@ def history_by_coefficient(history: Mapping[str, Any]) -> list[CoefficientHistor
                 )
             if any(p.value is not None for p in points):
                 series.append(Series(question["question_key"], points))
+                distances.append(
+                    next((e.get("distance") for e in question["rounds"] if e.get("distance")), None)
+                )
         out.append(
-            CoefficientHistory(name, coefficient_name(name), rounds, series, has_bands(name))
+            CoefficientHistory(
+                name,
+                coefficient_name(name),
+                rounds,
+                series,
+                reference_lines(name, distances, chosen),
+            )
         )
     return out
 
@@ -406,14 +380,20 @@ class CoefficientRow:
     ci: Mapping[str, Any] | None
     se: float | None
     bootstrap_se: float | None
-    label: str | None
-    interval: str | None
-    benchmarks: list[BenchmarkReading] = field(default_factory=list)
+    #: The value read on its one benchmark scale, or why none applies.
+    reading: Reading
 
 
-def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
+def coefficient_rows(
+    results: Mapping[str, Any], *, chosen: str | None = None
+) -> list[CoefficientRow]:
+    """The stored coefficients in the report's order, each with its one reading."""
+    stored = results.get("coefficients") or {}
+    known = (*engine.ALL_COEFFICIENTS, *engine.SPAN_COEFFICIENTS)
+    order = [k for k in known if k in stored] + [k for k in stored if k not in known]
     rows = []
-    for key, entry in (results.get("coefficients") or {}).items():
+    for key in order:
+        entry = stored[key]
         rows.append(
             CoefficientRow(
                 key=key,
@@ -425,9 +405,7 @@ def coefficient_rows(results: Mapping[str, Any]) -> list[CoefficientRow]:
                 ci=entry.get("ci"),
                 se=entry.get("se"),
                 bootstrap_se=entry.get("bootstrap_se"),
-                label=reliability_label(entry.get("value"), key),
-                interval=interval_label(entry.get("ci"), key),
-                benchmarks=benchmark_readings(entry.get("ci"), key),
+                reading=reading_of(key, entry, distance=results.get("distance"), chosen=chosen),
             )
         )
     return rows
@@ -457,6 +435,11 @@ class RoundExtras:
     annotator_bias: dict[str, Any] | None = None
     coincidence: Matrix | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def few_pairs(self) -> int:
+        """How many pairs of the Di Eugenio & Glass table share fewer items than the minimum."""
+        return sum(1 for row in self.kappa_comparisons if row.get("few"))
 
 
 #: The most coders the round report's coder quality table lists (the least competent).
@@ -526,6 +509,8 @@ class RoundReport:
     per_category: list[dict[str, Any]] = field(default_factory=list)
     coder_pairs: Matrix | None = None
     coder_pairs_coefficient: str | None = None
+    #: The same pairs with their shared items and flags (``coder_pairs`` is its heatmap).
+    pairs: PairwiseTable | None = None
     disputed: list[DisputedItem] = field(default_factory=list)
     disputed_coders: list[str] = field(default_factory=list)
     extras: RoundExtras = field(default_factory=RoundExtras)
@@ -541,28 +526,92 @@ class RoundReport:
     coder_quality: CoderQualityTable | None = None
 
 
-def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> Matrix | None:
+def pair_min_items() -> int:
+    """The fewest shared items for a pair's agreement to be shown (``AGREEMENT_PAIR_MIN_ITEMS``)."""
+    return int(getattr(settings, "AGREEMENT_PAIR_MIN_ITEMS", 10))
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """One pair of coders in the coder × coder table: its value, the items both labelled,
+    and whether they are fewer than the minimum (``few``)."""
+
+    value: float | None
+    shared: int | None
+    few: bool
+    diagonal: bool = False
+
+
+@dataclass(frozen=True)
+class PairwiseTable:
+    """The stored coder × coder matrix with each pair's shared items. ``matrix`` (for the
+    heatmap) leaves blank the pairs that share fewer than ``minimum`` items; ``rows`` keeps
+    every value with its count and flag."""
+
+    coefficient: str
+    coders: list[str]
+    rows: list[list[PairCell]]
+    matrix: Matrix
+    minimum: int
+    n_pairs: int
+    n_few: int
+    #: Light's kappa as the mean of every defined pair (each pair weighted equally), and the
+    #: same over the pairs with at least ``minimum`` shared items.
+    mean_all: float | None
+    mean_enough: float | None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _matrix_of_pairs(pairs: Mapping[str, Any], names: Mapping[int, str]) -> PairwiseTable | None:
     coders = [names.get(int(c), str(c)) if str(c).isdigit() else str(c) for c in pairs["coders"]]
     values = pairs.get("values")
     if not values:
         return None
-    defined = pairs.get("defined") or [[True] * len(coders) for _ in coders]
-    cleaned = [
-        [v if ok else None for v, ok in zip(row, ok_row, strict=False)]
-        for row, ok_row in zip(values, defined, strict=False)
-    ]
-    return Matrix(coders, coders, cleaned)
+    n = len(coders)
+    defined = pairs.get("defined") or [[True] * n for _ in coders]
+    shared = pairs.get("n_shared_items")
+    minimum = pair_min_items()
+    rows: list[list[PairCell]] = []
+    for i in range(n):
+        row = []
+        for j in range(n):
+            value = values[i][j] if defined[i][j] else None
+            count = None if shared is None else int(shared[i][j])
+            few = i != j and count is not None and count < minimum
+            row.append(PairCell(value, count, few, diagonal=i == j))
+        rows.append(row)
+    upper = [rows[i][j] for i in range(n) for j in range(i + 1, n)]
+    heat = [[None if cell.few else cell.value for cell in row] for row in rows]
+    return PairwiseTable(
+        coefficient=str(pairs.get("coefficient") or ""),
+        coders=coders,
+        rows=rows,
+        matrix=Matrix(coders, coders, heat),
+        minimum=minimum,
+        n_pairs=len(upper),
+        n_few=sum(1 for cell in upper if cell.few),
+        mean_all=_mean([c.value for c in upper if c.value is not None]),
+        mean_enough=_mean([c.value for c in upper if c.value is not None and not c.few]),
+    )
 
 
 def _per_category_rows(per_category: Mapping[str, Any], labels: LabelText) -> list[dict[str, Any]]:
+    """The stored per-category agreement; a set question's per member (``members``), in the
+    question's declared category order."""
     categories = per_category.get("categories") or []
     values = per_category.get("values") or []
     observed = per_category.get("observed") or [None] * len(categories)
     expected = per_category.get("expected") or [None] * len(categories)
-    return [
-        {"category": labels.stored(c), "value": v, "observed": o, "expected": e}
+    rows = [
+        {"code": c, "category": labels.stored(c), "value": v, "observed": o, "expected": e}
         for c, v, o, e in zip(categories, values, observed, expected, strict=False)
     ]
+    if per_category.get("members"):
+        rows.sort(key=lambda row: labels.rank(row["code"]))
+    return rows
 
 
 def _labels_by_item(
@@ -591,7 +640,10 @@ def _labels_by_item(
 def _round_extras(diagnostics: Mapping[str, Any], labels: LabelText) -> RoundExtras:
     """The two-coder reports, annotator bias and coincidences the worker stored."""
     extras = RoundExtras(
-        kappa_comparisons=list(diagnostics.get("kappa_comparisons") or []),
+        kappa_comparisons=[
+            {**row, "few": row.get("n_items") is not None and row["n_items"] < pair_min_items()}
+            for row in diagnostics.get("kappa_comparisons") or []
+        ],
         annotator_bias=diagnostics.get("annotator_bias"),
         skipped={
             key: reason
@@ -636,7 +688,7 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
     results = computation.results or {}
     report.stale = computation_is_stale(computation)
     report.results = results
-    report.coefficients = coefficient_rows(results)
+    report.coefficients = coefficient_rows(results, chosen=study.benchmark_scale)
     report.headline = headline_coefficient([row.key for row in report.coefficients])
     diagnostics = results.get("diagnostics") or {}
     label_text = LabelText.for_question(question)
@@ -645,7 +697,8 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
     pairs = diagnostics.get("coder_pairs")
     if pairs:
         names = coder_keys(int(c) for c in pairs["coders"] if str(c).isdigit())
-        report.coder_pairs = _matrix_of_pairs(pairs, names)
+        report.pairs = _matrix_of_pairs(pairs, names)
+        report.coder_pairs = report.pairs.matrix if report.pairs is not None else None
         report.coder_pairs_coefficient = pairs.get("coefficient")
     disputed = diagnostics.get("most_disputed_items") or []
     if disputed:

@@ -18,6 +18,7 @@ from computations.comparison import COMPARISON_KEY
 from computations.models import Computation
 from computations.scope import scope_data_revision
 from computations.selectors import computation_is_stale, study_history
+from metrics import Reading
 from pages.selectors import (
     LOWER_IS_BETTER,
     NO_STORED_COMPARISON,
@@ -25,8 +26,7 @@ from pages.selectors import (
     coefficient_name,
     has_bands,
     history_by_coefficient,
-    interval_label,
-    reliability_label,
+    reading_of,
     round_computation,
 )
 from studies.models import Question, Round, Study
@@ -50,8 +50,9 @@ class SpanCoefficientRow:
     observed: float | None
     expected: float | None
     ci: Mapping[str, Any] | None
-    label: str | None
-    interval: str | None
+    #: The value read on its one benchmark scale (token alpha and kappa have one; α_U and
+    #: γ, distance based, none unless the study chose one).
+    reading: Reading
     reason: str | None
     #: Why a defined coefficient has no interval (it does not decompose over documents, ...).
     ci_reason: str | None
@@ -78,6 +79,8 @@ class DocumentRow:
     coders: Any
     observed_disagreement: float | None
     f1_overlap: float | None
+    #: The document's share of α_U's observed disagreement (its part of D_o over D_o).
+    share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,9 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def span_coefficient_rows(results: Mapping[str, Any]) -> list[SpanCoefficientRow]:
+def span_coefficient_rows(
+    results: Mapping[str, Any], *, chosen: str | None = None
+) -> list[SpanCoefficientRow]:
     """The stored coefficients in display order (``engine.SPAN_COEFFICIENTS``)."""
     stored = results.get("coefficients") or {}
     skipped = results.get("skipped") or {}
@@ -135,8 +140,7 @@ def span_coefficient_rows(results: Mapping[str, Any]) -> list[SpanCoefficientRow
                 observed=_number(entry.get("observed")) if key in TERMS else None,
                 expected=_number(entry.get("expected")) if key in TERMS else None,
                 ci=entry.get("ci"),
-                label=reliability_label(value, key),
-                interval=interval_label(entry.get("ci"), key),
+                reading=reading_of(key, entry, distance=None, chosen=chosen),
                 reason=entry.get("reason") or (skipped.get(key) if value is None else None),
                 ci_reason=entry.get("ci_reason"),
                 terms=TERMS.get(key),
@@ -164,17 +168,25 @@ def alpha_u_categories(results: Mapping[str, Any]) -> list[CategoryRow]:
 
 
 def disputed_documents(results: Mapping[str, Any]) -> list[DocumentRow]:
-    return [
-        DocumentRow(
-            item_id=entry.get("item"),
-            external_id=str(entry.get("external_id") or entry.get("document")),
-            n_units=entry.get("n_units"),
-            coders=entry.get("coders"),
-            observed_disagreement=_number(entry.get("observed_disagreement")),
-            f1_overlap=_number(entry.get("f1_overlap")),
+    """The most disputed documents as stored; each one's part of α_U's observed
+    disagreement (``observed_disagreement``, the parts add up to D_o) also as a share of
+    D_o."""
+    total = _number(((results.get("coefficients") or {}).get("alpha_u") or {}).get("observed"))
+    rows = []
+    for entry in results.get("documents") or []:
+        part = _number(entry.get("observed_disagreement"))
+        rows.append(
+            DocumentRow(
+                item_id=entry.get("item"),
+                external_id=str(entry.get("external_id") or entry.get("document")),
+                n_units=entry.get("n_units"),
+                coders=entry.get("coders"),
+                observed_disagreement=part,
+                f1_overlap=_number(entry.get("f1_overlap")),
+                share=part / total if part is not None and total else None,
+            )
         )
-        for entry in results.get("documents") or []
-    ]
+    return rows
 
 
 def _comparison(report: SpanRoundReport, results: Mapping[str, Any]) -> None:
@@ -208,7 +220,9 @@ def _comparison(report: SpanRoundReport, results: Mapping[str, Any]) -> None:
 def span_history(*, study: Study, question: Question) -> list[CoefficientHistory]:
     """alpha_u and span F1 of this question, round after round (stored values only)."""
     history = study_history(study=study, question_id=question.pk)
-    by_name = {h.coefficient: h for h in history_by_coefficient(history)}
+    by_name = {
+        h.coefficient: h for h in history_by_coefficient(history, chosen=study.benchmark_scale)
+    }
     return [by_name[name] for name in HISTORY_COEFFICIENTS if name in by_name]
 
 
@@ -222,7 +236,7 @@ def span_round_report(*, study: Study, round_: Round, question: Question) -> Spa
     results = computation.results or {}
     report.stale = computation_is_stale(computation)
     report.results = results
-    report.coefficients = span_coefficient_rows(results)
+    report.coefficients = span_coefficient_rows(results, chosen=study.benchmark_scale)
     report.per_category = alpha_u_categories(results)
     report.documents = disputed_documents(results)
     _comparison(report, results)

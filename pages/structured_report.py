@@ -11,11 +11,11 @@ from typing import Any
 
 from computations.models import Computation
 from computations.selectors import computation_is_stale, study_history
+from metrics import Reading
 from pages.selectors import (
     CoefficientHistory,
     history_by_coefficient,
-    interval_label,
-    reliability_label,
+    reading_of,
     round_computation,
 )
 from studies.kinds.structured import StructuredValues
@@ -42,8 +42,9 @@ class CoefficientRow:
     observed: float | None
     expected: float | None
     ci: Mapping[str, Any] | None
-    band: str | None
-    interval: str | None
+    #: The value read on its one benchmark scale: none for the region alphas (distance
+    #: based) unless the study chose one, none for shares of matched regions.
+    reading: Reading | None
     reason: str | None
 
 
@@ -92,7 +93,9 @@ def _number(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def coefficient_rows(results: Mapping[str, Any], values: StructuredValues) -> list[CoefficientRow]:
+def coefficient_rows(
+    results: Mapping[str, Any], values: StructuredValues, *, chosen: str | None = None
+) -> list[CoefficientRow]:
     """The stored coefficients in the kind's display order, with their bands where they apply."""
     stored = results.get("coefficients") or {}
     skipped = results.get("skipped") or {}
@@ -111,8 +114,7 @@ def coefficient_rows(results: Mapping[str, Any], values: StructuredValues) -> li
                 observed=_number(entry.get("observed")),
                 expected=_number(entry.get("expected")),
                 ci=entry.get("ci"),
-                band=reliability_label(value, "alpha") if banded else None,
-                interval=interval_label(entry.get("ci"), "alpha") if banded else None,
+                reading=reading_of(key, entry, distance=key, chosen=chosen) if banded else None,
                 reason=entry.get("reason") or (skipped.get(key) if value is None else None),
             )
         )
@@ -151,13 +153,17 @@ def structured_round_report(
         study=study, round=round_, question=question, computation=computation
     )
     history = study_history(study=study, question_id=question.pk)
-    report.history = [h for h in history_by_coefficient(history) if h.coefficient in values.names]
+    report.history = [
+        h
+        for h in history_by_coefficient(history, chosen=study.benchmark_scale)
+        if h.coefficient in values.names
+    ]
     if computation is None:
         return report
     results = computation.results or {}
     report.stale = computation_is_stale(computation)
     report.results = results
-    report.coefficients = coefficient_rows(results, values)
+    report.coefficients = coefficient_rows(results, values, chosen=study.benchmark_scale)
     report.category_columns, report.categories = category_rows(results)
     report.disputed_measure = values.disputed_measure
     report.disputed_counts = any(row.n_records is not None for row in report.disputed)

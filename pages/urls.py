@@ -5,9 +5,22 @@ from __future__ import annotations
 from django.urls import path, re_path, register_converter
 
 from pages import views
-from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
+from pages.adjudication import (
+    adjudicate_view,
+    adjudication_view,
+    reference_request_view,
+    reference_results_view,
+)
+from pages.help import help_view
 from pages.planning import plan_request_view, plans_view
+from pages.reports import (
+    round_reliability_download,
+    round_reliability_view,
+    study_reliability_download,
+    study_reliability_view,
+)
 from pages.review import review_queue_view
+from pages.study_forms import study_create_view, study_edit_view
 
 
 class _IdConverter:
@@ -30,7 +43,27 @@ _REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<id:question_pk>
 
 urlpatterns = [
     path("", views.study_list_view, name="study-list"),
+    path("studies/new/", study_create_view, name="study-create"),
+    re_path(r"^help/(?P<name>[a-z0-9][a-z0-9-]{0,60})/$", help_view, name="help"),
     path("studies/<id:study_pk>/", views.study_detail_view, name="study-detail"),
+    path("studies/<id:study_pk>/edit/", study_edit_view, name="study-edit"),
+    path("studies/<id:study_pk>/report/", study_reliability_view, name="study-reliability"),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/report\.(?P<fmt>md|tex|json)$",
+        study_reliability_download,
+        name="study-reliability-download",
+    ),
+    path(
+        "studies/<id:study_pk>/rounds/<id:round_pk>/report/",
+        round_reliability_view,
+        name="round-reliability",
+    ),
+    re_path(
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/"
+        r"report\.(?P<fmt>md|tex|json)$",
+        round_reliability_download,
+        name="round-reliability-download",
+    ),
     path(
         "studies/<id:study_pk>/computations/request/",
         views.computation_request_view,
@@ -62,6 +95,7 @@ urlpatterns = [
     path(f"{_REPORT}/adjudication/", adjudication_view, name="adjudication"),
     path(f"{_REPORT}/adjudication/decide/", adjudicate_view, name="adjudicate"),
     path(f"{_REPORT}/reference/", reference_results_view, name="reference-results"),
+    path(f"{_REPORT}/reference/request/", reference_request_view, name="reference-request"),
     path(f"{_REPORT}/items.csv", views.items_download, name="items-download"),
     path(f"{_REPORT}/items/", views.span_items_view, name="span-items"),
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),

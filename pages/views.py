@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
-from django.utils.http import content_disposition_header
+from django.utils.http import content_disposition_header, url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import coder_against_reference
@@ -33,8 +33,10 @@ from pages import charts
 from pages.selectors import (
     coder_history,
     coder_report,
+    coefficient_name,
     history_by_coefficient,
     latest_annotated_rounds,
+    pair_min_items,
     question_headlines,
     round_report,
     study_coders,
@@ -105,7 +107,7 @@ def study_list_view(request: HttpRequest) -> HttpResponse:
 def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     study, role = _study_for(request, study_pk)
     history = study_history(study=study)
-    coefficient_histories = history_by_coefficient(history)
+    coefficient_histories = history_by_coefficient(history, chosen=study.benchmark_scale)
     chart_rows = [
         (item, charts.history_chart(item, chart_id=f"history-{item.coefficient}"))
         for item in coefficient_histories
@@ -124,7 +126,7 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "study": study,
         "role": role,
         "can_request": role_allows(role, Role.ANNOTATOR),
-        "headlines": question_headlines(history),
+        "headlines": question_headlines(history, chosen=study.benchmark_scale),
         "charts": chart_rows,
         "rounds": rounds,
         "questions": questions,
@@ -156,13 +158,15 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         return render(request, "pages/structured_round_report.html", context)
     report = round_report(study=study, round_=round_, question=question)
     heatmap = None
-    if report.coder_pairs is not None:
+    if report.coder_pairs is not None and report.pairs is not None:
+        name = coefficient_name(report.pairs.coefficient)
         heatmap = charts.heatmap(
             report.coder_pairs,
             chart_id="coder-heatmap",
-            title=f"Coder × coder agreement ({report.coder_pairs_coefficient})",
-            desc="Pairwise agreement of every two coders on the items both labelled; the "
-            "table below lists the same numbers.",
+            title=f"Coder × coder agreement: {name} of each pair of coders",
+            desc=f"{name} of every two coders (each coder's label shares from all the items "
+            f"it labelled); pairs sharing fewer than {report.pairs.minimum} items are left "
+            "blank. The table beside it lists every pair with its shared items.",
         )
     coincidence_chart = None
     if report.extras.coincidence is not None:
@@ -182,6 +186,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "questions": list(question_list(study=study)),
         "heatmap": heatmap,
         "coincidence_chart": coincidence_chart,
+        "pair_minimum": pair_min_items(),
     }
     return render(request, "pages/round_report.html", context)
 
@@ -370,6 +375,16 @@ class ComputationRequestForm(forms.Form):
         round_field.queryset = Round.objects.filter(study=study).order_by("position")
 
 
+def _back_to(request: HttpRequest, study: Study) -> HttpResponse:
+    """Back to the page a form names in ``next`` (a path of this site), else the study page."""
+    target = request.POST.get("next") or ""
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect("pages:study-detail", study.pk)
+
+
 def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
@@ -401,13 +416,13 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
         if _wants_json(request):
             return JsonResponse({"error": "Viewers cannot request computations."}, status=403)
         messages.error(request, "Viewers cannot request computations.")
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     form = ComputationRequestForm(request.POST, study=study)
     if not form.is_valid():
         if _wants_json(request):
             return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
         messages.error(request, "Choose a question and a round.")
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     try:
         result = computation_request(
             study=study,
@@ -424,7 +439,7 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
         if _wants_json(request):
             return JsonResponse({"error": text}, status=400)
         messages.error(request, text)
-        return redirect("pages:study-detail", study.pk)
+        return _back_to(request, study)
     # Read it again: a worker (or eager mode) may already have moved it on.
     computation = Computation.objects.prefetch_related("rounds").get(pk=result.computation.pk)
     if _wants_json(request):
@@ -433,7 +448,7 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
             status=202 if result.created else 200,
         )
     messages.success(request, f"Computation {computation.pk} requested ({computation.status}).")
-    return redirect("pages:study-detail", study.pk)
+    return _back_to(request, study)
 
 
 @require_GET

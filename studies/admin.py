@@ -25,6 +25,7 @@ from studies.exceptions import ApplicationError
 from studies.kinds import kind_of
 from studies.labels import CategoryRow, LabelScheme
 from studies.models import (
+    GRRAS_STUDY_FIELDS,
     Annotation,
     AnnotationChange,
     ApiToken,
@@ -155,6 +156,20 @@ class StudyAdmin(StudyImportAdminMixin, admin.ModelAdmin):
     search_fields = ("name", "description")
     date_hierarchy = "created_at"
     readonly_fields = ("created_at", "updated_at")
+    fieldsets = (
+        (
+            None,
+            {"fields": ("name", "description", "benchmark_scale", "created_at", "updated_at")},
+        ),
+        (
+            "Reliability report (GRRAS, Kottner et al. 2011)",
+            {
+                "description": "What the report cannot read from the annotations; an empty "
+                "field is named as missing in the study's and each round's reliability report.",
+                "fields": tuple(GRRAS_STUDY_FIELDS),
+            },
+        ),
+    )
     inlines = (QuestionInline, MembershipInline)
     actions = (compute_agreement_for_studies,)
 

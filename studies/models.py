@@ -19,10 +19,89 @@ from django.utils import timezone
 
 from studies.kinds import Kind, kind_of
 
+#: What a study records for its reliability report that the server cannot infer from the
+#: annotations: field name -> the GRRAS item (Kottner et al. 2011) it answers. Read by the
+#: report (``pages.reliability_report``), the API, the admin and the site's study form.
+GRRAS_STUDY_FIELDS: dict[str, int] = {
+    "subject_population": 3,
+    "rater_population": 4,
+    "background": 5,
+    "sample_size_rationale": 6,
+    "sampling": 7,
+    "blinding": 8,
+    "independence": 9,
+    "rater_training": 12,
+    "practical_relevance": 14,
+}
+
+
+class BenchmarkScale(models.TextChoices):
+    """The benchmark scales a study may choose (those every stored interval is read on)."""
+
+    LANDIS_KOCH = "landis_koch", "Landis & Koch"
+    FLEISS = "fleiss", "Fleiss"
+    ALTMAN = "altman", "Altman"
+    KRIPPENDORFF = "krippendorff", "Krippendorff"
+
 
 class Study(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    # The reliability report's design facts (GRRAS, Kottner et al. 2011): free text the
+    # server cannot infer; an empty field is named as missing by the report.
+    subject_population = models.TextField(
+        blank=True,
+        help_text="GRRAS 3: the items and the population they stand for "
+        "(e.g. forum posts of 2023 from three German news sites).",
+    )
+    rater_population = models.TextField(
+        blank=True,
+        help_text="GRRAS 4: who the coders are and whom they stand for "
+        "(e.g. trained student assistants, crowd workers).",
+    )
+    background = models.TextField(
+        blank=True,
+        help_text="GRRAS 5: what is known about this instrument's reliability, and why this study.",
+    )
+    sample_size_rationale = models.TextField(
+        blank=True,
+        help_text="GRRAS 6: how the numbers of items and coders were chosen "
+        "(e.g. a sample-size plan from the pilot round).",
+    )
+    sampling = models.TextField(
+        blank=True,
+        help_text="GRRAS 7: how the items (and coders) were sampled "
+        "(e.g. simple random sample of 40 posts).",
+    )
+    blinding = models.TextField(
+        blank=True,
+        help_text="GRRAS 8: the rating process: what the coders saw, whether they were "
+        "blind to each other's labels and to other information, time between repeats.",
+    )
+    independence = models.TextField(
+        blank=True,
+        help_text="GRRAS 9: whether the coders labelled independently (no discussion "
+        "before labelling).",
+    )
+    rater_training = models.TextField(
+        blank=True,
+        help_text="GRRAS 12: the coders' training and experience.",
+    )
+    practical_relevance = models.TextField(
+        blank=True,
+        help_text="GRRAS 14: what the results mean for the use of the labels.",
+    )
+    # Which benchmark scale reads the study's coefficients (metrics.read_coefficient): empty
+    # for the one rule (docs/benchmarks.md), a scale to read every chance-corrected
+    # coefficient on, weighted ones included.
+    benchmark_scale = models.CharField(
+        max_length=20,
+        blank=True,
+        choices=BenchmarkScale.choices,
+        help_text="Empty: Krippendorff's scale for nominal alpha, Landis & Koch's for the "
+        "unweighted kappa family, none for weighted coefficients and observed agreement. "
+        "A scale: every chance-corrected coefficient is read on it.",
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 

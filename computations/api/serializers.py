@@ -23,6 +23,7 @@ from computations.models import (
 )
 from computations.selectors import scope_changed_since
 from computations.services import LEVELS, MAX_BOOTSTRAP
+from metrics import read_coefficient
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 
 
@@ -116,6 +117,7 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
     rounds = serializers.SerializerMethodField()
     round_names = serializers.SerializerMethodField()
     stale = serializers.SerializerMethodField()
+    readings = serializers.SerializerMethodField()
 
     class Meta:
         model = Computation
@@ -142,9 +144,31 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
             "started_at",
             "heartbeat_at",
             "finished_at",
+            "readings",
             "results",
         )
         read_only_fields: tuple[str, ...] = fields
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_readings(self, computation: Computation) -> dict[str, Any]:
+        """Per coefficient of the results, its reading on the one benchmark scale that
+        applies (metrics.read_coefficient, as the pages and the CLI read it): ``scale`` (None: none
+        applies), ``scale_name``, ``reason``, ``band`` (of the value), ``attained`` and
+        ``attained_probability`` (the band reached at 95%), ``leading`` and
+        ``leading_probability`` (the most probable band), ``text``."""
+        results = computation.results or {}
+        chosen = computation.study.benchmark_scale or None
+        return {
+            key: read_coefficient(
+                key,
+                entry.get("value"),
+                (entry.get("ci") or {}).get("benchmarks"),
+                distance=results.get("distance"),
+                chosen=chosen,
+            ).as_json()
+            for key, entry in (results.get("coefficients") or {}).items()
+            if isinstance(entry, dict)
+        }
 
     def get_url(self, computation: Computation) -> str:
         return reverse(
@@ -181,7 +205,8 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
 
 class ComputationListOutputSerializer(ComputationOutputSerializer):
     class Meta(ComputationOutputSerializer.Meta):
-        fields = ComputationOutputSerializer.Meta.fields[:-1]  # all but the results
+        # All but the results and their readings.
+        fields = ComputationOutputSerializer.Meta.fields[:-2]
         read_only_fields = fields
 
 

@@ -1,4 +1,7 @@
-"""Rules of thumb for reading agreement values: Landis & Koch bands, Krippendorff's cutoffs.
+"""Rules of thumb for reading agreement values: Landis & Koch bands, Krippendorff's cutoffs,
+and the one rule that says which benchmark scale reads which coefficient
+(:func:`benchmark_scale_for`, :func:`read_coefficient`; see the section "one reading" below
+and docs/benchmarks.md).
 
 These labels are conventions, not findings, and the literature warns against them:
 
@@ -38,11 +41,14 @@ Krippendorff, K. (2004). *Content Analysis*, 2nd ed., §11.4.4 (p. 241–242).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from metrics.uncertainty.benchmarks import BENCHMARK_SCALES
 
 Scale = Literal["krippendorff", "landis_koch"]
 
@@ -359,3 +365,294 @@ def interpret_replicates(
         n_omitted=int(missing.sum()),
         statements=statements,
     )
+
+
+# -- one reading: which scale applies to which coefficient ------------------------------------
+#
+# A report holds many coefficients and :func:`metrics.report.benchmarks_json` reads each
+# interval on four scales. Printing all of them side by side contradicts itself: the same
+# alpha is "discard" on Krippendorff's scale and "substantial" on Landis & Koch's. This section
+# is the one rule that picks **at most one scale per coefficient**, used alike by the CLI
+# (``python -m metrics report``), the server's API (a computation's ``readings``) and its pages:
+#
+# 1. **No scale for a coefficient that is not chance-corrected**: observed agreement, span F1,
+#    P_k and WindowDiff (an agreement share or an error rate has no chance baseline, and the
+#    scales were calibrated on chance-corrected values). A choice does not change this.
+# 2. **No scale, unless the user chooses one, for a weighted or distance-based coefficient**:
+#    alpha, AC2 and Brennan–Prediger with any distance but the nominal one (ordinal,
+#    interval, ratio, MASI, Jaccard, tree, IoU, …), weighted kappa, unitizing alpha (α_U) and
+#    gamma. The scales were proposed for unweighted coefficients on categories; the same data
+#    give alpha from 0.122 to 0.998 depending on the distance (Artstein & Poesio 2008,
+#    §4.4.3), so a band there is a convention the user must choose, never a default.
+# 3. **Krippendorff's scale (Krippendorff 2004, §11.4.4) for alpha with the nominal distance**
+#    and for token-level alpha: the cut-offs 0.667 and 0.8 were proposed for alpha.
+# 4. **Landis & Koch's scale (Landis & Koch 1977) for the unweighted kappa family**: Cohen's
+#    and multi-kappa, Scott's and Fleiss' pi, Bennett's S, Light's kappa, Gwet's AC1,
+#    Brennan–Prediger, token-level kappa.
+# 5. **A chosen scale** (``chosen``) replaces the default of rules 2–4 for every coefficient it
+#    may apply to; it never applies under rule 1.
+#
+# The reading then gives, on that one scale, the band of the point value and, from the stored
+# bootstrap benchmarking (Gwet 2014, ch. 6), the band attained at the 95% rule and the most
+# probable band. Nothing is computed but comparisons of stored numbers.
+
+#: How each scale is named in text ("on Krippendorff's scale").
+BENCHMARK_SCALE_NAMES: dict[str, str] = {
+    "landis_koch": "Landis & Koch",
+    "fleiss": "Fleiss",
+    "altman": "Altman",
+    "krippendorff": "Krippendorff",
+    "koo_li": "Koo & Li",
+}
+#: Rule 1: agreement shares and error rates, without a chance baseline.
+NOT_CHANCE_CORRECTED = frozenset(
+    {"observed_agreement", "span_f1", "span_f1_overlap", "pk", "window_diff", "detection_f1"}
+)
+#: Rule 2: always weighted or distance-based, whatever the report's distance (the region
+#: alphas, ``region_alpha_<distance>``, too).
+ALWAYS_DISTANCE_BASED = frozenset(
+    {"kappa_w", "alpha_u", "gamma", "alpha_matched", "alpha_matched_pooled"}
+)
+_DISTANCE_BASED_PREFIX = "region_alpha_"
+#: Rule 2: weighted when the report's distance is not the nominal one.
+TAKES_THE_DISTANCE = frozenset({"alpha", "ac1", "brennan_prediger"})
+#: Rules 3 and 4: the default scale of each unweighted coefficient.
+DEFAULT_SCALE: dict[str, str] = {
+    "alpha": "krippendorff",
+    "token_alpha": "krippendorff",
+    "s": "landis_koch",
+    "pi": "landis_koch",
+    "kappa": "landis_koch",
+    "light_kappa": "landis_koch",
+    "ac1": "landis_koch",
+    "brennan_prediger": "landis_koch",
+    "token_kappa": "landis_koch",
+}
+#: Distances that leave a coefficient unweighted.
+NOMINAL_DISTANCES = frozenset({"", "nominal"})
+
+
+@dataclass(frozen=True)
+class ScaleRule:
+    """The scale a coefficient is read on (None: none) and why, in one sentence."""
+
+    coefficient: str
+    scale: str | None
+    reason: str
+
+    @property
+    def scale_name(self) -> str | None:
+        return None if self.scale is None else BENCHMARK_SCALE_NAMES.get(self.scale, self.scale)
+
+
+def benchmark_scale_for(
+    coefficient: str, *, distance: str | None = None, chosen: str | None = None
+) -> ScaleRule:
+    """The one benchmark scale a coefficient is read on, by the rule of this module.
+
+    Parameters
+    ----------
+    coefficient : str
+        A report key (``"alpha"``, ``"kappa"``, ``"observed_agreement"``, ``"alpha_u"``, …).
+    distance : str or None
+        The distance the report used (``results["distance"]``); None or ``"nominal"``:
+        unweighted.
+    chosen : str or None
+        A scale the user chose (a key of ``BENCHMARK_SCALES``); it replaces the default
+        for every chance-corrected coefficient.
+
+    Returns
+    -------
+    ScaleRule
+
+    Raises
+    ------
+    ValueError
+        For a ``chosen`` scale that does not exist.
+
+    Examples
+    --------
+    >>> benchmark_scale_for("alpha").scale, benchmark_scale_for("kappa").scale
+    ('krippendorff', 'landis_koch')
+    >>> benchmark_scale_for("alpha", distance="masi").scale is None
+    True
+    >>> benchmark_scale_for("alpha", distance="masi", chosen="fleiss").scale
+    'fleiss'
+    >>> benchmark_scale_for("observed_agreement", chosen="fleiss").scale is None
+    True
+    """
+    if chosen is not None and chosen != "" and chosen not in BENCHMARK_SCALES:
+        raise ValueError(
+            f"Unknown benchmark scale {chosen!r}; choose one of {', '.join(BENCHMARK_SCALES)}."
+        )
+    if coefficient in NOT_CHANCE_CORRECTED:
+        return ScaleRule(coefficient, None, "not chance-corrected")
+    weighted = (
+        coefficient in ALWAYS_DISTANCE_BASED
+        or coefficient.startswith(_DISTANCE_BASED_PREFIX)
+        or (coefficient in TAKES_THE_DISTANCE and (distance or "") not in NOMINAL_DISTANCES)
+    )
+    if chosen:
+        return ScaleRule(coefficient, chosen, "the scale chosen for this study")
+    if weighted:
+        what = (
+            f"the {distance} distance"
+            if distance and coefficient in TAKES_THE_DISTANCE
+            else "a distance"
+        )
+        return ScaleRule(
+            coefficient,
+            None,
+            f"weighted by {what}, and the scales were proposed for unweighted coefficients "
+            "(choose one to read it on)",
+        )
+    default = DEFAULT_SCALE.get(coefficient)
+    if default is None:
+        return ScaleRule(coefficient, None, "none is defined for this coefficient")
+    why = (
+        "Krippendorff's cut-offs 0.667 and 0.8 were proposed for alpha"
+        if default == "krippendorff"
+        else "Landis & Koch's bands were proposed for unweighted kappa-like coefficients"
+    )
+    return ScaleRule(coefficient, default, why)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A coefficient read on its one scale (or on none, with the reason).
+
+    Attributes
+    ----------
+    rule : ScaleRule
+    band : str or None
+        The band of the point value on the scale.
+    attained, attained_probability : str, float or None
+        The highest band whose cumulative probability reaches the threshold (95%), from the
+        stored bootstrap benchmarking of that scale.
+    leading, leading_probability : str, float or None
+        The most probable band.
+    lowest : bool
+        Whether ``attained`` is the scale's lowest band (then no band above it is shown
+        with enough probability).
+    """
+
+    rule: ScaleRule
+    band: str | None = None
+    attained: str | None = None
+    attained_probability: float | None = None
+    leading: str | None = None
+    leading_probability: float | None = None
+    lowest: bool = False
+
+    @property
+    def scale(self) -> str | None:
+        return self.rule.scale
+
+    @property
+    def probabilities(self) -> str | None:
+        """ "tentative or better with probability 0.97; most probable band: good (0.42)",
+        or "no band above discard reaches probability 0.95; most probable band: good (0.42)";
+        None without stored benchmarks."""
+        if self.attained is None or self.attained_probability is None:
+            return None
+        if self.lowest:
+            first = f"no band above {self.attained} reaches probability 0.95"
+        else:
+            first = f"{self.attained} or better with probability {self.attained_probability:.2f}"
+        if self.leading is None or self.leading_probability is None:
+            return first
+        return f"{first}; most probable band: {self.leading} ({self.leading_probability:.2f})"
+
+    @property
+    def text(self) -> str:
+        """One line: "tentative on Krippendorff's scale; no band above discard …", or
+        "no benchmark scale: not chance-corrected …"."""
+        if self.rule.scale is None:
+            return f"no benchmark scale: {self.rule.reason}"
+        head = (
+            f"{self.band} on {self.rule.scale_name}'s scale"
+            if self.band
+            else f"on {self.rule.scale_name}'s scale"
+        )
+        return f"{head}; {self.probabilities}" if self.probabilities else head
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "scale": self.rule.scale,
+            "scale_name": self.rule.scale_name,
+            "reason": self.rule.reason,
+            "band": self.band,
+            "attained": self.attained,
+            "attained_probability": self.attained_probability,
+            "leading": self.leading,
+            "leading_probability": self.leading_probability,
+            "text": self.text,
+        }
+
+
+def _benchmark_band_of(scale: str, value: float) -> str | None:
+    """The band of ``value`` on ``scale`` (the cut rules of ``BENCHMARK_SCALES``)."""
+    if math.isnan(value) or value > 1 + 1e-12:
+        return None
+    for band in BENCHMARK_SCALES[scale]:  # highest first
+        if value > band.lower or (band.owns_lower_cut and value == band.lower):
+            return band.label
+    return BENCHMARK_SCALES[scale][-1].label
+
+
+def read_coefficient(
+    coefficient: str,
+    value: float | None,
+    benchmarks: Mapping[str, Any] | None = None,
+    *,
+    distance: str | None = None,
+    chosen: str | None = None,
+) -> Reading:
+    """Read one stored coefficient on the scale :func:`benchmark_scale_for` gives.
+
+    Parameters
+    ----------
+    coefficient : str
+        The report key.
+    value : float or None
+        The point value.
+    benchmarks : mapping or None
+        The stored ``ci["benchmarks"]`` (:func:`metrics.report.benchmarks_json`); its entry
+        for the scale gives the attained and most probable bands.
+    distance, chosen :
+        As :func:`benchmark_scale_for`.
+
+    Returns
+    -------
+    Reading
+
+    Examples
+    --------
+    >>> r = read_coefficient("alpha", 0.743)
+    >>> r.band, r.text
+    ('tentative', "tentative on Krippendorff's scale")
+    >>> read_coefficient("observed_agreement", 0.8).text
+    'no benchmark scale: not chance-corrected'
+    """
+    rule = benchmark_scale_for(coefficient, distance=distance, chosen=chosen)
+    if rule.scale is None:
+        return Reading(rule)
+    band = None if value is None else _benchmark_band_of(rule.scale, float(value))
+    stored = ((benchmarks or {}).get("scales") or {}).get(rule.scale)
+    if not stored:
+        return Reading(rule, band)
+    labels = list(stored.get("labels") or [label.label for label in BENCHMARK_SCALES[rule.scale]])
+    attained = stored.get("attained")
+    return Reading(
+        rule,
+        band,
+        attained=attained,
+        attained_probability=_float(stored.get("attained_probability")),
+        leading=stored.get("leading"),
+        leading_probability=_float(stored.get("leading_probability")),
+        lowest=bool(labels) and attained == labels[-1],
+    )
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

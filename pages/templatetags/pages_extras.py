@@ -8,7 +8,7 @@ from typing import Any
 from django import template
 from django.utils.html import escape, format_html
 
-from pages.number_text import number_text, percent_text, signed_text
+from pages.number_text import number_text, percent_text, precise_text, signed_text
 
 register = template.Library()
 
@@ -22,6 +22,21 @@ def num(value: float | int | None, digits: int = 3) -> str:
     if isinstance(value, str):
         return value
     return number_text(value, digits)
+
+
+@register.filter
+def coefficient_title(key: str | None) -> str:
+    """A stored coefficient key as people read it ("kappa" → "Cohen's kappa / multi-kappa")."""
+    from pages.selectors import coefficient_name
+
+    return coefficient_name(key or "")
+
+
+@register.filter
+def precise(value: float | int | None) -> str:
+    """A number with the decimals its size needs: three, or three significant digits below
+    0.1 (0.00234, not 0.002)."""
+    return precise_text(value)
 
 
 @register.filter

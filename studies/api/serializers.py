@@ -10,7 +10,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studies.models import (
+    GRRAS_STUDY_FIELDS,
     ApiToken,
+    BenchmarkScale,
     Category,
     Coder,
     Item,
@@ -50,13 +52,51 @@ class StudyOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Study
-        fields = ("id", "name", "description", "role", "created_at", "updated_at")
+        fields = (
+            "id",
+            "name",
+            "description",
+            *GRRAS_STUDY_FIELDS,
+            "benchmark_scale",
+            "role",
+            "created_at",
+            "updated_at",
+        )
         read_only_fields = fields
+
+
+def _grras_field(name: str) -> serializers.CharField:
+    help_text = str(getattr(Study._meta.get_field(name), "help_text", ""))
+    return serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=100_000,
+        help_text=f"{help_text} Empty: the reliability report names the item as missing.",
+    )
 
 
 class StudyInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, max_length=100_000)
+    # What the study records for its reliability report (GRRAS, Kottner et al. 2011).
+    subject_population = _grras_field("subject_population")
+    rater_population = _grras_field("rater_population")
+    background = _grras_field("background")
+    sample_size_rationale = _grras_field("sample_size_rationale")
+    sampling = _grras_field("sampling")
+    blinding = _grras_field("blinding")
+    independence = _grras_field("independence")
+    rater_training = _grras_field("rater_training")
+    practical_relevance = _grras_field("practical_relevance")
+    benchmark_scale = serializers.ChoiceField(
+        choices=BenchmarkScale.choices,
+        required=False,
+        allow_blank=True,
+        help_text="The benchmark scale every chance-corrected coefficient is read on; empty "
+        "(the default): the one rule of docs/benchmarks.md (Krippendorff's scale for nominal "
+        "alpha, Landis & Koch's for the unweighted kappa family, none for weighted "
+        "coefficients and observed agreement).",
+    )
 
 
 # --- Members and tokens --------------------------------------------------------------------

@@ -8,7 +8,11 @@ from django.db import transaction
 
 from studies.access import Actor
 from studies.exceptions import ApplicationError
-from studies.models import Annotation, Category, Membership, Role, Study
+from studies.models import GRRAS_STUDY_FIELDS, Annotation, Category, Membership, Role, Study
+
+#: The fields a study's create and update take besides its name: its description and what
+#: it records for the reliability report (``GRRAS_STUDY_FIELDS``).
+STUDY_TEXT_FIELDS: tuple[str, ...] = ("description", *GRRAS_STUDY_FIELDS, "benchmark_scale")
 
 
 class StudyErrorCode:
@@ -21,14 +25,18 @@ class StudyTokenCannotCreateError(ApplicationError):
 
 
 @transaction.atomic
-def study_create(*, actor: Actor, name: str, description: str = "") -> Study:
+def study_create(*, actor: Actor, name: str, description: str = "", **texts: str) -> Study:
     """A new study with the acting user as its manager. A study token belongs to one study
-    and cannot create others."""
+    and cannot create others. ``texts``: what the study records for its reliability report
+    (``GRRAS_STUDY_FIELDS``) and its ``benchmark_scale``, each optional."""
     if actor.study_token is not None or actor.user is None:
         raise StudyTokenCannotCreateError(
             "A study token cannot create studies; use a personal token or log in."
         )
-    study = Study(name=name, description=description)
+    unknown = sorted(set(texts) - set(STUDY_TEXT_FIELDS))
+    if unknown:
+        raise TypeError(f"study_create() got unexpected fields {unknown}")
+    study = Study(name=name, description=description, **texts)
     study.full_clean()
     study.save()
     membership = Membership(study=study, user=actor.user, role=Role.MANAGER)
@@ -39,8 +47,9 @@ def study_create(*, actor: Actor, name: str, description: str = "") -> Study:
 
 @transaction.atomic
 def study_update(*, study: Study, **fields: Any) -> Study:
-    """Change ``name`` and/or ``description``."""
-    for name in ("name", "description"):
+    """Change ``name``, ``description``, what the study records for its reliability report
+    (``GRRAS_STUDY_FIELDS``) and its ``benchmark_scale``."""
+    for name in ("name", *STUDY_TEXT_FIELDS):
         if name in fields:
             setattr(study, name, fields.pop(name))
     if fields:

@@ -210,7 +210,16 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("POST", f"{S}/label-studio-connections/<pk>/send/"): MANAGER,
     # The site: pages and downloads.
     ("GET", "/"): PAGE_SIGNED_IN,
+    ("GET", "/help/<name>/"): PAGE_SIGNED_IN,
+    ("GET", "/studies/new/"): PAGE_SIGNED_IN,
+    ("POST", "/studies/new/"): PAGE_SIGNED_IN,
     ("GET", "/studies/<study_pk>/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/edit/"): PAGE_MANAGER,
+    ("POST", "/studies/<study_pk>/edit/"): PAGE_MANAGER,
+    ("GET", "/studies/<study_pk>/report/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/report.<fmt>"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/rounds/<round_pk>/report/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/rounds/<round_pk>/report.<fmt>"): PAGE_VIEWER,
     ("POST", "/studies/<study_pk>/computations/request/"): PAGE_ANNOTATOR,
     ("GET", "/studies/<study_pk>/computations/<computation_pk>/status/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
@@ -225,6 +234,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{R}/adjudication/"): PAGE_VIEWER,
     ("POST", f"{R}/adjudication/decide/"): PAGE_MANAGER,
     ("GET", f"{R}/reference/"): PAGE_VIEWER,
+    ("POST", f"{R}/reference/request/"): PAGE_ANNOTATOR,
     ("GET", f"{R}/items/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/images/<item_pk>/"): PAGE_VIEWER,
     ("GET", f"{R}/annotations-<layout>.csv"): PAGE_VIEWER,
@@ -637,6 +647,15 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
                 "power": 0.8,
             }
         ),
+        ("POST", "/studies/new/"): Call(
+            body={"name": "Made on the site", "sampling": "A random sample of posts."}
+        ),
+        ("POST", "/studies/<study_pk>/edit/"): Call(
+            body={"name": "Renamed on the site", "blinding": "Blind to each other's labels."}
+        ),
+        ("GET", "/studies/<study_pk>/report.<fmt>"): Call(params={"fmt": "md"}),
+        ("GET", "/help/<name>/"): Call(params={"name": "planning"}),
+        ("GET", "/studies/<study_pk>/rounds/<round_pk>/report.<fmt>"): Call(params={"fmt": "tex"}),
         ("GET", f"{R}/items/"): span_pages,
         ("GET", f"{R}/items/<item_pk>/"): span_pages,
         ("GET", f"{R}/images/<item_pk>/"): Call(

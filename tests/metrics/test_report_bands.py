@@ -204,9 +204,25 @@ def test_cli_prints_bands_and_icc(tmp_path: Path, capsys: pytest.CaptureFixture[
     path = _csv(tmp_path, RAW_4RATERS)
     assert main(["report", str(path), "--bootstrap", "100", "--benchmarks", "normal"]) == 0
     out = capsys.readouterr().out
+    # One reading per coefficient (metrics.read_coefficient): Landis & Koch for the kappa family,
+    # Krippendorff for nominal alpha, none for observed agreement; never two scales.
     assert (
-        "    Fleiss: intermediate to good or better with probability 0.995; most probable "
-        "excellent (0.544)"
+        "Gwet's AC1 (AC2 with a distance)     0.7754 A     0.8182 A     0.1903  [0.5429, "
+        "0.9420] 95% bca  se 0.1429\n    reading: substantial on Landis & Koch's scale; "
+        "moderate or better with probability 1.00; most probable band: substantial (0.49)\n"
+    ) in out
+    assert (
+        "    reading: tentative on Krippendorff's scale; no band above discard reaches "
+        "probability 0.95; most probable band: tentative (0.37)\n"
+    ) in out
+    assert "    reading: no benchmark scale: not chance-corrected\n" in out
+    assert "Fleiss" not in out.replace("Scott's pi / multi-pi (Fleiss)", "")
+    assert main(["report", str(path), "--bootstrap", "100", "--benchmarks", "normal",
+                 "--benchmark-scale", "fleiss"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert (
+        "    reading: excellent on Fleiss's scale; intermediate to good or better with "
+        "probability 1.00; most probable band: excellent (0.54)\n"
     ) in out
     sf = _csv(tmp_path, [[float(v) for v in row] for row in SHROUT_FLEISS])
     assert main(["report", str(sf), "--level", "interval", "--json"]) == 0

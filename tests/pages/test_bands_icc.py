@@ -1,8 +1,10 @@
-"""The round report and the study page show each interval's benchmark bands (Gwet 2014), the
-ICC table of interval questions and the probability that a round is higher than the previous.
+"""The round report and the study page read each coefficient on its one benchmark scale
+(metrics.read_coefficient, Gwet 2014's benchmarking), the ICC table of interval questions and the
+probability that a round is higher than the previous.
 
 Stored values: irrCAC 0.4.4's Benchmark(coeff=0.67, se=0.15) (Landis & Koch: moderate or
-better 0.96356, substantial 0.49343; docs/references.md#irrcac-benchmark-examples) and
+better 0.96356, substantial 0.49343; Krippendorff: tentative or better 0.501, discard the most
+probable 0.499; docs/references.md#irrcac-benchmark-examples) and
 Shrout & Fleiss (1979) with pingouin 0.7.0's ICC(A,1) (docs/references.md#shrout-fleiss-1979,
 #pingouin-icc-cases).
 """
@@ -50,6 +52,15 @@ IRRCAC_BANDS = {
             "leading": "intermediate to good",
             "leading_probability": 0.67657,
         },
+        "krippendorff": {
+            "labels": ["good", "tentative", "discard"],
+            "probabilities": [0.18168, 0.31936, 0.49896],
+            "cumulative": [0.18168, 0.50104, 1.0],
+            "attained": "discard",
+            "attained_probability": 1.0,
+            "leading": "discard",
+            "leading_probability": 0.49896,
+        },
     },
 }
 
@@ -78,45 +89,110 @@ def _page(client: Any, study: Any, round_: Any, question: Any) -> str:
     return re.sub(r"\s+", " ", response.content.decode())
 
 
-def _results(**extra: Any) -> dict[str, Any]:
+def _entry(value: float, kind: str = "agreement") -> dict[str, Any]:
+    return {
+        "value": value, "observed": 0.8, "expected": 0.39, "kind": kind,
+        "ci": {"low": 0.4, "high": 0.9, "confidence": 0.95, "method": "bca", "replicates": 500,
+               "benchmarks": IRRCAC_BANDS},
+    }  # fmt: skip
+
+
+def _results(distance: str = "nominal", **extra: Any) -> dict[str, Any]:
     return {
         "n_items": 8, "n_coders": 2, "n_annotations": 16, "level": "nominal",
-        "distance": "nominal",
+        "distance": distance,
         "coefficients": {
-            "kappa": {"value": 0.67, "observed": 0.8, "expected": 0.39, "kind": "agreement",
-                      "ci": {"low": 0.4, "high": 0.9, "confidence": 0.95, "method": "bca",
-                             "replicates": 500, "benchmarks": IRRCAC_BANDS}},
-            "observed_agreement": {"value": 0.8, "observed": 0.8, "expected": 0.0,
-                                   "kind": "agreement",
-                                   "ci": {"low": 0.6, "high": 1.0, "confidence": 0.95,
-                                          "method": "bca", "replicates": 500,
-                                          "benchmarks": IRRCAC_BANDS}},
+            "kappa": _entry(0.67),
+            "alpha": _entry(0.67, "disagreement"),
+            "observed_agreement": _entry(0.8),
         },
         **extra,
     }  # fmt: skip
 
 
-def test_each_interval_shows_the_band_attained_and_the_most_probable(
+def _cell(html: str, coefficient: str) -> str:
+    row = re.search(rf'<tr data-coefficient="{coefficient}">.*?</tr>', html)
+    assert row is not None
+    cell = re.search(r'<td class="reliability">.*?</td>', row.group(0))
+    assert cell is not None
+    return cell.group(0)
+
+
+def test_each_coefficient_is_read_on_one_scale_only(
     study: Any, viewer: Any, site_client: Any
 ) -> None:
     question = nominal_question(study, codes=("a", "b"))
     round_ = RoundFactory(study=study, name="R1", position=1)
     _stored(study, question, round_, _results())
     html = _page(site_client(viewer), study, round_, question)
-    row = re.search(r'<tr data-coefficient="kappa">.*?</tr>', html)
-    assert row is not None
-    assert (
-        '<ul class="benchmarks"><li data-scale="landis_koch">Landis &amp; Koch: moderate or '
-        "better with probability 0.96; most probable: substantial (Landis &amp; Koch) with "
-        'probability 0.49</li><li data-scale="fleiss">Fleiss: intermediate to good or better '
-        "with probability 0.96; most probable: intermediate to good (Fleiss) with probability "
-        "0.68</li></ul>"
-    ) in row.group(0)
-    # Observed agreement is not chance-corrected: no bands, as no Krippendorff band.
-    plain = re.search(r'<tr data-coefficient="observed_agreement">.*?</tr>', html)
-    assert plain is not None
-    assert "benchmarks" not in plain.group(0)
-    assert '<td class="reliability">—</td>' in plain.group(0)
+    # Kappa on Landis & Koch's scale, named once; no other scale beside it.
+    assert _cell(html, "kappa") == (
+        '<td class="reliability"><span class="reading" data-scale="landis_koch"><strong '
+        'class="band">substantial</strong> <small>on Landis &amp; Koch\'s scale</small><br>'
+        '<small class="benchmark">moderate or better with probability 0.96; most probable '
+        "band: substantial (0.49)</small></span></td>"
+    )
+    # The same stored bands read alpha on Krippendorff's scale only: no "discard" beside a
+    # "substantial" of another scale.
+    assert _cell(html, "alpha") == (
+        '<td class="reliability"><span class="reading" data-scale="krippendorff"><strong '
+        'class="band">tentative</strong> <small>on Krippendorff\'s scale</small><br>'
+        '<small class="benchmark">no band above discard reaches probability 0.95; most '
+        "probable band: discard (0.50)</small></span></td>"
+    )
+    # Observed agreement is not chance-corrected: no scale, no band probabilities.
+    assert _cell(html, "observed_agreement") == (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: not chance-corrected</small></span></td>'
+    )
+    assert html.count("Landis &amp; Koch's scale") == 1
+
+
+def test_a_weighted_alpha_has_no_scale_unless_the_study_chooses_one(
+    study: Any, viewer: Any, site_client: Any
+) -> None:
+    question = nominal_question(study, codes=("a", "b"), key="topics", kind=LabelKind.SET)
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    _stored(study, question, round_, _results(distance="masi"))
+    html = _page(site_client(viewer), study, round_, question)
+    assert _cell(html, "alpha") == (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: weighted by the masi distance, and the scales '
+        "were proposed for unweighted coefficients (choose one to read it on)</small></span>"
+        "</td>"
+    )
+    study.benchmark_scale = "fleiss"
+    study.save()
+    html = _page(site_client(viewer), study, round_, question)
+    assert _cell(html, "alpha") == (
+        '<td class="reliability"><span class="reading" data-scale="fleiss"><strong '
+        'class="band">intermediate to good</strong> <small>on Fleiss\'s scale</small><br>'
+        '<small class="benchmark">intermediate to good or better with probability 0.96; most '
+        "probable band: intermediate to good (0.68)</small></span></td>"
+    )
+    assert "the study's choice, Fleiss" in html
+    assert "not chance-corrected" in _cell(html, "observed_agreement")
+
+
+def test_the_api_gives_the_same_reading(study: Any, manager_client: Any) -> None:
+    question = nominal_question(study, codes=("a", "b"))
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    computation = _stored(study, question, round_, _results())
+    body = manager_client.get(f"/api/v1/studies/{study.pk}/computations/{computation.pk}/").json()
+    assert body["readings"]["alpha"] == {
+        "scale": "krippendorff",
+        "scale_name": "Krippendorff",
+        "reason": "Krippendorff's cut-offs 0.667 and 0.8 were proposed for alpha",
+        "band": "tentative",
+        "attained": "discard",
+        "attained_probability": 1.0,
+        "leading": "discard",
+        "leading_probability": 0.49896,
+        "text": "tentative on Krippendorff's scale; no band above discard reaches probability "
+        "0.95; most probable band: discard (0.50)",
+    }
+    assert body["readings"]["observed_agreement"]["scale"] is None
+    assert body["readings"]["kappa"]["scale"] == "landis_koch"
 
 
 def test_the_comparison_gives_the_probability_that_this_round_is_higher(
@@ -182,7 +258,7 @@ def test_an_interval_question_shows_its_icc_table(
 AGREE = [list("aabbaabbabab"), list("aabbaabbabab")]
 
 
-def test_the_study_page_reads_the_headline_interval_on_landis_and_koch(
+def test_the_study_page_reads_the_headline_alpha_on_krippendorffs_scale(
     study: Any, viewer: Any, site_client: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     question = nominal_question(study, codes=("a", "b"), key="ab")
@@ -199,7 +275,12 @@ def test_the_study_page_reads_the_headline_interval_on_landis_and_koch(
     )
     row = re.search(r'<tr data-question="ab">.*?</tr>', html)
     assert row is not None
+    # The headline is alpha: Krippendorff's scale, never Landis & Koch's (which read it
+    # "almost perfect (Landis & Koch)" with its title twice).
     assert (
-        '<small class="benchmark">Landis &amp; Koch: almost perfect or better with probability '
-        "1.00; most probable: almost perfect (Landis &amp; Koch) with probability 1.00</small>"
+        '<td class="reliability"><span class="reading" data-scale="krippendorff"><strong '
+        'class="band">good</strong> <small>on Krippendorff\'s scale</small><br><small '
+        'class="benchmark">good or better with probability 1.00; most probable band: good '
+        "(1.00)</small></span></td>"
     ) in row.group(0)
+    assert "Landis" not in row.group(0)

@@ -110,3 +110,22 @@ def test_pages_show_no_negative_zero(study: Any, viewer: Any, site_client: Any) 
     chart = re.search(r'<svg[^>]*id="history-kappa".*?</svg>', page, re.S)
     assert chart is not None
     assert "<title>binary, only: 0.000, interval 0.000 to 0.300</title>" in chart.group(0)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.743, "0.743"),
+        (0.1, "0.100"),
+        (0.0999, "0.0999"),
+        (0.00234, "0.00234"),
+        (0.0451, "0.0451"),
+        (-0.00234, "-0.00234"),
+        (0.0, "0.000"),
+        (None, "—"),
+    ],
+)
+def test_small_numbers_keep_three_significant_digits(value: float | None, text: str) -> None:
+    from pages.number_text import precise_text
+
+    assert precise_text(value) == text

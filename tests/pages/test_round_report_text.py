@@ -40,7 +40,7 @@ def test_a_hierarchy_report_without_kappa_does_not_name_an_empty_kappa(
     caption = _caption(html, "kappa-comparison")
     assert "The report's kappa above is ." not in html
     assert "The report's kappa" not in caption
-    assert caption.endswith("and the maximum kappa.")
+    assert caption.endswith("and the maximum kappa. † fewer than 10 items: too few to read.")
 
 
 def test_a_report_with_kappa_names_its_value_beside_the_pairwise_table(
@@ -73,12 +73,21 @@ def test_observed_agreement_has_no_expected_term_and_no_reliability_band(
     assert '<td class="num value">0.444</td>' in row
     assert '<td class="num observed">0.444 <small>A<sub>o</sub></small></td>' in row
     assert '<td class="num expected">—</td>' in row
-    assert '<td class="reliability">—</td>' in row
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: not chance-corrected</small></span></td>'
+    ) in row
     assert "0.000 <small>A<sub>e</sub>" not in row
     for band in ("discard", "tentative", "good"):
         assert band not in row
+    # The set question's alpha weighs labels by the MASI distance: no scale by default.
     alpha = _coefficient_row(html, "alpha")
-    assert re.search(r'<td class="reliability">(discard|tentative|good)<br>', alpha)
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: weighted by the masi distance, and the scales '
+        "were proposed for unweighted coefficients (choose one to read it on)</small></span>"
+        "</td>"
+    ) in alpha
 
 
 def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
@@ -100,7 +109,10 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
     assert found is not None
     row = found.group(0)
     assert '<td class="num value">0.900 <small>observed_agreement, only</small></td>' in row
-    assert '<td class="label">—</td>' in row
+    assert (
+        '<td class="label"><span class="reading" data-scale="none"><small class="no-scale">'
+        "no benchmark scale: not chance-corrected</small></span></td>"
+    ) in row
     page = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
     chart = re.search(r'<svg[^>]*id="history-observed_agreement".*?</svg>', page, re.S)
     assert chart is not None
@@ -108,5 +120,27 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
     assert "0.667" not in chart.group(0)
     headline = re.search(r'<tr data-question="binary">.*?</tr>', page, re.S)
     assert headline is not None
-    assert "<td>good</td>" not in headline.group(0)
-    assert "<td>—</td>" in headline.group(0)
+    assert "good" not in headline.group(0)
+    assert "no benchmark scale: not chance-corrected" in headline.group(0)
+
+
+def test_a_set_questions_agreement_per_category_is_by_category_not_combination(
+    labels_world: LabelsWorld, viewer: Any, site_client: Any
+) -> None:
+    """Per category of the sets, multi-kappa of "contains it" against "does not": economy's
+    membership (1,0,1,0,0,1 / 1,0,1,0,0,1 / 1,0,0,0,1,0) gives A_o 0.667, A_e 0.500, kappa
+    0.333; politics 0.778, 0.537, 0.520; sport 0.778, 0.481, 0.571 (metrics.conger_kappa
+    on the same 0/1 matrices)."""
+    world = labels_world
+    html = _report(site_client(viewer), world.study, world.round, world.topics)
+    table = re.search(r'<table class="per-category">.*?</table>', html, re.S)
+    assert table is not None
+    rows = re.findall(r'<tr data-category="([^"]+)">(.*?)</tr>', table.group(0))
+    assert [category for category, _ in rows] == ["economy", "politics", "sport"]
+    assert [re.findall(r'<td class="num[^"]*">([^<]*)</td>', cells) for _, cells in rows] == [
+        ["0.333", "0.667", "0.500"],
+        ["0.520", "0.778", "0.537"],
+        ["0.571", "0.778", "0.481"],
+    ]
+    assert "economy, politics" not in table.group(0)
+    assert "whether the coders' sets contain it or not, as two values" in table.group(0)

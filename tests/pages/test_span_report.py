@@ -69,7 +69,8 @@ def _results(alpha_u: float, f1: float, item: Item, **extra: Any) -> dict[str, A
                 "external_id": item.external_id,
                 "n_units": 9,
                 "coders": 2,
-                "observed_disagreement": 1.0,
+                # The one document holds all of α_U's D_o.
+                "observed_disagreement": 0.0064,
                 "f1_overlap": 0.8889,
             }
         ],
@@ -166,11 +167,16 @@ def test_the_span_report_lists_each_coefficient_with_its_interval_and_reading(
     alpha = _row(html, r'<tr data-coefficient="alpha_u">.*?</tr>')
     assert "Unitizing alpha (α_U)" in alpha
     assert '<td class="num value">0.859</td>' in alpha
-    assert '<td class="num observed">0.006 <small>D<sub>o</sub></small></td>' in alpha
-    assert '<td class="num expected">0.045 <small>D<sub>e</sub></small></td>' in alpha
+    # Small disagreements with the digits they need, not 0.006 and 0.045.
+    assert '<td class="num observed">0.00640 <small>D<sub>o</sub></small></td>' in alpha
+    assert '<td class="num expected">0.0454 <small>D<sub>e</sub></small></td>' in alpha
     assert "[0.610, 0.970] <small>95 % bca</small>" in alpha
-    assert "good" in alpha
-    assert "discard to good" in alpha
+    # α_U weighs units by their positions (a distance): no benchmark scale by default.
+    assert (
+        '<td class="reliability"><span class="reading" data-scale="none"><small '
+        'class="no-scale">no benchmark scale: weighted by a distance, and the scales were '
+        "proposed for unweighted coefficients (choose one to read it on)</small></span></td>"
+    ) in alpha
     f1 = _row(html, r'<tr data-coefficient="span_f1">.*?</tr>')
     assert '<td class="num value">0.667</td>' in f1
     assert '<td class="num expected">—</td>' in f1
@@ -195,14 +201,16 @@ def test_the_span_report_shows_alpha_u_per_category_and_links_disputed_documents
     ) in html
     assert (
         '<tr data-category="k"><th scope="row">k</th><td class="num value">1.000</td>'
-        '<td class="num observed">0.0000</td><td class="num expected">0.0490</td></tr>'
+        '<td class="num observed">0.000</td><td class="num expected">0.0490</td></tr>'
     ) in html
     link = reverse("pages:span-document", args=[study.pk, rounds[1].pk, question.pk, item.pk])
     assert (
         f'<tr data-item="krippendorff-2004"><th scope="row"><a href="{link}">krippendorff-2004'
-        '</a></th><td class="num">1.000</td><td class="num">0.889</td><td class="num">9</td>'
-        '<td class="num">2</td></tr>'
     ) in html
+    assert (
+        "each document's share of D<sub>o</sub> (the shares of all documents add up to 100 %)"
+        in html
+    )
     items = reverse("pages:span-items", args=[study.pk, rounds[1].pk, question.pk])
     assert f'<a href="{items}">' in html
 
@@ -234,7 +242,8 @@ def test_the_span_report_charts_alpha_u_and_f1_across_rounds(
     alpha = _row(html, r'<svg[^>]*id="span-history-alpha_u".*?</svg>')
     values = re.findall(r'<circle class="point"[^>]*data-value="([^"]+)"', alpha)
     assert [float(v) for v in values] == [0.70, 0.8591]
-    assert 'data-value="0.8"' in alpha  # reference lines: alpha_u is chance-corrected
+    # No reference lines: α_U is read on no scale (Krippendorff's lines would be one).
+    assert "reference-line" not in alpha
     f1 = _row(html, r'<svg[^>]*id="span-history-span_f1".*?</svg>')
     assert [float(v) for v in re.findall(r'data-value="([0-9.]+)"><title', f1)] == [0.5, 0.6667]
     assert "reference-line" not in f1

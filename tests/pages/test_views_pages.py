@@ -59,7 +59,13 @@ def test_study_list_shows_the_latest_alpha_its_interval_label_and_trend(
     row = re.search(r'<tr class="study-row".*?</tr>', html, re.S).group(0)
     assert '<td class="num value">0.743 <small>alpha, R2</small></td>' in row
     assert '<td class="num interval">[0.381, 1.000]</td>' in row
-    assert '<td class="label">tentative</td>' in row  # 0.667 <= 0.743 < 0.8
+    # 0.667 <= 0.743 < 0.8 on Krippendorff's scale, the one that reads nominal alpha.
+    assert (
+        '<td class="label"><span class="reading" data-scale="krippendorff"><strong '
+        'class="band">tentative</strong> <small>on Krippendorff\'s scale</small><br><small '
+        'class="benchmark">no band above discard reaches probability 0.95; most probable '
+        "band: discard (0.35)</small></span></td>"
+    ) in row
     assert '<span aria-hidden="true" class="trend-up">' in row
     assert "<small>(from 0.482)</small>" in row  # R1's alpha
     assert '<td class="num rounds" rowspan="1">2 / 0</td>' in row
@@ -212,7 +218,7 @@ def test_pages_of_an_empty_study_render(study: Any, manager: Any, site_client: A
     assert "No questions yet." in _text(client.get(reverse("pages:study-list")))
     html = _text(client.get(reverse("pages:study-detail", args=[study.pk])))
     assert "No computation has finished yet" in html
-    assert "The study needs a question and a round first." in html
+    assert "The study needs a question and a round first. Next: add them over the API" in html
 
 
 def test_round_report_names_its_question_by_id_or_key(
