@@ -175,6 +175,12 @@ class SendOutputSerializer(serializers.Serializer):
     task_ids = serializers.ListField(child=serializers.IntegerField())
 
 
+class RotateSecretQuerySerializer(serializers.Serializer):
+    register = serializers.BooleanField(
+        required=False, default=False, help_text="Register the webhook in Label Studio again."
+    )
+
+
 class SecretOutputSerializer(serializers.Serializer):
     hook_url = serializers.CharField()
     webhook_secret = serializers.CharField()

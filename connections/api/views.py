@@ -3,12 +3,13 @@ delete, test, sync now, the sync and event logs, the webhook, sending items back
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import exceptions, mixins, status
+from rest_framework import exceptions, mixins, serializers, status
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -21,6 +22,7 @@ from connections.api.serializers import (
     ConnectionTestSerializer,
     ConnectionUpdateSerializer,
     EventOutputSerializer,
+    RotateSecretQuerySerializer,
     SecretOutputSerializer,
     SendInputSerializer,
     SendOutputSerializer,
@@ -52,6 +54,9 @@ class LabelStudioConnectionViewSet(  # type: ignore[misc]  # StudyScopedMixin na
 
     model = LabelStudioConnection
     serializer_class = ConnectionOutputSerializer
+    query_serializers: ClassVar[Mapping[str, type[serializers.Serializer]]] = {
+        "rotate_secret": RotateSecretQuerySerializer
+    }
     paginated_actions = frozenset({"list", "syncs", "events"})
     action_roles: ClassVar[dict[str, Role]] = {
         "list": Role.MANAGER,
@@ -176,10 +181,7 @@ class LabelStudioConnectionViewSet(  # type: ignore[misc]  # StudyScopedMixin na
     @extend_schema(
         summary="A new webhook secret (shown once); with `register`, the webhook registered in "
         "the project again",
-        parameters=[
-            _PK,
-            OpenApiParameter("register", bool, description="Register in Label Studio."),
-        ],
+        parameters=[_PK],
         request=None,
         responses={200: SecretOutputSerializer},
     )
@@ -187,7 +189,7 @@ class LabelStudioConnectionViewSet(  # type: ignore[misc]  # StudyScopedMixin na
     def rotate_secret(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         connection = self.get_object()
         base = public_url(request)
-        if request.query_params.get("register") in ("1", "true"):
+        if self.query["register"]:
             try:
                 secret = services.webhook_register(connection=connection, public_url=base)
             except LabelStudioError as error:
