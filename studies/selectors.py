@@ -13,6 +13,7 @@ from studies.models import (
     Coder,
     Item,
     Membership,
+    ModelCoderRound,
     Question,
     Round,
     Study,
@@ -117,6 +118,16 @@ def question_resolve(*, study: Study, ref: int | str) -> Question | None:
             return found
     key = _as_text(ref)
     return questions.filter(key=key).first() if key is not None else None
+
+
+def model_round_versions(*, coder: Coder) -> QuerySet[ModelCoderRound]:
+    """A model coder's recorded versions, round by round (with each round: its name and
+    position are shown)."""
+    return (
+        ModelCoderRound.objects.filter(coder=coder)
+        .select_related("round")
+        .order_by("round__position")
+    )
 
 
 def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:
