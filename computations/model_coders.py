@@ -151,9 +151,7 @@ def _result(
     epsilon = float(params.get("epsilon", PARAMETERS["epsilon"]))
     alpha = float(params.get("alt_test_alpha", PARAMETERS["alt_test_alpha"]))
     scoring = kind.model_scoring or "accuracy"
-    groups = engine.model_groups(
-        named, params, people=people, models=models, parents=scope.parents
-    )
+    groups = engine.model_groups(named, params, people=people, models=models, parents=scope.parents)
     versions = model_round_versions_record(round_ids=round_ids, coder_ids=coders.models)
     per_model = []
     for coder_id in coders.models:
@@ -165,8 +163,7 @@ def _result(
             "key": key,
             "model_name": row["model_name"],
             "model_version": _joined(v.model_version for v in recorded) or row["model_version"],
-            "prompt_version": _joined(v.prompt_version for v in recorded)
-            or row["prompt_version"],
+            "prompt_version": _joined(v.prompt_version for v in recorded) or row["prompt_version"],
         }
         if len(people) < MIN_PEOPLE_FOR_ALT_TEST:
             entry["alt_test"] = {
@@ -209,4 +206,3 @@ def _result(
 def _joined(values: Any) -> str:
     """The distinct values in order, joined (several rounds pooled may differ)."""
     return ", ".join(dict.fromkeys(v for v in values if v))
-

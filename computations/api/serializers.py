@@ -23,7 +23,14 @@ from computations.models import (
 )
 from computations.selectors import scope_changed_since
 from computations.services import LEVELS, MAX_BOOTSTRAP
-from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
+from studies.api.addressing import (
+    CODER_HELP,
+    QUESTION_HELP,
+    ROUND_HELP,
+    CoderField,
+    QuestionField,
+    RoundField,
+)
 
 
 class ComputationRequestInputSerializer(serializers.Serializer):
@@ -195,6 +202,11 @@ class HistoryQuerySerializer(serializers.Serializer):
     question = QuestionField(required=False, help_text=f"Only this question. {QUESTION_HELP}")
 
 
+class ModelHistoryQuerySerializer(serializers.Serializer):
+    question = QuestionField(required=False, help_text=f"Only this question. {QUESTION_HELP}")
+    coder = CoderField(required=False, help_text=f"Only this model coder. {CODER_HELP}")
+
+
 class CoderDriftQuerySerializer(serializers.Serializer):
     question = QuestionField(
         required=False, help_text=f"The question (default: the first). {QUESTION_HELP}"
@@ -350,3 +362,48 @@ class CoderDriftOutputSerializer(serializers.Serializer):
     question_key = serializers.CharField()
     rounds = serializers.ListField(child=serializers.DictField())
     coders = serializers.ListField(child=serializers.DictField())
+
+
+class ModelRoundPointSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    round_name = serializers.CharField()
+    position = serializers.IntegerField()
+    computation = serializers.IntegerField()
+    model_version = serializers.CharField()
+    prompt_version = serializers.CharField(help_text="The prompt version of this round.")
+    advantage_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="ρ: the mean over the people of the share of items where the model aligned "
+        "with the others at least as well as that person (ranks models).",
+    )
+    winning_rate = serializers.FloatField(
+        allow_null=True, help_text="ω: the share of the people the model wins against."
+    )
+    passed = serializers.BooleanField(allow_null=True, help_text="ω ≥ 0.5.")
+    n_humans = serializers.IntegerField(allow_null=True, help_text="People tested.")
+    epsilon = serializers.FloatField(allow_null=True)
+    refused = serializers.CharField(
+        allow_null=True, help_text="Why the test did not run this round (else null)."
+    )
+    between = StoredObjectField(
+        help_text="The agreement between people and models this round: value and ci."
+    )
+
+
+class ModelSeriesSerializer(serializers.Serializer):
+    coder = serializers.IntegerField()
+    key = serializers.CharField()
+    model_name = serializers.CharField()
+    rounds = ModelRoundPointSerializer(many=True)
+
+
+class ModelHistoryQuestionSerializer(serializers.Serializer):
+    question = serializers.IntegerField()
+    question_key = serializers.CharField()
+    kind = serializers.CharField()
+    models = ModelSeriesSerializer(many=True)
+
+
+class ModelHistoryOutputSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    questions = ModelHistoryQuestionSerializer(many=True)

@@ -158,6 +158,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/computations/<pk>/"): VIEWER,
     ("GET", f"{S}/history/"): VIEWER,
     ("GET", f"{S}/history/coders/"): VIEWER,
+    ("GET", f"{S}/history/models/"): VIEWER,
     ("GET", f"{S}/comparisons/"): VIEWER,
     ("POST", f"{S}/comparisons/"): ANNOTATOR,
     ("GET", f"{S}/comparisons/<pk>/"): VIEWER,
