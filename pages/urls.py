@@ -6,6 +6,7 @@ from django.urls import path, re_path, register_converter
 
 from pages import views
 from pages.adjudication import adjudicate_view, adjudication_view, reference_results_view
+from pages.model_page import model_view
 from pages.planning import plan_request_view, plans_view
 from pages.review import review_queue_view
 
@@ -47,6 +48,7 @@ urlpatterns = [
         name="round-report",
     ),
     path("studies/<id:study_pk>/coders/<id:coder_pk>/", views.coder_view, name="coder-detail"),
+    path("studies/<id:study_pk>/models/<id:coder_pk>/", model_view, name="model-detail"),
     path("studies/<id:study_pk>/plans/", plans_view, name="plans"),
     path("studies/<id:study_pk>/plans/request/", plan_request_view, name="plan-request"),
     re_path(

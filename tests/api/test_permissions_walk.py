@@ -199,6 +199,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", "/studies/<study_pk>/computations/<computation_pk>/status/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/coders/<coder_pk>/"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/models/<coder_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/plans/"): PAGE_VIEWER,
     ("POST", "/studies/<study_pk>/plans/request/"): PAGE_MANAGER,
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
@@ -480,6 +481,9 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("POST", f"{S}/coders/bulk/"): Call(body=[{"key": "bulk-1"}, {"key": "bulk-2"}]),
         ("PATCH", f"{S}/coders/<pk>/"): Call(body={"name": "Renamed"}),
         ("GET", f"{S}/coders/<pk>/versions/"): Call(params={"pk": ids["model"].pk}),
+        ("GET", "/studies/<study_pk>/models/<coder_pk>/"): Call(
+            params={"coder_pk": ids["model"].pk}
+        ),
         ("POST", f"{S}/coders/<pk>/versions/"): Call(
             params={"pk": ids["model"].pk}, body={"round": first.pk, "prompt_version": "v2"}
         ),
