@@ -85,6 +85,18 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "other span coefficients read the units as given.",
     )
 
+    epsilon = serializers.FloatField(
+        required=False,
+        help_text="Questions with model coders (docs/models.md): the alternative annotator "
+        "test's cost-benefit margin ε, from 0 to below 1 (default 0.2; the paper suggests "
+        "0.2 for experts, 0.15 for skilled coders, 0.1 for crowd workers).",
+    )
+    alt_test_alpha = serializers.FloatField(
+        required=False,
+        help_text="Questions with model coders: the alternative annotator test's false "
+        "discovery rate level (Benjamini–Yekutieli), above 0 and below 1 (default 0.05).",
+    )
+
     PARAMETERS = (
         "coefficients",
         "distance",
@@ -94,6 +106,8 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "confidence",
         "min_overlap",
         "overlapping",
+        "epsilon",
+        "alt_test_alpha",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

@@ -80,3 +80,26 @@ def test_the_history_shows_each_rounds_prompt_version_and_test(
     assert unknown.status_code == 400
     assert unknown.json()["errors"][0]["attr"] == "coder"
     assert unknown.json()["errors"][0]["code"] == "unknown_coder"
+
+
+def test_epsilon_is_a_computation_parameter_of_the_api(
+    annotator_client: APIClient, study: Study
+) -> None:
+    question = nominal_question(study, key="topic")
+    data = model_round(study, question)
+    url = f"/api/v1/studies/{study.pk}/computations/"
+    refused = annotator_client.post(
+        url, {"question": "topic", "round": data.round.pk, "epsilon": 1.5}, format="json"
+    )
+    assert refused.status_code == 400
+    assert [(e["attr"], e["code"]) for e in refused.json()["errors"]] == [("epsilon", "invalid")]
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        posted = annotator_client.post(
+            url,
+            {"question": "topic", "round": data.round.pk, "epsilon": 0.1, "bootstrap": 0},
+            format="json",
+        )
+    assert posted.status_code == 202, posted.json()
+    body = annotator_client.get(posted["Location"]).json()
+    assert body["parameters"]["epsilon"] == 0.1
+    assert body["results"]["model_coders"]["per_model"][0]["alt_test"]["epsilon"] == 0.1
