@@ -1,14 +1,14 @@
 """The demo's model coder: a language model that labels the posts' sentiment beside the people.
 
 ``llm-judge`` (gpt-4o-mini) labels every post the people labelled, in both rounds, and sixty
-more posts nobody else labelled, so that the round report shows the agreement among the people
-and between them and the model, the model page its alternative annotator test against the
-three coders, and the prediction-powered prevalences (the people's sixty-odd posts correct
-the model's hundred; its own posts are ``extra-001`` to ``extra-060``). Its labels are generated from the demo's people with a seed: on a post
-the people labelled, the people's majority label with probability ``MODEL_ACCURACY`` of the
-round (else another sentiment), and on the model's own posts the post's tone likewise. The
-prompt changes between the rounds (v1 in the pilot, v2 in the main round), so the history
-shows each prompt version's test.
+more posts nobody else labelled (``extra-001`` to ``extra-060``), so that the round report
+shows the agreement among the people and between them and the model, the model page its
+alternative annotator test against the three coders, and the prediction-powered prevalences
+(the people's posts correct the model's hundred). Its labels are generated from the demo's
+people with a seed: on a post the people labelled, the people's majority label with
+probability ``MODEL_ACCURACY`` of the round (else another sentiment), and on the model's own
+posts the post's tone likewise. The prompt changes between the rounds (v1 in the pilot, v2
+in the main round), so the history shows each prompt version's test.
 """
 
 from __future__ import annotations
