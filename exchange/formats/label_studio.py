@@ -30,7 +30,9 @@ Model ``predictions`` are a model's labels, kept apart from the people's: each p
 is read as an annotation whose coder is its ``model_version`` (a model coder, kind model,
 named so: :attr:`ParsedFile.model_coders`), with the same result types as annotations. A
 prediction without a ``model_version`` cannot be told apart from another model's and is
-skipped, as every prediction is when the import says ``predictions=false``.
+skipped, as every prediction is when the import says ``predictions=false``, and those of
+this server's review export (tasks with ``data.review_entry``: their "predictions" are the
+coders' own labels, shown to a reviewer).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
 SUPPORTED_TYPES = ("choices", "rating", "number", "taxonomy", *SPAN_TYPES)
 NO_RESULT = "annotation without a result"
 NO_MODEL_VERSION = "prediction without a model_version"
+REVIEW_EXPORT = "prediction of a review export (a coder's label, not a model's)"
 
 
 def _coder_of(completed_by: Any) -> str | None:
@@ -118,6 +121,9 @@ class _Task:
     span_fields: frozenset[str] = field(default_factory=frozenset)
     # from_name -> region kind, of every region result of the file
     region_fields: Mapping[str, str] = field(default_factory=dict)
+    # a task of this server's review export (``data.review_entry``), whose predictions are
+    # the coders' labels
+    review_export: bool = False
 
 
 def _span_fields(tasks: list[Any]) -> frozenset[str]:
@@ -162,6 +168,11 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
         for prediction_index, prediction in enumerate(
             predictions if isinstance(predictions, list) else []
         ):
+            if task.review_export:
+                # This server's review export: its "predictions" are the people's labels.
+                parsed.records += 1
+                parsed.skip(REVIEW_EXPORT)
+                continue
             _prediction(parsed, task, prediction_index, prediction, options)
         fixes += task.utf16_fixes
     if fixes:
@@ -230,6 +241,7 @@ def _task(
         text=text,
         span_fields=span_fields,
         region_fields=regions,
+        review_export=data.get("review_entry") is not None,
     )
 
 

@@ -10,6 +10,7 @@ of ``textcat.openai.fetch`` (explosion/prodigy-openai-recipes: the prompt and re
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -152,3 +153,27 @@ def test_prodigy_model_answers_are_skipped_when_asked(target: ImportStudy, actor
     assert {r.coder for r in parsed.rows} == {"news-alice"}
     assert parsed.skipped == {"model prediction (predictions=false)": 4}
     assert parsed.model_coders == {}
+
+
+def test_a_review_exports_predictions_are_the_coders_labels_and_are_skipped() -> None:
+    task = {
+        "id": 7,
+        "data": {"text": "Text 2", "item": "u2", "round": "Round 1", "review_entry": 7},
+        "predictions": [
+            {
+                "model_version": "c1",
+                "result": [
+                    {
+                        "from_name": "sentiment",
+                        "to_name": "text",
+                        "type": "choices",
+                        "value": {"choices": ["pos"]},
+                    }
+                ],
+            }
+        ],
+    }
+    parsed = FORMATS["label_studio"].parse(json.dumps([task]).encode(), ParseOptions())
+    assert parsed.rows == []
+    assert parsed.model_coders == {}
+    assert parsed.skipped == {"prediction of a review export (a coder's label, not a model's)": 1}
