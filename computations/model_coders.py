@@ -23,8 +23,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from computations import engine
 from computations.scope import ScopeAnnotations
@@ -206,3 +208,22 @@ def _result(
 def _joined(values: Any) -> str:
     """The distinct values in order, joined (several rounds pooled may differ)."""
     return ", ".join(dict.fromkeys(v for v in values if v))
+
+
+def scope_without_models(scope: ScopeAnnotations) -> ScopeAnnotations:
+    """The scope's annotations by people only (a plan for the next round is the people's:
+    a model's labels cost nothing and its extra items would change the pilot's design)."""
+    coders = np.unique(scope.coder_ids)
+    models = scope_coders([int(c) for c in coders]).models
+    if not models:
+        return scope
+    keep = ~np.isin(scope.coder_ids, np.asarray(models, dtype=np.int64))
+    labels = scope.labels
+    kept_labels = (
+        labels[keep]
+        if isinstance(labels, np.ndarray)
+        else [label for label, kept in zip(labels, keep.tolist(), strict=True) if kept]
+    )
+    return replace(
+        scope, item_ids=scope.item_ids[keep], coder_ids=scope.coder_ids[keep], labels=kept_labels
+    )

@@ -573,8 +573,12 @@ def _run_step(computation: Computation) -> None:
     lap("diagnostics")
     item_table.store_item_table(computation)
     lap("item_table")
+    # The people's reliability: a model coder's is its alternative annotator test below.
     results["coder_quality"] = coder_quality(
-        loaded.scope, seed=int(params["seed"]), coder_names=coder_names, item_names=item_names
+        model_coders.scope_without_models(loaded.scope),
+        seed=int(params["seed"]),
+        coder_names=coder_names,
+        item_names=item_names,
     )
     models = model_coders.model_coders_result(
         scope=loaded.scope,

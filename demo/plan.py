@@ -4,8 +4,8 @@ The sentiment question gets a review rule (items where the coders disagree), so 
 built on the worker when the demo's computations finish. Two sample-size plans for the next
 round take the latest round ("Main") as the pilot, both for alpha's 95% lower bound with
 probability 0.8: genre (alpha 0.68 in Main) for a lower bound of 0.6, in the demo's design
-of three coders; sentiment (alpha 0.49 in Main, with the model coder) for a modest 0.3,
-also for two and four coders per item. Workers compute and store them; see docs/workflow.md.
+of three coders; sentiment (alpha 0.45 in Main) for a modest 0.3, also for two and four
+coders per item. Workers compute and store them; see docs/workflow.md.
 """
 
 from __future__ import annotations

@@ -137,6 +137,16 @@ def test_a_round_with_a_model_stores_groups_alt_test_and_ppi_as_the_library_give
         assert row["naive"] == pytest.approx((yhat.sum() + unl.sum()) / 100)
 
 
+def test_coder_quality_is_the_peoples(study: Any, django_capture_on_commit_callbacks: Any) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    quality = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "coder_quality"
+    ]
+    assert sorted(quality["mace"]["coders"]) == list(PEOPLE)
+    assert quality["n_annotations"] == 4 * 60
+
+
 def test_the_versions_of_the_round_are_recorded_at_its_first_computation(
     study: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
