@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from computations import engine
-from computations.scope import ScopeAnnotations
+from computations.scope import ScopeAnnotations, coder_keys
 from studies.kinds import Feature, Kind
 from studies.models import Coder, CoderKind
 from studies.services.roster import model_round_versions_record
@@ -86,17 +86,25 @@ class ScopeCoders:
     model_rows: dict[int, dict[str, Any]]
 
 
-def scope_coders(coder_ids: Sequence[int]) -> ScopeCoders:
-    rows = list(
-        Coder.objects.filter(pk__in=list(coder_ids))
+def scope_coders(coder_ids: Sequence[int], *, study_id: int) -> ScopeCoders:
+    """The scope's coders, people and models. The study's model coders are read first (a
+    few rows), so a scope without any costs one small query, however many coders it has."""
+    ids = {int(c) for c in coder_ids}
+    models = {
+        row["id"]: dict(row)
+        for row in Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL)
         .order_by("key")
-        .values("id", "key", "kind", "model_name", "model_version", "prompt_version")
-    )
+        .values("id", "key", "model_name", "model_version", "prompt_version")
+        if row["id"] in ids
+    }
+    if not models:
+        return ScopeCoders(keys={}, people=sorted(ids), models=[], model_rows={})
+    keys = coder_keys(ids)
     return ScopeCoders(
-        keys={row["id"]: row["key"] for row in rows},
-        people=[row["id"] for row in rows if row["kind"] != CoderKind.MODEL],
-        models=[row["id"] for row in rows if row["kind"] == CoderKind.MODEL],
-        model_rows={row["id"]: dict(row) for row in rows if row["kind"] == CoderKind.MODEL},
+        keys=keys,
+        people=sorted((c for c in ids if c not in models), key=lambda c: keys.get(c, "")),
+        models=list(models),
+        model_rows=models,
     )
 
 
@@ -107,10 +115,11 @@ def model_coders_result(
     kind: Kind,
     params: Mapping[str, Any],
     round_ids: Sequence[int],
+    study_id: int,
 ) -> dict[str, Any] | None:
     """The scope's ``results["model_coders"]``, or None when it has no model coder; never
     raises (a failure is stored as the reason)."""
-    coders = scope_coders([int(c) for c in data.coders])
+    coders = scope_coders([int(c) for c in data.coders], study_id=study_id)
     if not coders.models:
         return None
     if not kind.supports(Feature.MODELS):
@@ -125,10 +134,10 @@ def model_coders_result(
     return result
 
 
-def split_result(coder_ids: Sequence[int], reason: str) -> dict[str, Any] | None:
+def split_result(coder_ids: Sequence[int], reason: str, *, study_id: int) -> dict[str, Any] | None:
     """``results["model_coders"]`` of a computation split by items: the reason, when the
     scope has model coders."""
-    return {"skipped": reason} if scope_coders(coder_ids).models else None
+    return {"skipped": reason} if scope_coders(coder_ids, study_id=study_id).models else None
 
 
 def _kind_refusal(kind: Kind) -> str:
@@ -210,11 +219,11 @@ def _joined(values: Any) -> str:
     return ", ".join(dict.fromkeys(v for v in values if v))
 
 
-def scope_without_models(scope: ScopeAnnotations) -> ScopeAnnotations:
+def scope_without_models(scope: ScopeAnnotations, *, study_id: int) -> ScopeAnnotations:
     """The scope's annotations by people only (a plan for the next round is the people's:
     a model's labels cost nothing and its extra items would change the pilot's design)."""
     coders = np.unique(scope.coder_ids)
-    models = scope_coders([int(c) for c in coders]).models
+    models = scope_coders([int(c) for c in coders], study_id=study_id).models
     if not models:
         return scope
     keep = ~np.isin(scope.coder_ids, np.asarray(models, dtype=np.int64))

@@ -575,7 +575,7 @@ def _run_step(computation: Computation) -> None:
     lap("item_table")
     # The people's reliability: a model coder's is its alternative annotator test below.
     results["coder_quality"] = coder_quality(
-        model_coders.scope_without_models(loaded.scope),
+        model_coders.scope_without_models(loaded.scope, study_id=computation.study_id),
         seed=int(params["seed"]),
         coder_names=coder_names,
         item_names=item_names,
@@ -586,6 +586,7 @@ def _run_step(computation: Computation) -> None:
         kind=computation.question.label_kind,
         params=params,
         round_ids=computation_round_ids(computation),
+        study_id=computation.study_id,
     )
     if models is not None:
         results[model_coders.RESULTS_KEY] = models
@@ -1095,7 +1096,9 @@ def _merge_step(computation: Computation) -> None:
         },
     }
     results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
-    models = model_coders.split_result(plan["coders"], item_sums.ONE_STEP_REASON)
+    models = model_coders.split_result(
+        plan["coders"], item_sums.ONE_STEP_REASON, study_id=computation.study_id
+    )
     if models is not None:
         results[model_coders.RESULTS_KEY] = models
     replicates = int(params["bootstrap"])

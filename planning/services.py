@@ -283,7 +283,8 @@ def plan_run(*, plan_id: int) -> None:
             if plan.pilot_round is None:
                 raise ValueError("The pilot round was deleted; request a new plan.")
             scope = scope_without_models(
-                scope_annotations(question=plan.question, round_ids=[plan.pilot_round.pk])
+                scope_annotations(question=plan.question, round_ids=[plan.pilot_round.pk]),
+                study_id=plan.question.study_id,
             )
             if scope.n_annotations == 0:
                 raise ValueError(
