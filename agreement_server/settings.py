@@ -220,6 +220,8 @@ SPECTACULAR_SETTINGS = {
         # Choice sets that share a field name across components ("status", "type").
         "RoundStatusEnum": "studies.models.RoundStatus",
         "ComputationStatusEnum": "computations.models.ComputationStatus",
+        "CoderKindEnum": "studies.models.CoderKind",
+        "LabelKindEnum": "studies.models.LabelKind",
         "ClientErrorTypeEnum": ["client_error"],
     },
     "POSTPROCESSING_HOOKS": [

@@ -46,6 +46,7 @@ from metrics import distance_names as metrics_distance_names
 from metrics import light_kappa_on_rows as light_kappa_on_rows  # for item_sums
 from metrics import report as metrics_report
 from metrics.distances.scalar import midranks as midranks  # for item_sums
+from metrics.models import AltTestRefusedError, alt_tests_on_data, group_agreement, ppi_mean
 from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
@@ -663,6 +664,165 @@ def coder_quality(
         "mace": competence,
         "posterior_labels": posterior,
     }
+
+
+# -- model coders ----------------------------------------------------------------------------
+
+
+def with_coder_names(data: Any, names: Mapping[Any, str]) -> Any:
+    """The same data with each coder named (``names``: coder id -> key), so that the
+    library's results and refusals read as the study names its coders."""
+    return ReliabilityData.from_codes(
+        data.item_index,
+        data.coder_index,
+        data.value_code,
+        data.domain,
+        data.items,
+        tuple(names.get(coder, str(coder)) for coder in data.coders),
+        coders_identified=data.coders_identified,
+        domain_declared=data.domain_declared,
+    )
+
+
+def model_groups(
+    data: Any,
+    params: Mapping[str, Any],
+    *,
+    people: Sequence[Hashable],
+    models: Sequence[Hashable],
+    parents: Mapping[str, str | None],
+) -> dict[str, Any]:
+    """Alpha among ``people``, among ``models`` and Vanbelle & Albert's agreement between
+    the groups, with the computation's distance and bootstrap (``metrics.models``)."""
+    distance = _distance(params, parents)
+    result = group_agreement(
+        data,
+        first=people,
+        second=models,
+        distance="nominal" if distance is None else distance,
+        replicates=int(params["bootstrap"]),
+        seed=int(params["seed"]),
+        confidence=float(params["confidence"]),
+    ).to_json()
+    return {
+        "people": result["first"],
+        "models": result["second"],
+        "between": result["between"],
+        "distance": params["distance"],
+    }
+
+
+def model_alt_test(
+    data: Any,
+    *,
+    model: Hashable,
+    humans: Sequence[Hashable],
+    epsilon: float,
+    alpha: float,
+    scoring: str,
+) -> dict[str, Any]:
+    """The alternative annotator test of one model against ``humans`` (``metrics.models``),
+    JSON-ready; ``{"refused": reason}`` when it cannot run. Excluded items are counted by
+    reason (a model that labels many items alone would otherwise list them all)."""
+    try:
+        result = alt_tests_on_data(
+            data,
+            models=[model],
+            humans=list(humans),
+            epsilon=epsilon,
+            alpha=alpha,
+            scoring=scoring,  # type: ignore[arg-type]
+        )[model]
+    except AltTestRefusedError as refusal:
+        return {"refused": str(refusal), "excluded_humans": _jsonable(refusal.reasons)}
+    body = result.to_json()
+    body["humans"] = [{"coder": key, **entry} for key, entry in body["humans"].items()]
+    reasons: dict[str, int] = {}
+    for reason in result.excluded_items.values():
+        reasons[reason] = reasons.get(reason, 0) + 1
+    body["excluded_items"] = reasons
+    body["n_humans"] = len(result.humans)
+    return _jsonable(body)  # type: ignore[no-any-return]
+
+
+def model_ppi(
+    data: Any,
+    *,
+    model: Hashable,
+    humans: Sequence[Hashable],
+    categorical: bool,
+    confidence: float,
+) -> dict[str, Any]:
+    """Prediction-powered estimates from ``model``'s labels, corrected by the people's.
+
+    The labelled set is the items the model and at least one person labelled, the
+    unlabelled set those the model labelled alone; an item's human label ``Y`` is the share
+    of its people who gave the category (one person: their label as 0/1), or for numbers
+    their mean. Per category (or once, the mean, for numbers): ``metrics.models.ppi_mean``
+    (PPI++, power-tuned per category), the classical interval from ``Y`` alone and the
+    naive model share. ``{"refused": reason}`` when the sets are too small.
+    """
+    coders = list(data.coders)
+    human_positions = [coders.index(h) for h in humans if h in coders]
+    model_position = coders.index(model)
+    n_items, V = data.n_items, data.n_values
+    model_code = np.full(n_items, -1, dtype=np.intp)
+    mine = data.coder_index == model_position
+    model_code[data.item_index[mine]] = data.value_code[mine]
+    human = np.isin(data.coder_index, human_positions)
+    per_item = np.bincount(data.item_index[human], minlength=n_items)
+    labelled = (model_code >= 0) & (per_item > 0)
+    unlabelled = (model_code >= 0) & (per_item == 0)
+    rows: list[dict[str, Any]] = []
+    try:
+        if categorical:
+            # Items × categories shares of the labelled set, by column (sparse: only the
+            # categories each item's people gave).
+            row_of = np.cumsum(labelled) - 1
+            kept = labelled[data.item_index[human]]
+            items = data.item_index[human][kept]
+            shares = sparse.csc_matrix(
+                (1.0 / per_item[items], (row_of[items], data.value_code[human][kept])),
+                shape=(int(labelled.sum()), V),
+            )
+            for k, label in enumerate(data.domain):
+                estimate = ppi_mean(
+                    shares[:, k].toarray().ravel(),
+                    (model_code[labelled] == k).astype(float),
+                    (model_code[unlabelled] == k).astype(float),
+                    confidence=confidence,
+                )
+                rows.append({"label": _key(label), **estimate.to_json()})
+        else:
+            values = data.domain_as_floats
+            if values is None:
+                raise ValueError("Prediction-powered means need numeric labels.")
+            sums = np.bincount(
+                data.item_index[human], weights=values[data.value_code[human]], minlength=n_items
+            )
+            estimate = ppi_mean(
+                sums[labelled] / per_item[labelled],
+                values[model_code[labelled]],
+                values[model_code[unlabelled]],
+                confidence=confidence,
+            )
+            rows.append({"label": "mean", **estimate.to_json()})
+    except ValueError as error:
+        return {
+            "refused": str(error),
+            "n_labelled": int(labelled.sum()),
+            "n_unlabelled": int(unlabelled.sum()),
+        }
+    return _jsonable(  # type: ignore[no-any-return]
+        {
+            "estimates": rows,
+            "what": "prevalence" if categorical else "mean",
+            "n_labelled": int(labelled.sum()),
+            "n_unlabelled": int(unlabelled.sum()),
+            "n_people_only": int(((model_code < 0) & (per_item > 0)).sum()),
+            "confidence": confidence,
+        }
+    )
 
 
 # -- spans ---------------------------------------------------------------------------------------

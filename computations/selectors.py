@@ -15,7 +15,8 @@ from django.db.models.fields.json import KeyTransform
 
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import scope_data_revision
-from studies.models import Annotation, AnnotationChange, Question, Round, Study
+from studies.kinds import Feature
+from studies.models import Annotation, AnnotationChange, Coder, CoderKind, Question, Round, Study
 
 #: Up to this many annotations a page compares the full data revision (count, latest id,
 #: latest update, change log); above it, the indexed check of ``scope_changed_since``.
@@ -321,3 +322,95 @@ def coder_drift(*, study: Study, question: Question) -> dict[str, Any]:
             }
         )
     return {"study": study.pk, "question": question.pk, "rounds": round_rows, "coders": coder_rows}
+
+
+# -- model coders ----------------------------------------------------------------------------
+
+
+def _model_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, int], Any]:
+    """The latest done one-round computation per (question, round), with only its
+    model-coder part."""
+    rows = (
+        Computation.objects.filter(
+            study=study,
+            question_id__in=question_ids,
+            status=ComputationStatus.DONE,
+            scope=ComputationScope.ROUND,
+        )
+        .order_by("finished_at", "id")
+        .annotate(models=KeyTransform("model_coders", "results"))
+        .values("id", "question_id", "rounds__id", "finished_at", "models")
+    )
+    return {(row["question_id"], row["rounds__id"]): row for row in rows}
+
+
+def model_point(
+    round_: Round, computation_id: int, stored: dict[str, Any], entry: dict[str, Any]
+) -> dict[str, Any]:
+    """One round of one model: its versions, the test's figures (or why there are none) and
+    the agreement between people and models that round."""
+    test = entry.get("alt_test") or {}
+    between = (stored.get("groups") or {}).get("between") or {}
+    return {
+        "round": round_.pk,
+        "round_name": round_.name,
+        "position": round_.position,
+        "computation": computation_id,
+        "model_version": entry.get("model_version", ""),
+        "prompt_version": entry.get("prompt_version", ""),
+        "advantage_probability": test.get("advantage_probability"),
+        "winning_rate": test.get("winning_rate"),
+        "passed": test.get("passed"),
+        "n_humans": test.get("n_humans"),
+        "epsilon": test.get("epsilon"),
+        "refused": test.get("refused"),
+        "between": {"value": between.get("value"), "ci": between.get("ci")},
+    }
+
+
+def model_history(
+    *, study: Study, question_id: int | None = None, coder_id: int | None = None
+) -> dict[str, Any]:
+    """For each question with model-coder tests, each model coder's results round after
+    round (from each round's latest one-round computation): model and prompt version,
+    advantage probability, winning rate, pass or not, and the agreement between people and
+    models. Nothing is computed: it reads what the workers stored."""
+    questions = [
+        q
+        for q in Question.objects.filter(study=study).order_by("position", "id")
+        if q.label_kind.supports(Feature.MODELS) and (question_id is None or q.pk == question_id)
+    ]
+    rounds = list(Round.objects.filter(study=study).order_by("position"))
+    models = Coder.objects.filter(study=study, kind=CoderKind.MODEL).order_by("key")
+    if coder_id is not None:
+        models = models.filter(pk=coder_id)
+    coders = list(models.values("id", "key", "model_name"))
+    latest = _model_rows(study=study, question_ids=[q.pk for q in questions])
+    out = []
+    for question in questions:
+        series: dict[str, list[dict[str, Any]]] = {c["key"]: [] for c in coders}
+        for round_ in rounds:
+            row = latest.get((question.pk, round_.pk))
+            if row is None:
+                continue
+            stored = row.get("models") or {}
+            for entry in stored.get("per_model") or []:
+                if entry.get("key") in series:
+                    series[entry["key"]].append(model_point(round_, row["id"], stored, entry))
+        out.append(
+            {
+                "question": question.pk,
+                "question_key": question.key,
+                "kind": question.kind,
+                "models": [
+                    {
+                        "coder": coder["id"],
+                        "key": coder["key"],
+                        "model_name": coder["model_name"],
+                        "rounds": series[coder["key"]],
+                    }
+                    for coder in coders
+                ],
+            }
+        )
+    return {"study": study.pk, "questions": out}

@@ -45,7 +45,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from computations import dispatch, engine, item_sums, item_table
+from computations import dispatch, engine, item_sums, item_table, model_coders
 from computations.comparison import COMPARISON_KEY, comparison_with_previous
 from computations.models import (
     Computation,
@@ -117,6 +117,13 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
+    # The model-coder step's parameters (ε, ...) join only when given: a request without
+    # them keeps the parameters, and so the hash, it had before they existed.
+    model_errors = model_coders.parameter_errors(question.label_kind, given)
+    if model_errors:
+        raise ValidationError(model_errors)
+    model_params = model_coders.step_parameters(given)
+    given = {key: value for key, value in given.items() if key not in model_coders.PARAMETERS}
     if question.label_kind.structured is not None:
         return _structured_parameters(question, params, given)
     span = question.label_kind.units
@@ -147,6 +154,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     params["confidence"] = float(params["confidence"])
     if span:
         params["min_overlap"] = float(params["min_overlap"])
+    params.update(model_params)
     return params
 
 
@@ -565,9 +573,23 @@ def _run_step(computation: Computation) -> None:
     lap("diagnostics")
     item_table.store_item_table(computation)
     lap("item_table")
+    # The people's reliability: a model coder's is its alternative annotator test below.
     results["coder_quality"] = coder_quality(
-        loaded.scope, seed=int(params["seed"]), coder_names=coder_names, item_names=item_names
+        model_coders.scope_without_models(loaded.scope, study_id=computation.study_id),
+        seed=int(params["seed"]),
+        coder_names=coder_names,
+        item_names=item_names,
     )
+    models = model_coders.model_coders_result(
+        scope=loaded.scope,
+        data=loaded.data,
+        kind=computation.question.label_kind,
+        params=params,
+        round_ids=computation_round_ids(computation),
+        study_id=computation.study_id,
+    )
+    if models is not None:
+        results[model_coders.RESULTS_KEY] = models
     results["bootstrap"] = {
         "replicates": replicates,
         "seed": params["seed"],
@@ -1074,6 +1096,11 @@ def _merge_step(computation: Computation) -> None:
         },
     }
     results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
+    models = model_coders.split_result(
+        plan["coders"], item_sums.ONE_STEP_REASON, study_id=computation.study_id
+    )
+    if models is not None:
+        results[model_coders.RESULTS_KEY] = models
     replicates = int(params["bootstrap"])
     results["bootstrap"] = {
         "replicates": replicates,

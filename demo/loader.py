@@ -4,7 +4,10 @@ Forty short posts, three coders, two rounds (the first closed, the second open),
 nominal question (sentiment), one set-valued question (topics) and a small category tree
 (genre). Coders agree partially, better in the second round after a guideline update, and
 a few labels are missing (simply absent, as in real studies). A span question (entities)
-over six short news texts shows the span report and document view (see ``demo.spans``).
+over six short news texts shows the span report and document view (see ``demo.spans``). A
+model coder (``llm-judge``) labels the sentiment of those posts and sixty more, its labels
+generated from the people's (see ``demo.models``): the round report, history and model page
+show its alternative annotator test and prediction-powered estimates.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from django.utils import timezone
 from computations.models import ComputationScope, ComputationTrigger
 from computations.services import computation_request
 from demo.gold import demo_gold_create
+from demo.models import MODEL_ONLY_ITEMS, demo_model_coder_create
 from demo.plan import demo_plan_create
 from demo.spans import demo_span_question_create
 from studies.models import (
@@ -258,5 +262,24 @@ def demo_study_create(*, seed: int = DEMO_SEED) -> Study:
     AnnotationChange.objects.bulk_create(changes, batch_size=1000)
     demo_span_question_create(study=study, rounds=rounds, coders=coders, position=3)
     demo_gold_create(study=study)
+    # The model's own posts are drawn after everything else, so that the people's labels
+    # stay those of the demo before it had a model.
+    model_tones = [rng.choice(SENTIMENTS) for _ in range(MODEL_ONLY_ITEMS)]
+    model_texts = [
+        _post_text(rng.choice(_TONES[tone]).format(s=rng.choice(_SUBJECTS))) for tone in model_tones
+    ]
+    demo_model_coder_create(
+        study=study,
+        question=sentiment,
+        rounds=rounds,
+        tones=model_tones,
+        texts=model_texts,
+        seed=seed,
+        sentiments=SENTIMENTS,
+    )
     demo_plan_create(study=study)
     return study
+
+
+def _post_text(text: str) -> str:
+    return text[0].upper() + text[1:]

@@ -6,7 +6,9 @@ maps each row's tool field (Label Studio ``from_name``, an INCEpTION feature, a
 to the one annotation writer, ``annotations_bulk_upsert``, which validates labels, creates
 missing items and coders, logs changes and leaves unchanged labels alone. Span units go
 to span questions through ``exchange.span_imports`` (``span_units_replace``): each
-(document, coder) pair of the file gets exactly the file's units.
+(document, coder) pair of the file gets exactly the file's units. A tool's model predictions
+(``ParsedFile.model_coders``) go to model coders: with ``create_missing`` those the study
+lacks are created with ``kind`` model before the rows are written.
 
 Everything happens in one transaction: any rejected row rolls the whole import back
 (nothing is half-written), unless ``partial`` is asked, in which case the valid rows are
@@ -66,7 +68,8 @@ from exchange.structured_imports import (
 from studies.access import Actor
 from studies.exceptions import ApplicationError
 from studies.labels import CategoryRow, LabelErrorCode, LabelScheme
-from studies.models import Category, Coder, Item, Question, Round, Study
+from studies.models import Category, Coder, CoderKind, Item, Question, Round, Study
+from studies.services.roster import coders_create_bulk
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +80,7 @@ _MAX_PARTIAL_PASSES = 5
 _IN_BATCH = 900  # under SQLite's historical 999 variables per statement
 _UNKNOWN_LABEL_CODES = frozenset({LabelErrorCode.UNKNOWN_CATEGORY, LabelErrorCode.UNKNOWN_NODE})
 _DROPPED_LABEL = "label dropped by category_map (mapped to null)"
+CODER_KEY_MAX_LENGTH = 200  # Coder.key
 
 
 class ImportFileTooLargeError(ApplicationError):
@@ -529,6 +533,7 @@ def _write_all(
     parsed: ParsedFile,
     questions: Mapping[str, Question],
     new_item_texts: Mapping[str, str],
+    coder_keys: Mapping[str, str],
     create_missing: bool,
     partial: bool,
     dry_run: bool,
@@ -539,6 +544,13 @@ def _write_all(
     import commits."""
     try:
         with transaction.atomic():
+            _ensure_model_coders(
+                study=study,
+                parsed=parsed,
+                coder_keys=coder_keys,
+                create_missing=create_missing,
+                report=report,
+            )
             for key in sorted(mapped.groups):
                 _write_question(
                     study=study,
@@ -587,6 +599,54 @@ def _write_all(
         report.created = report.updated = report.unchanged = 0
         report.items_created = report.coders_created = 0
         report.questions = [QuestionReport(q.question, q.annotations) for q in report.questions]
+
+
+def _ensure_model_coders(
+    *,
+    study: Study,
+    parsed: ParsedFile,
+    coder_keys: Mapping[str, str],
+    create_missing: bool,
+    report: ImportReport,
+) -> None:
+    """Keep a tool's model predictions apart: with ``create_missing``, each model the study
+    has no coder for gets a model coder (its name and version from the file); a model whose
+    name is a person's coder is noted (its labels go to that person)."""
+    if not parsed.model_coders:
+        return
+    keys = {name: coder_keys.get(name, name) for name in parsed.model_coders}
+    existing = {
+        coder.key: coder
+        for coder in Coder.objects.filter(study=study, key__in=sorted(set(keys.values())))
+    }
+    new = []
+    for name, key in sorted(keys.items()):
+        coder = existing.get(key)
+        if coder is None:
+            if create_missing and len(key) <= CODER_KEY_MAX_LENGTH:
+                spec = parsed.model_coders[name]
+                new.append(
+                    {
+                        "key": key,
+                        "kind": CoderKind.MODEL,
+                        "model_name": spec.model_name,
+                        "model_version": spec.model_version,
+                    }
+                )
+        elif not coder.is_model:
+            report.notes.append(
+                f"Coder {key!r} is a person, but the file's labels of {name!r} are a model's "
+                "predictions: they were imported as that coder's. Make it a model coder "
+                "(kind model) to test it as one."
+            )
+    if new:
+        coders_create_bulk(study=study, coders=new)
+        report.coders_created += len(new)
+    report.notes.append(
+        "Model predictions kept apart as model coders: "
+        + ", ".join(sorted(set(keys.values())))
+        + "."
+    )
 
 
 def _write_spans(
@@ -687,6 +747,7 @@ def annotations_import(
     filename: str | None = None,
     document_key: str = "id",
     layer: str | None = None,
+    predictions: bool = True,
     actor: Actor,
 ) -> ImportReport:
     """Import one export file into a round, all or nothing; return the report.
@@ -696,7 +757,8 @@ def annotations_import(
     (``malformed_file``: not UTF-8, truncated JSON, missing header), ``ConflictError`` for a
     closed round, ``ImportFileTooLargeError`` above ``MAX_IMPORT_BYTES``. Rejected rows do
     not raise: the report lists them with ``committed = False`` and nothing is written
-    (with ``partial``, the other rows are written).
+    (with ``partial``, the other rows are written). ``predictions=False`` skips a tool's model
+    predictions instead of importing them as model coders' labels.
     """
     if len(data) > MAX_IMPORT_BYTES:
         raise ImportFileTooLargeError(
@@ -707,6 +769,7 @@ def annotations_import(
         filename=filename,
         document_key=(document_key or "id").strip() or "id",
         layer=(layer or "").strip() or None,
+        predictions=predictions,
     )
     return _import(
         study=study,
@@ -833,6 +896,7 @@ def _import(
         parsed=parsed,
         questions=questions,
         new_item_texts={key: parsed.item_texts[key] for key in new_items},
+        coder_keys=coder_keys,
         create_missing=create_missing,
         partial=partial,
         dry_run=dry_run,

@@ -12,6 +12,7 @@ from pages.adjudication import (
     reference_results_view,
 )
 from pages.help import help_view
+from pages.model_page import model_view
 from pages.planning import plan_request_view, plans_view
 from pages.reports import (
     round_reliability_download,
@@ -83,6 +84,7 @@ urlpatterns = [
     path(
         "studies/<id:study_pk>/items/<id:item_pk>/image", views.item_image_view, name="item-image"
     ),
+    path("studies/<id:study_pk>/models/<id:coder_pk>/", model_view, name="model-detail"),
     path("studies/<id:study_pk>/plans/", plans_view, name="plans"),
     path("studies/<id:study_pk>/plans/request/", plan_request_view, name="plan-request"),
     re_path(

@@ -30,6 +30,7 @@ from computations.services import computation_request
 from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
+from pages.model_coders import model_coders_section
 from pages.selectors import (
     coder_history,
     coder_report,
@@ -187,6 +188,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "heatmap": heatmap,
         "coincidence_chart": coincidence_chart,
         "pair_minimum": pair_min_items(),
+        "model_coders": model_coders_section(study=study, results=report.results),
     }
     return render(request, "pages/round_report.html", context)
 

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agreement_server.worker_jobs import job_beat, job_claim, job_fail, job_finish, jobs_sweep
+from computations.model_coders import scope_without_models
 from computations.scope import scope_annotations
 from computations.services import heartbeat_timeout, resend_after
 from planning import dispatch
@@ -281,9 +282,14 @@ def plan_run(*, plan_id: int) -> None:
         if not plan.assumptions:
             if plan.pilot_round is None:
                 raise ValueError("The pilot round was deleted; request a new plan.")
-            scope = scope_annotations(question=plan.question, round_ids=[plan.pilot_round.pk])
+            scope = scope_without_models(
+                scope_annotations(question=plan.question, round_ids=[plan.pilot_round.pk]),
+                study_id=plan.question.study_id,
+            )
             if scope.n_annotations == 0:
-                raise ValueError(f"Round {plan.pilot_round.name!r} has no annotations any more.")
+                raise ValueError(
+                    f"Round {plan.pilot_round.name!r} has no annotations by people any more."
+                )
             pilot = Pilot(name=plan.pilot_round.name, round_id=plan.pilot_round.pk, scope=scope)
         result = plan_result(_spec(plan), pilot, on_step=progress)
     except ValueError as error:

@@ -33,6 +33,7 @@ from studies.models import (
     Coder,
     Item,
     Membership,
+    ModelCoderRound,
     Question,
     Role,
     Round,
@@ -253,14 +254,46 @@ class CategoryAdmin(admin.ModelAdmin):
         return category_path(obj)
 
 
+class ModelCoderRoundInline(admin.TabularInline):
+    """A model coder's versions per round (the history shows them)."""
+
+    model = ModelCoderRound
+    extra = 0
+    raw_id_fields = ("round",)
+    fields = ("round", "model_version", "prompt_version", "recorded_at")
+    readonly_fields = ("recorded_at",)
+
+
 @admin.register(Coder)
 class CoderAdmin(admin.ModelAdmin):
-    list_display = ("key", "name", "study", "user", "is_active", "created_at")
+    list_display = (
+        "key",
+        "name",
+        "kind",
+        "model_name",
+        "prompt_version",
+        "study",
+        "user",
+        "is_active",
+        "created_at",
+    )
     list_select_related = ("study", "user")
-    list_filter = ("is_active",)
-    search_fields = ("key", "name", "study__name", "user__username")
+    list_filter = ("is_active", "kind")
+    search_fields = ("key", "name", "model_name", "study__name", "user__username")
     autocomplete_fields = ("study", "user")
     readonly_fields = ("created_at",)
+    fieldsets = (
+        (None, {"fields": ("study", "key", "name", "user", "is_active", "created_at")}),
+        (
+            "Model coder",
+            {
+                "fields": ("kind", "model_name", "model_version", "prompt_version"),
+                "description": "A model's name, version and current prompt version; each "
+                "round records the versions it was labelled with (below).",
+            },
+        ),
+    )
+    inlines = (ModelCoderRoundInline,)
     actions = ("activate", "deactivate")
 
     @admin.action(description="Activate the selected coders")

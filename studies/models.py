@@ -258,12 +258,44 @@ class Category(models.Model):
                 ancestor = ancestor.parent
 
 
+class CoderKind(models.TextChoices):
+    """Who a coder is: a person, or a model (a language model, a classifier) whose labels
+    are tested against the people's (docs/models.md)."""
+
+    PERSON = "person", "Person"
+    MODEL = "model", "Model"
+
+
+#: The fields only a model coder fills, by their name in the API.
+MODEL_FIELDS = ("model_name", "model_version", "prompt_version")
+
+
 class Coder(models.Model):
-    """Someone (or some model) who labels items; optionally a user account of this server."""
+    """Someone (or some model) who labels items; optionally a user account of this server.
+
+    A model coder (``kind`` model) names its model, version and prompt version: the
+    current ones, which each round it labels records in ``ModelCoderRound``.
+    """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="coders")
     key = models.CharField(max_length=200, help_text="The labeling tool's name for this coder.")
     name = models.CharField(max_length=200, blank=True)
+    # Database defaults too: the crowd ingest creates coders with INSERT ... SELECT.
+    kind = models.CharField(
+        max_length=10,
+        choices=CoderKind.choices,
+        default=CoderKind.PERSON,
+        db_default=CoderKind.PERSON,
+    )
+    model_name = models.CharField(
+        max_length=200, blank=True, default="", db_default="", help_text="Models only."
+    )
+    model_version = models.CharField(
+        max_length=200, blank=True, default="", db_default="", help_text="Models only."
+    )
+    prompt_version = models.CharField(
+        max_length=200, blank=True, default="", db_default="", help_text="Models only."
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -282,6 +314,27 @@ class Coder(models.Model):
 
     def __str__(self) -> str:
         return self.name or self.key
+
+    @property
+    def is_model(self) -> bool:
+        return self.kind == CoderKind.MODEL
+
+    def clean(self) -> None:
+        """A model names its model; a person has none of the model fields (each error under
+        the field's name)."""
+        if self.kind == CoderKind.MODEL:
+            if not self.model_name.strip():
+                raise ValidationError(
+                    {"model_name": "A model coder needs the model's name (model_name)."}
+                )
+            return
+        errors = {
+            field: f"Only model coders (kind model) have a {field.replace('_', ' ')}."
+            for field in MODEL_FIELDS
+            if getattr(self, field)
+        }
+        if errors:
+            raise ValidationError(errors)
 
 
 class Item(models.Model):
@@ -392,6 +445,40 @@ class Round(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == RoundStatus.OPEN
+
+
+class ModelCoderRound(models.Model):
+    """The model version and prompt version a model coder labelled one round with.
+
+    Recorded from the coder's current versions when the round is first computed (or set
+    through the API), so that the history shows each round's versions after the coder's
+    move on.
+    """
+
+    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="round_versions")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="model_versions")
+    model_version = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=200, blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering: ClassVar = ["coder", "round__position"]
+        constraints: ClassVar = [
+            models.UniqueConstraint(fields=["coder", "round"], name="model_round_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coder} in {self.round_id}: {self.model_version} / {self.prompt_version}"
+
+    def clean(self) -> None:
+        if self.coder_id is None or self.round_id is None:
+            return
+        if not self.coder.is_model:
+            raise ValidationError(
+                {"coder": "Only model coders (kind model) have versions per round."}
+            )
+        if self.round.study_id != self.coder.study_id:
+            raise ValidationError({"round": "The round belongs to another study."})
 
 
 class Annotation(models.Model):

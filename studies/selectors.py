@@ -14,6 +14,7 @@ from studies.models import (
     Item,
     ItemImage,
     Membership,
+    ModelCoderRound,
     Question,
     Round,
     Study,
@@ -120,6 +121,28 @@ def question_resolve(*, study: Study, ref: int | str) -> Question | None:
             return found
     key = _as_text(ref)
     return questions.filter(key=key).first() if key is not None else None
+
+
+def coder_resolve(*, study: Study, ref: int | str) -> Coder | None:
+    """The study's coder with this id or key (see the rule above), or None."""
+    coders = Coder.objects.filter(study=study)
+    pk = _as_id(ref)
+    if pk is not None:
+        found = coders.filter(pk=pk).first()
+        if found is not None:
+            return found
+    key = _as_text(ref)
+    return coders.filter(key=key).first() if key is not None else None
+
+
+def model_round_versions(*, coder: Coder) -> QuerySet[ModelCoderRound]:
+    """A model coder's recorded versions, round by round (with each round: its name and
+    position are shown)."""
+    return (
+        ModelCoderRound.objects.filter(coder=coder)
+        .select_related("round")
+        .order_by("round__position")
+    )
 
 
 def round_resolve(*, study: Study, ref: int | str, lock: bool = False) -> Round | None:

@@ -15,10 +15,13 @@ from django.urls import reverse
 from computations.comparison import COMPARISON_KEY
 from computations.models import Computation, ComputationStatus
 from demo.loader import DEMO_STUDY_NAME, N_ITEMS, demo_study_create, demo_study_ensure
+from demo.models import MODEL_KEY, MODEL_ONLY_ITEMS
+from metrics.models import alt_test
 from studies.models import (
     Annotation,
     AnnotationChange,
     Category,
+    CoderKind,
     LabelKind,
     Role,
     RoundStatus,
@@ -55,9 +58,13 @@ def test_demo_study_has_two_rounds_three_coders_and_forty_items() -> None:
         RoundStatus.CLOSED,
         RoundStatus.OPEN,
     ]
-    assert study.coders.count() == 3
+    assert study.coders.filter(kind=CoderKind.PERSON).count() == 3
+    assert list(study.coders.filter(kind=CoderKind.MODEL).values_list("key", flat=True)) == [
+        "llm-judge"
+    ]
     assert N_ITEMS == 40
-    assert study.items.count() == 46  # forty posts and six news texts
+    # forty posts, six news texts and the sixty posts only the model labels
+    assert study.items.count() == 46 + MODEL_ONLY_ITEMS
     kinds = dict(study.questions.values_list("key", "kind"))
     assert kinds == {
         "sentiment": LabelKind.NOMINAL,
@@ -81,7 +88,9 @@ def test_demo_labels_agree_partially_and_a_few_are_missing() -> None:
     sentiment = study.questions.get(key="sentiment")
     unanimous_per_round = []
     for round_ in study.rounds.order_by("position"):
-        rows = Annotation.objects.filter(round=round_, question=sentiment)
+        rows = Annotation.objects.filter(
+            round=round_, question=sentiment, coder__kind=CoderKind.PERSON
+        )
         assert 0 < N_ITEMS * 3 - rows.count() < N_ITEMS * 3 * 0.15
         per_item: dict[int, set[int | None]] = {}
         for item_id, category_id in rows.values_list("item_id", "category_id"):
@@ -215,3 +224,61 @@ def test_demo_span_rounds_compute_alpha_u_and_agree_better_in_the_main_round(
     )
     assert document.status_code == 200
     assert "University of Geneva" in document.content.decode()
+
+
+# -- the model coder --------------------------------------------------------------------------
+
+
+def test_the_demo_model_fails_with_prompt_v1_and_passes_with_v2(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """The stored test of each round equals ``metrics.models.alt_test`` on the round's
+    sentiment labels read here; the history and the model page show both prompt versions."""
+    user = UserFactory(username="admin")
+    with django_capture_on_commit_callbacks(execute=True):
+        study = demo_study_ensure(manager=user).study
+    model = study.coders.get(key=MODEL_KEY)
+    assert (model.model_name, model.model_version, model.prompt_version) == (
+        "gpt-4o-mini",
+        "2024-07-18",
+        "v2",
+    )
+    people = ["alice", "bob", "chen"]
+    verdicts = {}
+    for round_ in study.rounds.order_by("position"):
+        rows = list(
+            Annotation.objects.filter(round=round_, question__key="sentiment").values_list(
+                "item__external_id", "coder__key", "category__code"
+            )
+        )
+        expected = alt_test(*map(list, zip(*rows, strict=True)), model=MODEL_KEY, humans=people)
+        computation = Computation.objects.get(
+            rounds=round_, question__key="sentiment", status=ComputationStatus.DONE
+        )
+        (stored,) = computation.results["model_coders"]["per_model"]
+        test = stored["alt_test"]
+        assert test["winning_rate"] == expected.winning_rate
+        assert test["advantage_probability"] == pytest.approx(expected.advantage_probability)
+        assert test["passed"] is expected.passed
+        ppi = stored["ppi"]
+        assert ppi["n_unlabelled"] == MODEL_ONLY_ITEMS
+        verdicts[round_.name] = (stored["prompt_version"], expected.passed)
+    assert verdicts == {"Pilot": ("v1", False), "Main": ("v2", True)}
+
+    client = Client()
+    client.force_login(user)
+    page = client.get(reverse("pages:model-detail", args=[study.pk, model.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert (
+        "Model llm-judge (gpt-4o-mini, prompt v2) passes the alternative annotator test "
+        "against your 3 coders (winning rate 1, ε = 0.2)." in html
+    )
+    assert '<tr data-round="Pilot"><th scope="row">Pilot</th><td class="prompt">v1</td>' in html
+    assert '<tr data-round="Main"><th scope="row">Main</th><td class="prompt">v2</td>' in html
+    main = study.rounds.get(name="Main")
+    sentiment = study.questions.get(key="sentiment")
+    report = client.get(
+        reverse("pages:round-report", args=[study.pk, main.pk]), {"question": sentiment.pk}
+    ).content.decode()
+    assert '<tr data-group="between">' in report

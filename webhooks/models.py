@@ -25,6 +25,10 @@ class WebhookEvent(models.TextChoices):
         "A round's coefficient fell below the threshold",
     )
     REVIEW_ITEMS_ADDED = "review.items_added", "Items entered a round's review queue"
+    MODEL_RESULT_STORED = (
+        "model.result_stored",
+        "A model coder's test and estimates were stored",
+    )
     PING = "ping", "Ping (sent on request, to test the endpoint)"
 
 

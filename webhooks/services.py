@@ -38,6 +38,7 @@ SUBSCRIBABLE_EVENTS = (
     WebhookEvent.COMPUTATION_FINISHED,
     WebhookEvent.AGREEMENT_BELOW_THRESHOLD,
     WebhookEvent.REVIEW_ITEMS_ADDED,
+    WebhookEvent.MODEL_RESULT_STORED,
 )
 MAX_ENDPOINTS_PER_STUDY = 20
 
@@ -342,10 +343,85 @@ def webhooks_on_computation_finished(*, computation_id: int) -> list[int]:
                         ),
                     )
                 )
+    subscribed = [e for e in endpoints if WebhookEvent.MODEL_RESULT_STORED in e.events]
+    if subscribed and computation.status == ComputationStatus.DONE:
+        for model_data in _model_results(computation, data):
+            event_id = f"model.result_stored:{computation.pk}:{model_data['model']['coder']}"
+            payload = _envelope(
+                event=WebhookEvent.MODEL_RESULT_STORED,
+                event_id=event_id,
+                study=study,
+                data=model_data,
+            )
+            specs.extend(
+                (endpoint, WebhookEvent.MODEL_RESULT_STORED, event_id, payload)
+                for endpoint in subscribed
+            )
     created = _create_deliveries(specs)
     if created:
         logger.info("webhooks fired computation=%s deliveries=%s", computation.pk, len(created))
     return created
+
+
+def _model_results(computation: Computation, data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``model.result_stored`` body per model coder of a done computation: the model and
+    its versions, the alternative annotator test's verdict (or why it did not run), the
+    prediction-powered estimates (or why not) and the agreement between people and models."""
+    stored = (computation.results or {}).get("model_coders") or {}
+    between = (stored.get("groups") or {}).get("between") or {}
+    history = _api_url("history-models", study_pk=computation.study_id)
+    out = []
+    for entry in stored.get("per_model") or []:
+        test = entry.get("alt_test") or {}
+        ppi = entry.get("ppi") or {}
+        verdict: dict[str, Any] = (
+            {"refused": test["refused"]}
+            if "refused" in test
+            else {
+                key: test.get(key)
+                for key in (
+                    "passed",
+                    "winning_rate",
+                    "advantage_probability",
+                    "epsilon",
+                    "alpha",
+                    "n_humans",
+                    "n_items",
+                )
+            }
+        )
+        estimates: dict[str, Any] = (
+            {"refused": ppi["refused"]}
+            if "refused" in ppi
+            else {
+                "what": ppi.get("what"),
+                "n_labelled": ppi.get("n_labelled"),
+                "n_unlabelled": ppi.get("n_unlabelled"),
+                "estimates": [
+                    {
+                        key: row.get(key)
+                        for key in ("label", "estimate", "ci", "classical_ci", "naive")
+                    }
+                    for row in ppi.get("estimates") or []
+                ],
+            }
+        )
+        out.append(
+            {
+                "model": {
+                    key: entry.get(key)
+                    for key in ("coder", "key", "model_name", "model_version", "prompt_version")
+                },
+                "question": data["question"],
+                "rounds": data["rounds"],
+                "alt_test": verdict,
+                "ppi": estimates,
+                "between": {"value": between.get("value"), "ci": between.get("ci")},
+                "computation": {"id": computation.pk, "url": data["computation"]["url"]},
+                "history_url": f"{history}?coder={entry.get('coder')}",
+            }
+        )
+    return out
 
 
 def webhooks_on_review_items_added(

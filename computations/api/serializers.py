@@ -24,7 +24,14 @@ from computations.models import (
 from computations.selectors import scope_changed_since
 from computations.services import LEVELS, MAX_BOOTSTRAP
 from metrics import read_coefficient
-from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
+from studies.api.addressing import (
+    CODER_HELP,
+    QUESTION_HELP,
+    ROUND_HELP,
+    CoderField,
+    QuestionField,
+    RoundField,
+)
 
 
 class ComputationRequestInputSerializer(serializers.Serializer):
@@ -79,6 +86,18 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "other span coefficients read the units as given.",
     )
 
+    epsilon = serializers.FloatField(
+        required=False,
+        help_text="Questions with model coders (docs/models.md): the alternative annotator "
+        "test's cost-benefit margin ε, from 0 to below 1 (default 0.2; the paper suggests "
+        "0.2 for experts, 0.15 for skilled coders, 0.1 for crowd workers).",
+    )
+    alt_test_alpha = serializers.FloatField(
+        required=False,
+        help_text="Questions with model coders: the alternative annotator test's false "
+        "discovery rate level (Benjamini–Yekutieli), above 0 and below 1 (default 0.05).",
+    )
+
     PARAMETERS = (
         "coefficients",
         "distance",
@@ -88,6 +107,8 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "confidence",
         "min_overlap",
         "overlapping",
+        "epsilon",
+        "alt_test_alpha",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -218,6 +239,11 @@ class ComputationFilterSerializer(serializers.Serializer):
 
 class HistoryQuerySerializer(serializers.Serializer):
     question = QuestionField(required=False, help_text=f"Only this question. {QUESTION_HELP}")
+
+
+class ModelHistoryQuerySerializer(serializers.Serializer):
+    question = QuestionField(required=False, help_text=f"Only this question. {QUESTION_HELP}")
+    coder = CoderField(required=False, help_text=f"Only this model coder. {CODER_HELP}")
 
 
 class CoderDriftQuerySerializer(serializers.Serializer):
@@ -375,3 +401,48 @@ class CoderDriftOutputSerializer(serializers.Serializer):
     question_key = serializers.CharField()
     rounds = serializers.ListField(child=serializers.DictField())
     coders = serializers.ListField(child=serializers.DictField())
+
+
+class ModelRoundPointSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    round_name = serializers.CharField()
+    position = serializers.IntegerField()
+    computation = serializers.IntegerField()
+    model_version = serializers.CharField()
+    prompt_version = serializers.CharField(help_text="The prompt version of this round.")
+    advantage_probability = serializers.FloatField(
+        allow_null=True,
+        help_text="ρ: the mean over the people of the share of items where the model aligned "
+        "with the others at least as well as that person (ranks models).",
+    )
+    winning_rate = serializers.FloatField(
+        allow_null=True, help_text="ω: the share of the people the model wins against."
+    )
+    passed = serializers.BooleanField(allow_null=True, help_text="ω ≥ 0.5.")
+    n_humans = serializers.IntegerField(allow_null=True, help_text="People tested.")
+    epsilon = serializers.FloatField(allow_null=True)
+    refused = serializers.CharField(
+        allow_null=True, help_text="Why the test did not run this round (else null)."
+    )
+    between = StoredObjectField(
+        help_text="The agreement between people and models this round: value and ci."
+    )
+
+
+class ModelSeriesSerializer(serializers.Serializer):
+    coder = serializers.IntegerField()
+    key = serializers.CharField()
+    model_name = serializers.CharField()
+    rounds = ModelRoundPointSerializer(many=True)
+
+
+class ModelHistoryQuestionSerializer(serializers.Serializer):
+    question = serializers.IntegerField()
+    question_key = serializers.CharField()
+    kind = serializers.CharField()
+    models = ModelSeriesSerializer(many=True)
+
+
+class ModelHistoryOutputSerializer(serializers.Serializer):
+    study = serializers.IntegerField()
+    questions = ModelHistoryQuestionSerializer(many=True)

@@ -24,10 +24,17 @@ from computations.api.serializers import (
     ComputationRequestInputSerializer,
     HistoryOutputSerializer,
     HistoryQuerySerializer,
+    ModelHistoryOutputSerializer,
+    ModelHistoryQuerySerializer,
 )
 from computations.comparison_requests import DEFAULT_REPLICATES, comparison_request
 from computations.models import Computation, ComputationTrigger, RoundComparison
-from computations.selectors import coder_drift, computations_of_study, study_history
+from computations.selectors import (
+    coder_drift,
+    computations_of_study,
+    model_history,
+    study_history,
+)
 from computations.services import computation_request
 from studies.api.permissions import StudyScopedMixin
 from studies.models import Role
@@ -143,6 +150,7 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
     query_serializers = {
         "list": HistoryQuerySerializer,
         "coders": CoderDriftQuerySerializer,
+        "models": ModelHistoryQuerySerializer,
     }
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -168,6 +176,27 @@ class HistoryViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore
                 raise Http404("The study has no questions.")
         drift = coder_drift(study=self.study, question=question)
         return Response({**drift, "question_key": question.key})
+
+    @extend_schema(
+        summary="Model coders across rounds",
+        description="For each question with model-coder tests (or `?question=`), each model "
+        "coder (or `?coder=`, an id or a key) round after round, from each round's latest "
+        "one-round computation: the model and prompt version of the round, the alternative "
+        "annotator test's advantage probability, winning rate and pass (or why it did not "
+        "run) and the agreement between people and models. The full results (per person, "
+        "PPI estimates) are in each computation's `results.model_coders`.",
+        responses=ModelHistoryOutputSerializer,
+    )
+    @action(detail=False, methods=["get"])
+    def models(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        question = self.query.get("question")
+        coder = self.query.get("coder")
+        history = model_history(
+            study=self.study,
+            question_id=question.pk if question is not None else None,
+            coder_id=coder.pk if coder is not None else None,
+        )
+        return Response(ModelHistoryOutputSerializer(history).data)
 
 
 @extend_schema_view(

@@ -91,6 +91,13 @@ class ImportOptionsSerializer(serializers.Serializer):
         "CoNLL position), text (a hash of the document's text, the same in every tool), or a "
         "field of the task's data / the record / its meta (e.g. doc_id).",
     )
+    predictions = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="Import a tool's model predictions (Label Studio predictions, by their "
+        "model_version; Prodigy's OpenAI answers) as the labels of model coders, kept apart "
+        "from the people's (created with create_missing); false skips them.",
+    )
     layer = serializers.CharField(
         required=False,
         allow_blank=True,

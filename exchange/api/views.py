@@ -203,6 +203,7 @@ class ImportViewSet(StudyScopedMixin, viewsets.GenericViewSet):  # type: ignore[
             filename=filename,
             document_key=data.get("document_key") or "id",
             layer=data.get("layer") or None,
+            predictions=data["predictions"],
             actor=self.actor,
         )
         report.round = round_.name  # the round imported into, however the request named it

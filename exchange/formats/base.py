@@ -177,6 +177,19 @@ class Rejection:
     pair: tuple[str, str] | None = None
 
 
+@dataclass(frozen=True)
+class ModelCoderSpec:
+    """A model whose predictions a file holds: the coder an import creates for them has
+    ``kind`` model, this ``model_name`` and ``model_version``."""
+
+    model_name: str
+    model_version: str = ""
+
+
+#: Why a prediction is not read when the import says ``predictions=false``.
+PREDICTION_SKIPPED = "model prediction (predictions=false)"
+
+
 @dataclass
 class ParsedFile:
     rows: list[ParsedRow] = field(default_factory=list)
@@ -196,6 +209,10 @@ class ParsedFile:
     exact_texts: bool = True
     regions: list[ParsedRegion] = field(default_factory=list)
     images: dict[str, ParsedImage] = field(default_factory=dict)
+    # coder name of the file -> the model it names, for the names whose labels are a
+    # model's predictions (Label Studio ``predictions``, Prodigy's OpenAI answers): the
+    # import keeps them apart as model coders
+    model_coders: dict[str, ModelCoderSpec] = field(default_factory=dict)
 
     def image(self, key: str, *, width: Any = None, height: Any = None, url: Any = "") -> None:
         """Note an image's size and URL (the first given wins)."""
@@ -248,13 +265,16 @@ class ParseOptions:
     document's position), ``text`` (a hash of the document's text, the same in every
     tool), or the name of a field of the task's data (Label Studio ``data``, a doccano or
     Prodigy record or its ``meta``). ``layer`` picks the span layer of a WebAnno TSV file
-    (``Layer`` or ``Layer.feature``; default ``NamedEntity.value``).
+    (``Layer`` or ``Layer.feature``; default ``NamedEntity.value``). ``predictions``:
+    whether a tool's model predictions are read, as the labels of model coders
+    (:attr:`ParsedFile.model_coders`), or skipped.
     """
 
     coder: str | None = None
     filename: str | None = None
     document_key: str = "id"
     layer: str | None = None
+    predictions: bool = True
 
 
 Parser = Callable[[bytes, ParseOptions], ParsedFile]

@@ -22,9 +22,17 @@ the file it has no result of, the coder annotated the document and found nothing
 annotation with an empty ``result`` is such a mark for every span field, or, in a file
 without span results, for the import's ``question``); likewise it drew nothing for every
 region field it has no result of. Cancelled annotations
-(``was_cancelled``) and model ``predictions`` are skipped. A result of another type
-(``textarea``...) is rejected, with its ``from_name`` as the rejection's tool field: an
-import that maps that field to null ignores it.
+(``was_cancelled``) are skipped. A result of another type (``textarea``...) is rejected,
+with its ``from_name`` as the rejection's tool field: an import that maps that field to null
+ignores it.
+
+Model ``predictions`` are a model's labels, kept apart from the people's: each prediction
+is read as an annotation whose coder is its ``model_version`` (a model coder, kind model,
+named so: :attr:`ParsedFile.model_coders`), with the same result types as annotations. A
+prediction without a ``model_version`` cannot be told apart from another model's and is
+skipped, as every prediction is when the import says ``predictions=false``, and those of
+this server's review export (tasks with ``data.review_entry``: their "predictions" are the
+coders' own labels, shown to a reviewer).
 """
 
 from __future__ import annotations
@@ -36,8 +44,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from exchange.formats.base import (
+    PREDICTION_SKIPPED,
     ImportErrorCode,
     MalformedFileError,
+    ModelCoderSpec,
     ParsedFile,
     ParsedRow,
     ParsedSpan,
@@ -61,6 +71,8 @@ from exchange.formats.label_studio_regions import (
 SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
 SUPPORTED_TYPES = ("choices", "rating", "number", "taxonomy", *SPAN_TYPES)
 NO_RESULT = "annotation without a result"
+NO_MODEL_VERSION = "prediction without a model_version"
+REVIEW_EXPORT = "prediction of a review export (a coder's label, not a model's)"
 
 
 def _coder_of(completed_by: Any) -> str | None:
@@ -109,6 +121,9 @@ class _Task:
     span_fields: frozenset[str] = field(default_factory=frozenset)
     # from_name -> region kind, of every region result of the file
     region_fields: Mapping[str, str] = field(default_factory=dict)
+    # a task of this server's review export (``data.review_entry``), whose predictions are
+    # the coders' labels
+    review_export: bool = False
 
 
 def _span_fields(tasks: list[Any]) -> frozenset[str]:
@@ -149,6 +164,16 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
             continue
         for annotation_index, annotation in enumerate(raw["annotations"]):
             _annotation(parsed, task, annotation_index, annotation)
+        predictions = raw.get("predictions")
+        for prediction_index, prediction in enumerate(
+            predictions if isinstance(predictions, list) else []
+        ):
+            if task.review_export:
+                # This server's review export: its "predictions" are the people's labels.
+                parsed.records += 1
+                parsed.skip(REVIEW_EXPORT)
+                continue
+            _prediction(parsed, task, prediction_index, prediction, options)
         fixes += task.utf16_fixes
     if fixes:
         parsed.notes.append(
@@ -216,27 +241,55 @@ def _task(
         text=text,
         span_fields=span_fields,
         region_fields=regions,
+        review_export=data.get("review_entry") is not None,
     )
 
 
-def _annotation(parsed: ParsedFile, task: _Task, annotation_index: int, annotation: Any) -> None:
+def _prediction(
+    parsed: ParsedFile, task: _Task, index: int, prediction: Any, options: ParseOptions
+) -> None:
+    """A model's prediction: an annotation whose coder is its ``model_version``."""
+    if not options.predictions:
+        parsed.records += 1
+        parsed.skip(PREDICTION_SKIPPED)
+        return
+    version = key_text(prediction.get("model_version")) if isinstance(prediction, dict) else None
+    if version is None:
+        parsed.records += 1
+        parsed.skip(NO_MODEL_VERSION)
+        return
+    parsed.model_coders.setdefault(version, ModelCoderSpec(version, version))
+    _annotation(parsed, task, index, prediction, model=version)
+
+
+def _annotation(
+    parsed: ParsedFile,
+    task: _Task,
+    annotation_index: int,
+    annotation: Any,
+    *,
+    model: str | None = None,
+) -> None:
+    """One annotation of the task, or with ``model`` one prediction of that model (its
+    coder)."""
+    what = "prediction" if model is not None else "annotation"
     if not isinstance(annotation, dict):
         parsed.records += 1
         parsed.reject(
-            f"{task.source}, annotation[{annotation_index}]",
-            "annotation",
+            f"{task.source}, {what}[{annotation_index}]",
+            what,
             ImportErrorCode.INVALID_TYPE,
-            "An annotation is an object.",
+            f"An {what} is an object.",
         )
         return
     annotation_id = key_text(annotation.get("id"))
-    source = f"{task.source}, annotation {annotation_id or f'[{annotation_index}]'}"
+    source = f"{task.source}, {what} {annotation_id or f'[{annotation_index}]'}"
     results = annotation.get("result", [])
     if annotation.get("was_cancelled"):
         parsed.records += 1
         parsed.skip("cancelled annotation")
         return
-    coder = _coder_of(annotation.get("completed_by"))
+    coder = model if model is not None else _coder_of(annotation.get("completed_by"))
     if coder is None:
         parsed.records += 1
         parsed.reject(

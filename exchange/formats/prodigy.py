@@ -17,6 +17,15 @@
 
 ``answer == "ignore"`` is skipped, as are rejected choice tasks (the annotator chose none
 of the options).
+
+Model answers: Prodigy's OpenAI recipes (``textcat.openai.fetch``, ``ner.openai.fetch``)
+write the model's pre-annotations with the prompt and response under an ``openai`` object;
+a record that has one and no annotator (``_annotator_id``, ``_session_id``) is the model's
+answer, not a person's. Its coder is the model (``openai.model`` when the recipe records
+it, else ``openai``), a model coder (:attr:`ParsedFile.model_coders`), and its binary
+``answer`` may be the recipe's ``true`` / ``false``. The same record answered by a person
+(``*.openai.correct``: it has an ``_annotator_id``) is that person's. With
+``predictions=false`` model answers are skipped.
 """
 
 from __future__ import annotations
@@ -24,7 +33,9 @@ from __future__ import annotations
 from typing import Any
 
 from exchange.formats.base import (
+    PREDICTION_SKIPPED,
     ImportErrorCode,
+    ModelCoderSpec,
     ParsedFile,
     ParsedRow,
     ParsedSpan,
@@ -76,7 +87,11 @@ def _record(
     spans = _is_span_task(record)
     # A binary task's label is its question field; a choice or span task has none.
     field = None if "options" in record or spans else key_text(record.get("label"))
-    answer = record.get("answer")
+    model = _model_of(record, options)
+    if model == PREDICTION_SKIPPED:
+        parsed.skip(PREDICTION_SKIPPED)
+        return
+    answer = _answer(record, model)
     if answer not in ANSWERS:
         parsed.reject(
             source,
@@ -108,7 +123,9 @@ def _record(
         return
     parsed.text_of(item, record.get("text"))
     coder = key_text(record.get("_annotator_id")) or key_text(record.get("_session_id"))
-    coder = coder or options.coder
+    coder = model or coder or options.coder
+    if model is not None:
+        parsed.model_coders.setdefault(model, ModelCoderSpec(model))
     if coder is None:
         parsed.reject(
             source,
@@ -125,27 +142,55 @@ def _record(
         _spans(parsed, source, record, item=item, coder=coder)
         return
     if "options" in record:
-        accepted = record.get("accept")
-        if answer == "reject":
-            parsed.skip("rejected choice task")
-            return
-        if not isinstance(accepted, list) or not all(
-            key_text(choice) is not None for choice in accepted
-        ):
-            parsed.reject(
-                source,
-                "accept",
-                ImportErrorCode.INVALID_TYPE,
-                "accept must be a list of option ids.",
-            )
-            return
-        if not accepted:
-            parsed.skip("choice task with no option accepted")
-            return
-        label: Any = one_or_set([key_text(choice) for choice in accepted])
-        parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=label))
+        _choice(parsed, source, record, item=item, coder=coder, answer=answer)
         return
     parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=answer, field=field))
+
+
+def _choice(
+    parsed: ParsedFile, source: str, record: dict[str, Any], *, item: str, coder: str, answer: str
+) -> None:
+    accepted = record.get("accept")
+    if answer == "reject":
+        parsed.skip("rejected choice task")
+        return
+    if not isinstance(accepted, list) or not all(
+        key_text(choice) is not None for choice in accepted
+    ):
+        parsed.reject(
+            source,
+            "accept",
+            ImportErrorCode.INVALID_TYPE,
+            "accept must be a list of option ids.",
+        )
+        return
+    if not accepted:
+        parsed.skip("choice task with no option accepted")
+        return
+    label: Any = one_or_set([key_text(choice) for choice in accepted])
+    parsed.rows.append(ParsedRow(source=source, item=item, coder=coder, label=label))
+
+
+def _answer(record: dict[str, Any], model: str | None) -> Any:
+    """The record's answer; a model's ``true`` / ``false`` (the OpenAI recipes' binary
+    answers) read as accept / reject."""
+    answer = record.get("answer")
+    if model is not None and isinstance(answer, bool):
+        return "accept" if answer else "reject"
+    return answer
+
+
+def _model_of(record: dict[str, Any], options: ParseOptions) -> str | None:
+    """The model whose answer the record is (an ``openai`` object and no annotator), or
+    None for a person's record; ``PREDICTION_SKIPPED`` when model answers are not read."""
+    openai = record.get("openai")
+    if not isinstance(openai, dict):
+        return None
+    if key_text(record.get("_annotator_id")) or key_text(record.get("_session_id")):
+        return None
+    if not options.predictions:
+        return PREDICTION_SKIPPED
+    return key_text(openai.get("model")) or "openai"
 
 
 def _spans(

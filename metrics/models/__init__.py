@@ -4,7 +4,9 @@
   Dror 2025), as the authors' reference code computes it;
 - :func:`ppi_prevalence` / :func:`ppi_mean`: prediction-powered estimates with PPI++
   intervals (Angelopoulos et al. 2023), equal to ``ppi_py.ppi_mean_ci``;
-- :func:`self_consistency`, :func:`calibration` and :func:`judge_report`: judge diagnostics.
+- :func:`self_consistency`, :func:`calibration` and :func:`judge_report`: judge diagnostics;
+- :func:`group_agreement`: agreement among people, among models and between the two groups
+  (Vanbelle & Albert 2009), each with its bootstrap interval.
 
 Every function takes plain arrays (item ids, coder ids, labels: one annotation per position)
 and returns a frozen dataclass with ``to_json()`` (or a JSON-able dict).
@@ -21,6 +23,14 @@ from metrics.models.alt_test import (
     alt_tests,
     alt_tests_on_data,
     benjamini_yekutieli,
+)
+from metrics.models.groups import (
+    MAX_GROUP_VALUES,
+    GroupAgreement,
+    GroupCoefficient,
+    between_groups_agreement,
+    decompose_between_groups,
+    group_agreement,
 )
 from metrics.models.judge import (
     CalibrationBin,
@@ -45,11 +55,14 @@ from metrics.models.ppi import (
 
 __all__ = [
     "ALT_TEST_SCORINGS",
+    "MAX_GROUP_VALUES",
     "AltTestRefusedError",
     "AltTestResult",
     "CalibrationBin",
     "CalibrationResult",
     "CategoryEstimate",
+    "GroupAgreement",
+    "GroupCoefficient",
     "HumanTest",
     "ModelAgreement",
     "PPIMean",
@@ -59,7 +72,10 @@ __all__ = [
     "alt_tests",
     "alt_tests_on_data",
     "benjamini_yekutieli",
+    "between_groups_agreement",
     "calibration",
+    "decompose_between_groups",
+    "group_agreement",
     "judge_report",
     "model_agreement",
     "ppi_mean",

@@ -15,8 +15,8 @@ from typing import Any, ClassVar
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from studies.models import Question, Round, Study
-from studies.selectors import question_resolve, round_resolve
+from studies.models import Coder, Question, Round, Study
+from studies.selectors import coder_resolve, question_resolve, round_resolve
 
 ID_OR_TEXT_SCHEMA: dict[str, Any] = {
     "oneOf": [{"type": "integer", "minimum": 1}, {"type": "string"}],
@@ -88,5 +88,18 @@ class RoundField(_StudyObjectField):
         return round_resolve(study=study, ref=ref)
 
 
+@extend_schema_field(ID_OR_TEXT_SCHEMA)
+class CoderField(_StudyObjectField):
+    """A coder of the study: its id, or its key."""
+
+    noun = "coder"
+    text_name = "key"
+    unknown_code = "unknown_coder"
+
+    def find(self, *, study: Study, ref: int | str) -> Coder | None:
+        return coder_resolve(study=study, ref=ref)
+
+
 QUESTION_HELP = "The question's id, or its key (digits are an id first, then a key)."
 ROUND_HELP = "The round's id, or its name (digits are an id first, then a name)."
+CODER_HELP = "The coder's id, or its key (digits are an id first, then a key)."

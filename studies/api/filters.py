@@ -11,6 +11,7 @@ from studies.models import (
     ApiToken,
     Category,
     Coder,
+    CoderKind,
     Item,
     LabelKind,
     Membership,
@@ -46,10 +47,11 @@ class CoderFilter(django_filters.FilterSet):
     key = django_filters.CharFilter()
     is_active = django_filters.BooleanFilter()
     username = django_filters.CharFilter(field_name="user__username")
+    kind = django_filters.ChoiceFilter(choices=CoderKind.choices)
 
     class Meta:
         model = Coder
-        fields: ClassVar = ["key", "is_active", "username"]
+        fields: ClassVar = ["key", "is_active", "username", "kind"]
 
 
 class CharInFilter(django_filters.BaseInFilter, django_filters.CharFilter):

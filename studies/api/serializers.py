@@ -15,6 +15,7 @@ from studies.models import (
     BenchmarkScale,
     Category,
     Coder,
+    CoderKind,
     Item,
     ItemImage,
     LabelKind,
@@ -355,8 +356,37 @@ class CoderOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Coder
-        fields = ("id", "key", "name", "username", "is_active", "created_at")
+        fields = (
+            "id",
+            "key",
+            "name",
+            "username",
+            "is_active",
+            "kind",
+            "model_name",
+            "model_version",
+            "prompt_version",
+            "created_at",
+        )
         read_only_fields = fields
+
+
+_KIND_HELP = (
+    "person (default) or model: a model coder's labels are tested against the people's "
+    "(the alternative annotator test, prediction-powered estimates; docs/models.md)."
+)
+_MODEL_HELP = {
+    "model_name": "The model's name (models only; required for them), e.g. gpt-4o.",
+    "model_version": "The model's version or snapshot (models only).",
+    "prompt_version": "The prompt's version (models only); each round records the one it "
+    "was labelled with.",
+}
+
+
+def _model_field(name: str, **kwargs: Any) -> serializers.CharField:
+    return serializers.CharField(
+        max_length=200, required=False, allow_blank=True, help_text=_MODEL_HELP[name], **kwargs
+    )
 
 
 class CoderInputSerializer(serializers.Serializer):
@@ -367,9 +397,15 @@ class CoderInputSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         default=None,
-        help_text="A member of the study to link, by username (managers only).",
+        help_text="A member of the study to link, by username (managers only; people only).",
     )
     is_active = serializers.BooleanField(required=False, default=True)
+    kind = serializers.ChoiceField(
+        choices=CoderKind.choices, required=False, default=CoderKind.PERSON, help_text=_KIND_HELP
+    )
+    model_name = _model_field("model_name", default="")
+    model_version = _model_field("model_version", default="")
+    prompt_version = _model_field("prompt_version", default="")
 
 
 class CoderUpdateInputSerializer(serializers.Serializer):
@@ -382,6 +418,27 @@ class CoderUpdateInputSerializer(serializers.Serializer):
         help_text="A member of the study to link, by username; null unlinks (managers only).",
     )
     is_active = serializers.BooleanField(required=False)
+    kind = serializers.ChoiceField(choices=CoderKind.choices, required=False, help_text=_KIND_HELP)
+    model_name = _model_field("model_name")
+    model_version = _model_field("model_version")
+    prompt_version = _model_field("prompt_version")
+
+
+class ModelRoundVersionOutputSerializer(serializers.Serializer):
+    round = serializers.IntegerField(source="round_id")
+    round_name = serializers.CharField(source="round.name")
+    position = serializers.IntegerField(source="round.position")
+    model_version = serializers.CharField()
+    prompt_version = serializers.CharField()
+    recorded_at = serializers.DateTimeField()
+
+
+class ModelRoundVersionInputSerializer(serializers.Serializer):
+    round = serializers.CharField(
+        max_length=200, help_text="The round: an id or a name (digits are an id first)."
+    )
+    model_version = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    prompt_version = serializers.CharField(max_length=200, required=False, allow_blank=True)
 
 
 class ItemOutputSerializer(serializers.ModelSerializer):

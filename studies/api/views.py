@@ -521,6 +521,41 @@ class CoderViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScoped
         roster.coder_delete(coder=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    @extend_schema(
+        methods=["GET"],
+        summary="A model coder's versions per round",
+        description="The model version and prompt version a model coder labelled each round "
+        "with: recorded from the coder's current ones when the round is first computed, or "
+        "set here. A person has none (an empty list).",
+        responses={200: s.ModelRoundVersionOutputSerializer(many=True)},
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Set a model coder's versions in one round",
+        description="`round` is an id or a name; a version not given keeps the recorded one "
+        "(else the coder's current one). A person coder is a 400 naming `coder`.",
+        request=s.ModelRoundVersionInputSerializer,
+        responses={200: s.ModelRoundVersionOutputSerializer},
+    )
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        pagination_class=None,
+        filterset_class=None,
+        url_path="versions",
+    )
+    def versions(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        coder = self.get_object()
+        if request.method == "GET":
+            entries = selectors.model_round_versions(coder=coder)
+            return Response(s.ModelRoundVersionOutputSerializer(entries, many=True).data)
+        data = self.validated(s.ModelRoundVersionInputSerializer)
+        round_ = selectors.round_resolve(study=self.study, ref=data.pop("round"))
+        if round_ is None:
+            raise exceptions.ValidationError({"round": ["No such round in this study."]})
+        entry = roster.model_round_versions_set(coder=coder, round=round_, **data)
+        return Response(s.ModelRoundVersionOutputSerializer(entry).data)
+
 
 @extend_schema(parameters=[STUDY_PK])
 @extend_schema_view(

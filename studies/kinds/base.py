@@ -46,6 +46,9 @@ class Feature(enum.StrEnum):
     REFERENCE = "reference"
     PLANNING = "planning"
     QUALITY = "quality"
+    #: Model coders' tests: agreement among people, among models and between the groups,
+    #: the alternative annotator test and prediction-powered estimates.
+    MODELS = "models"
 
 
 #: How each feature is named in a refusal ("<kind> questions have no <what>").
@@ -55,6 +58,8 @@ FEATURE_TEXT: Mapping[Feature, str] = {
     Feature.REFERENCE: "results against a reference",
     Feature.PLANNING: "sample-size plan",
     Feature.QUALITY: "coder-quality model",
+    Feature.MODELS: "model-coder tests (the alternative annotator test, prediction-powered "
+    "estimates)",
 }
 
 
@@ -117,6 +122,10 @@ class Kind:
     structured: StructuredValues | None = None
     #: How Label Studio names a result of this kind (``choices``, ``number``, ``labels``, ...).
     label_studio_type: str = "choices"
+    #: How the alternative annotator test scores a label's alignment with the other humans
+    #: (``metrics.models.ALT_TEST_SCORINGS``: ``accuracy`` for one category, ``neg_rmse``
+    #: for a number); None for kinds without :attr:`Feature.MODELS`.
+    model_scoring: str | None = None
 
     @property
     def categorical(self) -> bool:

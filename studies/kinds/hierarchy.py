@@ -13,6 +13,7 @@ KIND = Kind(
     category_tree=True,
     defaults=label_defaults(("alpha", "observed_agreement"), "hierarchy", "tree"),
     reference_distance=("hierarchy", "tree"),
-    features=LABEL_FEATURES,
+    features=LABEL_FEATURES | {Feature.MODELS},
     refusals={Feature.QUALITY: QUALITY_REFUSAL},
+    model_scoring="accuracy",
 )

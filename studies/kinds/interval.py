@@ -13,7 +13,8 @@ KIND = Kind(
     defaults=label_defaults(("alpha",), "interval", "interval"),
     item_decompositions={"interval": ("alpha",)},
     reference_distance=("interval", "interval"),
-    features=LABEL_FEATURES,
+    features=LABEL_FEATURES | {Feature.MODELS},
     refusals={Feature.QUALITY: QUALITY_REFUSAL},
     label_studio_type="number",
+    model_scoring="neg_rmse",
 )

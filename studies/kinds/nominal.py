@@ -21,6 +21,7 @@ KIND = Kind(
         "ordinal": (*UNWEIGHTED, "alpha"),
     },
     reference_distance=("nominal", "nominal"),
-    features=LABEL_FEATURES | {Feature.QUALITY},
+    features=LABEL_FEATURES | {Feature.QUALITY, Feature.MODELS},
     plan_model=True,
+    model_scoring="accuracy",
 )

@@ -24,5 +24,6 @@ KIND = Kind(
     },
     reference_distance=("ordinal", "ordinal"),
     # The quality models treat ordered categories as nominal ones (they have no order).
-    features=LABEL_FEATURES | {Feature.QUALITY},
+    features=LABEL_FEATURES | {Feature.QUALITY, Feature.MODELS},
+    model_scoring="accuracy",
 )

@@ -13,7 +13,8 @@ KIND = Kind(
     lowest_value=0.0,
     defaults=label_defaults(("alpha",), "ratio", "ratio"),
     reference_distance=("ratio", "ratio"),
-    features=LABEL_FEATURES,
+    features=LABEL_FEATURES | {Feature.MODELS},
     refusals={Feature.QUALITY: QUALITY_REFUSAL},
     label_studio_type="number",
+    model_scoring="neg_rmse",
 )

@@ -19,7 +19,17 @@ from django.db import transaction
 
 from studies.exceptions import ConflictError
 from studies.kinds import ValueForm, kinds_of_form
-from studies.models import Annotation, Coder, Item, Membership, Study
+from studies.models import (
+    MODEL_FIELDS,
+    Annotation,
+    Coder,
+    CoderKind,
+    Item,
+    Membership,
+    ModelCoderRound,
+    Round,
+    Study,
+)
 
 
 class RosterErrorCode:
@@ -34,6 +44,8 @@ class RosterErrorCode:
     UNITS_OUTSIDE_EXTENT = "units_outside_extent"
     INCOMPLETE_SIZE = "incomplete_size"
     SIZE_LOCKED = "size_locked"
+    MODEL_LINKED = "model_linked"
+    NOT_A_MODEL = "not_a_model"
 
 
 def extent_errors(begin: Any, end: Any) -> dict[str, ValidationError]:
@@ -129,6 +141,13 @@ def _duplicates(
     return twice | set(existing)
 
 
+def _model_linked() -> ValidationError:
+    return ValidationError(
+        "A model coder cannot be linked to a user account: only people are.",
+        code=RosterErrorCode.MODEL_LINKED,
+    )
+
+
 @transaction.atomic
 def coder_create(
     *,
@@ -137,22 +156,34 @@ def coder_create(
     name: str = "",
     username: str | None = None,
     is_active: bool = True,
+    kind: str = CoderKind.PERSON,
+    model_name: str = "",
+    model_version: str = "",
+    prompt_version: str = "",
 ) -> Coder:
-    return coders_create_bulk(
-        study=study,
-        coders=[{"key": key, "name": name, "username": username, "is_active": is_active}],
-        prefix_errors=False,
-    )[0]
+    spec = {
+        "key": key,
+        "name": name,
+        "username": username,
+        "is_active": is_active,
+        "kind": kind,
+        "model_name": model_name,
+        "model_version": model_version,
+        "prompt_version": prompt_version,
+    }
+    return coders_create_bulk(study=study, coders=[spec], prefix_errors=False)[0]
 
 
 @transaction.atomic
 def coders_create_bulk(
     *, study: Study, coders: Sequence[Mapping[str, Any]], prefix_errors: bool = True
 ) -> list[Coder]:
-    """Create coders from ``{"key", "name"?, "username"?, "is_active"?}`` mappings.
+    """Create coders from ``{"key", "name"?, "username"?, "is_active"?, "kind"?,
+    "model_name"?, "model_version"?, "prompt_version"?}`` mappings.
 
     ``username`` links a member of the study (who may do so is the caller's business: the
-    API lets managers only).
+    API lets managers only); a model coder (``kind`` model) names its model and is linked
+    to no one; a person has no model fields.
     """
     errors: dict[str, ValidationError] = {}
 
@@ -172,7 +203,10 @@ def coders_create_bulk(
             )
         reported.add(key)
         username = spec.get("username")
-        if username and username not in users:
+        kind = spec.get("kind") or CoderKind.PERSON
+        if username and kind == CoderKind.MODEL:
+            errors[attr(index, "username")] = _model_linked()
+        elif username and username not in users:
             errors[attr(index, "username")] = _not_a_member()
         coder = Coder(
             study=study,
@@ -180,6 +214,8 @@ def coders_create_bulk(
             name=spec.get("name") or "",
             user=users.get(username) if username else None,
             is_active=spec.get("is_active", True),
+            kind=kind,
+            **{field: spec.get(field) or "" for field in MODEL_FIELDS},
         )
         try:
             coder.full_clean(validate_unique=False, validate_constraints=False)
@@ -198,13 +234,20 @@ def _exists(model: type[Coder] | type[Item], study: Study, field: str, value: st
 
 @transaction.atomic
 def coder_update(*, coder: Coder, **fields: Any) -> Coder:
-    """Change ``key``, ``name``, ``username`` (a member of the study; None unlinks) or
-    ``is_active``."""
-    unexpected = set(fields) - {"key", "name", "username", "is_active"}
+    """Change ``key``, ``name``, ``username`` (a member of the study; None unlinks),
+    ``is_active``, ``kind`` or a model's ``model_name``, ``model_version`` and
+    ``prompt_version`` (the current ones: the rounds already computed keep theirs,
+    ``ModelCoderRound``)."""
+    unexpected = set(fields) - {"key", "name", "username", "is_active", "kind", *MODEL_FIELDS}
     if unexpected:
         raise TypeError(f"coder_update() got unexpected fields {sorted(unexpected)}")
+    kind = fields.get("kind", coder.kind)
     if "username" in fields:
+        if fields["username"] and kind == CoderKind.MODEL:
+            raise ValidationError({"username": _model_linked()})
         coder.user = _member_by_username(coder.study_id, fields.pop("username"), attr="username")
+    elif kind == CoderKind.MODEL and coder.user_id is not None:
+        raise ValidationError({"kind": _model_linked()})
     if "key" in fields and (
         Coder.objects.filter(study_id=coder.study_id, key=fields["key"])
         .exclude(pk=coder.pk)
@@ -233,6 +276,84 @@ def coder_delete(*, coder: Coder) -> None:
             code=RosterErrorCode.CODER_IN_USE,
         )
     coder.delete()
+
+
+def _model_coder(coder: Coder) -> None:
+    if not coder.is_model:
+        raise ValidationError(
+            {
+                "coder": ValidationError(
+                    "Only model coders (kind model) have a model and prompt version per round.",
+                    code=RosterErrorCode.NOT_A_MODEL,
+                )
+            }
+        )
+
+
+@transaction.atomic
+def model_round_versions_set(
+    *,
+    coder: Coder,
+    round: Round,
+    model_version: str | None = None,
+    prompt_version: str | None = None,
+) -> ModelCoderRound:
+    """Set the versions a model coder labelled ``round`` with (a field not given keeps the
+    recorded one, else the coder's current one)."""
+    _model_coder(coder)
+    if round.study_id != coder.study_id:
+        raise ValidationError({"round": "The round belongs to another study."})
+    entry = ModelCoderRound.objects.filter(coder=coder, round=round).first()
+    if entry is None:
+        entry = ModelCoderRound(
+            coder=coder,
+            round=round,
+            model_version=coder.model_version,
+            prompt_version=coder.prompt_version,
+        )
+    if model_version is not None:
+        entry.model_version = model_version
+    if prompt_version is not None:
+        entry.prompt_version = prompt_version
+    entry.full_clean(validate_unique=False, validate_constraints=False)
+    entry.save()
+    return entry
+
+
+def model_round_versions_record(
+    *, round_ids: Sequence[int], coder_ids: Sequence[int]
+) -> dict[tuple[int, int], ModelCoderRound]:
+    """The versions of every model coder among ``coder_ids`` in each round: those recorded,
+    and for a (coder, round) not yet recorded the coder's current ones, recorded now (a
+    round's first computation fixes them). Keyed ``(coder id, round id)``; people are left
+    out."""
+    models = list(Coder.objects.filter(pk__in=list(coder_ids), kind=CoderKind.MODEL))
+    if not models:
+        return {}
+    found = {
+        (entry.coder_id, entry.round_id): entry
+        for entry in ModelCoderRound.objects.filter(coder__in=models, round_id__in=round_ids)
+    }
+    missing = [
+        ModelCoderRound(
+            coder=coder,
+            round_id=round_id,
+            model_version=coder.model_version,
+            prompt_version=coder.prompt_version,
+        )
+        for coder in models
+        for round_id in round_ids
+        if (coder.pk, round_id) not in found
+    ]
+    if missing:
+        # A concurrent first computation of the same round may record them too: theirs or
+        # ours, they are the coder's current versions either way.
+        ModelCoderRound.objects.bulk_create(missing, ignore_conflicts=True)
+        found = {
+            (entry.coder_id, entry.round_id): entry
+            for entry in ModelCoderRound.objects.filter(coder__in=models, round_id__in=round_ids)
+        }
+    return found
 
 
 @transaction.atomic

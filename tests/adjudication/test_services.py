@@ -276,7 +276,8 @@ def test_the_demo_has_a_gold_round_and_adjudicated_items(
     sentiment = study.questions.get(key="sentiment")
     results = stored(main, sentiment)
     assert results["gold_coder"] == "chen"
-    assert sorted(entry["coder"] for entry in results["coders"]) == ["alice", "bob"]
+    # The people and the model coder, each against the gold coder's labels.
+    assert sorted(entry["coder"] for entry in results["coders"]) == ["alice", "bob", "llm-judge"]
     pilot = stored(study.rounds.get(name="Pilot"), sentiment)
     assert (pilot["gold_coder"], pilot["n_reference_items"]) == (None, 4)
 

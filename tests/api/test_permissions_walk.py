@@ -51,11 +51,17 @@ from connections.services import SECRET_HEADER
 from planning.services import plan_request_create
 from review.models import ReviewEntry
 from review.services import review_rule_set
-from studies.models import Category, ItemImage, LabelKind, Role, SpanUnit
+from studies.models import Category, CoderKind, ItemImage, LabelKind, Role, SpanUnit
 from tests.api.world import MARK, World, build_world
 from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.connections.fake import FakeLabelStudio
-from tests.factories import CategoryFactory, ItemFactory, QuestionFactory, RoundFactory
+from tests.factories import (
+    CategoryFactory,
+    CoderFactory,
+    ItemFactory,
+    QuestionFactory,
+    RoundFactory,
+)
 from tests.image_files import png
 from webhooks.services import webhook_endpoint_create
 
@@ -125,6 +131,8 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/coders/<pk>/"): VIEWER,
     ("PATCH", f"{S}/coders/<pk>/"): ANNOTATOR,
     ("DELETE", f"{S}/coders/<pk>/"): ANNOTATOR,
+    ("GET", f"{S}/coders/<pk>/versions/"): VIEWER,
+    ("POST", f"{S}/coders/<pk>/versions/"): ANNOTATOR,
     ("GET", f"{S}/items/"): VIEWER,
     ("POST", f"{S}/items/"): ANNOTATOR,
     ("POST", f"{S}/items/bulk/"): ANNOTATOR,
@@ -164,6 +172,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/computations/<pk>/"): VIEWER,
     ("GET", f"{S}/history/"): VIEWER,
     ("GET", f"{S}/history/coders/"): VIEWER,
+    ("GET", f"{S}/history/models/"): VIEWER,
     ("GET", f"{S}/comparisons/"): VIEWER,
     ("POST", f"{S}/comparisons/"): ANNOTATOR,
     ("GET", f"{S}/comparisons/<pk>/"): VIEWER,
@@ -225,6 +234,7 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", "/studies/<study_pk>/rounds/<round_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/coders/<coder_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/items/<item_pk>/image"): PAGE_VIEWER,
+    ("GET", "/studies/<study_pk>/models/<coder_pk>/"): PAGE_VIEWER,
     ("GET", "/studies/<study_pk>/plans/"): PAGE_VIEWER,
     ("POST", "/studies/<study_pk>/plans/request/"): PAGE_MANAGER,
     ("GET", f"{R}/results.<fmt>"): PAGE_VIEWER,
@@ -370,9 +380,13 @@ def _extend(world: World) -> dict[str, Any]:
     review_rule_set(question=question, disagreement=True)
     items = None
     computations = []
+    model = CoderFactory(
+        study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test", prompt_version="v1"
+    )
+    coders = [CoderFactory(study=study) for _ in range(3)]
     for n, round_ in enumerate(rounds):
-        table = random_table(3, 12, ("yes", "no"), agree=0.7, seed=n)
-        coders, items = label_round(round_, question, table, items=items)
+        table = random_table(4, 12, ("yes", "no"), agree=0.7, seed=n)
+        _, items = label_round(round_, question, table, items=items, coders=[*coders, model])
         with TestCase.captureOnCommitCallbacks(execute=True):
             result = computation_request(
                 study=study, question=question, rounds=[round_], parameters={"bootstrap": 50}
@@ -416,6 +430,7 @@ def _extend(world: World) -> dict[str, Any]:
         "question": question,
         "rounds": rounds,
         "coder": coders[0],
+        "model": model,
         "computation": computations[0],
         "span": span,
         "document": document,
@@ -535,6 +550,13 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
         ("POST", f"{S}/coders/"): Call(body={"key": "new-coder"}),
         ("POST", f"{S}/coders/bulk/"): Call(body=[{"key": "bulk-1"}, {"key": "bulk-2"}]),
         ("PATCH", f"{S}/coders/<pk>/"): Call(body={"name": "Renamed"}),
+        ("GET", f"{S}/coders/<pk>/versions/"): Call(params={"pk": ids["model"].pk}),
+        ("GET", "/studies/<study_pk>/models/<coder_pk>/"): Call(
+            params={"coder_pk": ids["model"].pk}
+        ),
+        ("POST", f"{S}/coders/<pk>/versions/"): Call(
+            params={"pk": ids["model"].pk}, body={"round": first.pk, "prompt_version": "v2"}
+        ),
         ("POST", f"{S}/items/"): Call(body={"external_id": "new-item"}),
         ("POST", f"{S}/items/bulk/"): Call(body=[{"external_id": "b-1"}, {"external_id": "b-2"}]),
         ("PATCH", f"{S}/items/<pk>/"): Call(body={"text": "Changed"}),

@@ -59,7 +59,7 @@ def test_a_dry_run_shows_the_report_and_writes_nothing(target: ImportStudy) -> N
     )
     assert response.status_code == 200
     assert b"dry run: nothing written" in response.content
-    assert response.context_data["report"].created == 12
+    assert response.context_data["report"].created == 13  # 12 labels, 1 model prediction
     assert db_state(target.study) == before
 
 

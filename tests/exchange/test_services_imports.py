@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
 from studies.exceptions import ConflictError
-from studies.models import Question
+from studies.models import Coder, CoderKind, Question
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 
 pytestmark = pytest.mark.django_db
@@ -40,14 +40,24 @@ def test_label_studio_maps_from_name_onto_questions_and_skips_cancelled(
     assert report.committed
     assert report.rejected == []
     assert report.skipped == {"cancelled annotation": 1}
-    assert report.rows_read == 13  # 12 results + 1 cancelled annotation
-    assert report.annotations == 12
-    assert (report.created, report.updated, report.unchanged) == (12, 0, 0)
+    assert report.rows_read == 14  # 12 results + 1 cancelled annotation + 1 prediction
+    assert report.annotations == 13
+    assert (report.created, report.updated, report.unchanged) == (13, 0, 0)
     assert report.items_created == 2
-    assert report.coders_created == 2  # "10" and "bob@example.org"
+    # "10", "bob@example.org" and the model of the prediction, "sentiment-v3"
+    assert report.coders_created == 3
+    assert report.notes == ["Model predictions kept apart as model coders: sentiment-v3."]
+    model = Coder.objects.get(study=target.study, key="sentiment-v3")
+    assert (model.kind, model.model_name, model.model_version) == (
+        CoderKind.MODEL,
+        "sentiment-v3",
+        "sentiment-v3",
+    )
+    assert Coder.objects.get(study=target.study, key="10").kind == CoderKind.PERSON
     assert stored(target.round, "sentiment") == {
         ("101", "10"): "neutral",
         ("101", "bob@example.org"): "pos",
+        ("101", "sentiment-v3"): "neg",
         ("102", "10"): "neg",
         ("102", "bob@example.org"): "neg",
     }
@@ -62,10 +72,19 @@ def test_label_studio_maps_from_name_onto_questions_and_skips_cancelled(
     assert {q.question: q.created for q in report.questions} == {
         "age": 1,
         "score": 1,
-        "sentiment": 4,
+        "sentiment": 5,
         "taxon": 2,
         "topics": 4,
     }
+
+
+def test_label_studio_predictions_are_skipped_when_asked(target: ImportStudy, actor: Actor) -> None:
+    report = run(target, actor, "label_studio", sample("label_studio.json"), predictions=False)
+    assert report.committed
+    assert report.skipped == {"cancelled annotation": 1, "model prediction (predictions=false)": 1}
+    assert report.annotations == 12
+    assert report.coders_created == 2
+    assert not Coder.objects.filter(study=target.study, kind=CoderKind.MODEL).exists()
 
 
 def test_label_studio_reimport_reports_everything_unchanged(
@@ -75,7 +94,7 @@ def test_label_studio_reimport_reports_everything_unchanged(
     before = db_state(target.study)
     report = run(target, actor, "label_studio", sample("label_studio.json"))
     assert report.committed
-    assert (report.created, report.updated, report.unchanged) == (0, 0, 12)
+    assert (report.created, report.updated, report.unchanged) == (0, 0, 13)
     assert db_state(target.study) == before
 
 
@@ -479,7 +498,7 @@ def test_dry_run_reports_what_would_happen_and_writes_nothing(
     report = run(target, actor, "label_studio", sample("label_studio.json"), dry_run=True)
     assert report.dry_run
     assert not report.committed
-    assert (report.created, report.items_created, report.coders_created) == (12, 2, 2)
+    assert (report.created, report.items_created, report.coders_created) == (13, 2, 3)
     assert db_state(target.study) == before
 
 

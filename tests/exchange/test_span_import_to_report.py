@@ -86,7 +86,9 @@ def test_three_tools_exports_compute_report_and_track_span_agreement(
         ("Round 3", "prodigy_ner.jsonl", None, "prodigy", PRODIGY_CODERS),
     ]
     for round_name, name, data, file_format, coders in imports:
-        extra = {"coder_map": coders} if coders else {}
+        # The people's units only: the Label Studio file's model prediction would be a
+        # third (model) coder the other tools' files do not have.
+        extra = {"coder_map": coders, "predictions": "false"} if coders else {}
         response = post(
             annotator_client, target, name, data, format=file_format, question="mentions",
             document_key="doc", round=round_name, **extra,

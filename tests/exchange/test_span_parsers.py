@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from exchange.formats import FORMATS, MalformedFileError, ParsedFile, ParseOptions
+from exchange.formats.base import ModelCoderSpec
 from tests.exchange.conftest import sample
 
 Span = tuple[str, str, str, int | None, int | None, str | None, str | None]
@@ -49,6 +50,8 @@ def test_label_studio_labels_are_units_of_the_task_and_an_empty_result_is_nothin
         ("task 1, annotation 101, result a12", "1", "1", 33, 39, "LOC", "label"),
         ("task 1, annotation 102, result b10", "1", "2", 0, 13, "PER", "label"),
         ("task 1, annotation 102, result b11", "1", "2", 22, 29, "LOC", "label"),
+        # the model's prediction, its coder the model_version (a model coder)
+        ("task 1, prediction 5, result p1", "1", "ner-v1", 0, 6, "PER", "label"),
         ("task 2, annotation 103", "2", "1", None, None, None, "label"),
         ("task 2, annotation 104", "2", "2", None, None, None, "label"),
         ("task 3, annotation 105, result a30", "3", "1", 0, 5, "ORG", "label"),
@@ -61,9 +64,16 @@ def test_label_studio_labels_are_units_of_the_task_and_an_empty_result_is_nothin
         ("task 3, annotation 106, result b33", "3", "2", 35, 41, "LOC", "label"),
     ]
     assert {key: doc.text for key, doc in parsed.documents.items()} == {"1": D1, "2": D2, "3": D3}
-    assert parsed.skipped == {"cancelled annotation": 1}  # predictions are not read
+    assert parsed.skipped == {"cancelled annotation": 1}
+    assert parsed.model_coders == {"ner-v1": ModelCoderSpec("ner-v1", "ner-v1")}
     assert parsed.rows == []
     assert parsed.rejected == []
+    without = parse("label_studio", sample("label_studio_ner.json"), predictions=False)
+    assert [s for s in spans(without) if s[2] == "ner-v1"] == []
+    assert without.skipped == {
+        "cancelled annotation": 1,
+        "model prediction (predictions=false)": 1,
+    }
 
 
 def test_label_studio_document_key_text_or_a_data_field() -> None:

@@ -35,13 +35,30 @@ def test_a_multipart_upload_imports_and_answers_the_report(
     body = response.json()
     assert body["committed"] is True
     assert body["format"] == "label_studio"
-    assert (body["rows_read"], body["annotations"]) == (13, 12)
-    assert (body["created"], body["updated"], body["unchanged"]) == (12, 0, 0)
+    # The prediction of model "sentiment-v3" is one more annotation, of a model coder.
+    assert (body["rows_read"], body["annotations"]) == (14, 13)
+    assert (body["created"], body["updated"], body["unchanged"]) == (13, 0, 0)
     assert body["skipped"] == {"cancelled annotation": 1}
+    assert body["notes"] == ["Model predictions kept apart as model coders: sentiment-v3."]
     assert body["rejected"] == []
     assert {q["question"] for q in body["questions"]} == {
         "age", "score", "sentiment", "taxon", "topics",
     }  # fmt: skip
+
+
+def test_predictions_false_skips_the_model_predictions(
+    annotator_client: APIClient, target: ImportStudy
+) -> None:
+    response = upload(
+        annotator_client, target, "label_studio.json", format="label_studio", predictions="false"
+    )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["created"] == 12
+    assert body["skipped"] == {
+        "cancelled annotation": 1,
+        "model prediction (predictions=false)": 1,
+    }
 
 
 def test_a_raw_body_with_options_in_the_query_string_imports(

@@ -65,14 +65,17 @@ def test_label_studio_ner_export_gives_units_per_task_and_coder(
 ) -> None:
     response = post(
         annotator_client, target, "label_studio_ner.json", format="label_studio",
-        question="mentions", coder_map=LABEL_STUDIO_CODERS,
+        question="mentions", coder_map=LABEL_STUDIO_CODERS, predictions="false",
     )  # fmt: skip
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["committed"] is True
     assert (body["created"], body["items_created"], body["coders_created"]) == (6, 3, 0)
     assert body["annotations"] == 13  # units
-    assert body["skipped"] == {"cancelled annotation": 1}
+    assert body["skipped"] == {
+        "cancelled annotation": 1,
+        "model prediction (predictions=false)": 1,
+    }
     assert body["spans"] == [
         {
             "question": "mentions",
@@ -163,6 +166,7 @@ def test_label_studio_doccano_and_prodigy_exports_of_the_same_documents_agree(
     first = post(
         annotator_client, target, "label_studio_ner.json", format="label_studio",
         question="mentions", document_key="doc", coder_map=LABEL_STUDIO_CODERS,
+        predictions="false",  # the people's units only: the other tools have no model
     )  # fmt: skip
     assert first.status_code == 200, first.json()
     assert first.json()["created"] == 6

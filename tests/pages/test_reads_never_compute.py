@@ -43,6 +43,9 @@ ENGINE_STEPS = (
     "span_report",
     "span_decompositions",
     "decomposition_rows",
+    "model_groups",
+    "model_alt_test",
+    "model_ppi",
 )
 #: Reading a stored value in words is what pages do with the library; nothing else.
 METRICS_ALLOWED_MODULES = ("metrics.uncertainty.interpretation",)

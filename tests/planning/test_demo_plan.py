@@ -25,7 +25,9 @@ def test_the_demo_stores_plans_for_the_next_round_and_fills_the_review_queue(
     assert sentiment.status == PlanStatus.DONE, sentiment.error
     assert sentiment.pilot_round is not None
     assert sentiment.pilot_round.name == "Main"
-    # The Main round's sentiment labels written as CSV (item,coder,label) and planned by
+    # The plan is the people's: the demo's model coder (and its sixty posts of its own) is
+    # left out of the pilot. The Main round's people's sentiment labels written as CSV
+    # (item,coder,label) and planned by
     # ``python -m metrics plan main.csv --domain positive,neutral,negative --target 0.3
     # --power 0.8``: "131 items ... probability 0.802 ... alpha of the pilot 0.4476"
     # (docs/references.md#server-plan-pilot).

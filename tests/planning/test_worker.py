@@ -21,7 +21,9 @@ from django.test import TestCase
 
 from planning.models import PlanRequest, PlanStatus
 from planning.services import plan_claim, plan_request_create, plan_run, plans_sweep
-from tests.factories import RoundFactory, StudyFactory
+from studies.models import CoderKind
+from tests.computations.helpers import label_round
+from tests.factories import CoderFactory, ItemFactory, RoundFactory, StudyFactory
 from tests.planning.pilot import pilot_round
 
 pytestmark = pytest.mark.django_db
@@ -65,6 +67,18 @@ def test_the_worker_stores_the_plan_of_the_pilots_design(pilot: tuple[Any, Any, 
     assert result["pilot"]["category_shares"] == pytest.approx(
         {"a": 62 / 180, "b": 50 / 180, "c": 68 / 180}
     )
+
+
+def test_a_model_coder_is_left_out_of_the_pilot(pilot: tuple[Any, Any, Any]) -> None:
+    """The same plan as the people's alone (173 items, above), whatever a model labelled."""
+    study, round_, question = pilot
+    model = CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt")
+    items = [ItemFactory(study=study, external_id=f"extra-{u}") for u in range(20)]
+    label_round(round_, question, [["a"] * 20], coders=[model], items=items)
+    plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
+    assert plan.status == PlanStatus.DONE, plan.error
+    assert plan.recommended_items == 173
+    assert (plan.result["pilot"]["n_items"], plan.result["pilot"]["n_coders"]) == (60, 3)
 
 
 def test_other_designs_use_the_model_fitted_to_the_pilot(pilot: tuple[Any, Any, Any]) -> None:

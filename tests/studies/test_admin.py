@@ -16,7 +16,9 @@ from studies.models import (
     ApiToken,
     Category,
     Coder,
+    CoderKind,
     LabelKind,
+    ModelCoderRound,
     Role,
     Round,
     RoundStatus,
@@ -411,3 +413,36 @@ def test_studies_are_deleted_in_bulk_from_the_list(
          "post": "yes"},
     )  # fmt: skip
     assert not Study.objects.exists()
+
+
+def test_a_model_coder_is_edited_with_its_versions_per_round(admin_client: Client) -> None:
+    study = StudyFactory()
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    coder = CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt")
+    ModelCoderRound.objects.create(coder=coder, round=round_, prompt_version="v1")
+    url = reverse("admin:studies_coder_change", args=[coder.pk])
+    page = admin_client.get(url)
+    assert page.status_code == 200
+    assert b"Model coder" in page.content
+    data = {
+        "study": study.pk,
+        "key": "llm",
+        "name": "",
+        "is_active": "on",
+        "kind": CoderKind.MODEL,
+        "model_name": "",
+        "model_version": "",
+        "prompt_version": "v2",
+        "round_versions-TOTAL_FORMS": 0,
+        "round_versions-INITIAL_FORMS": 0,
+        "round_versions-MIN_NUM_FORMS": 0,
+        "round_versions-MAX_NUM_FORMS": 1000,
+    }
+    refused = admin_client.post(url, data)
+    assert refused.status_code == 200
+    assert b"A model coder needs the model&#x27;s name (model_name)." in refused.content
+    saved = admin_client.post(url, {**data, "model_name": "gpt-4o"})
+    assert saved.status_code == 302
+    coder.refresh_from_db()
+    assert (coder.model_name, coder.prompt_version) == ("gpt-4o", "v2")
+    assert ModelCoderRound.objects.get(coder=coder).prompt_version == "v1"

@@ -1,0 +1,337 @@
+"""Model coders on the pages: the round report's section and the model page.
+
+Everything shown was stored by a worker (``results["model_coders"]``, see
+``computations/model_coders.py``); this module only reads it and words it for a team lead
+who has not read the paper: whether the model passes the alternative annotator test against
+the study's people, why not, and what its labels say about each category's share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models.fields.json import KeyTransform
+from django.urls import reverse
+
+from computations.models import Computation
+from computations.selectors import model_history
+from pages import charts
+from pages.selectors import CoefficientHistory, Point, Series
+from studies.kinds import Feature
+from studies.models import Coder, Question, Round, Study
+
+# -- wording -----------------------------------------------------------------------------------
+
+
+def short(value: float | None) -> str:
+    """A figure in a sentence: up to three significant decimals, no trailing zeros."""
+    if value is None:
+        return "—"
+    return format(round(float(value), 3), "g")
+
+
+def model_label(entry: Mapping[str, Any]) -> str:
+    """``llm (gpt-4o, prompt v2)``: the coder key, with the model's name and prompt version."""
+    details = [str(entry.get("model_name") or "")]
+    if entry.get("prompt_version"):
+        details.append(f"prompt {entry['prompt_version']}")
+    inside = ", ".join(d for d in details if d)
+    return f"{entry.get('key')} ({inside})" if inside else str(entry.get("key"))
+
+
+def verdict(entry: Mapping[str, Any]) -> str:
+    """The alternative annotator test in one sentence: pass, fail and why, or why it did not
+    run."""
+    test = entry.get("alt_test") or {}
+    name = model_label(entry)
+    if "refused" in test:
+        return f"The alternative annotator test of model {name} did not run: {test['refused']}"
+    n = int(test.get("n_humans") or 0)
+    coders = f"your {n} coder{'s' if n != 1 else ''}"
+    figures = f"winning rate {short(test.get('winning_rate'))}, ε = {short(test.get('epsilon'))}"
+    if test.get("passed"):
+        return f"Model {name} passes the alternative annotator test against {coders} ({figures})."
+    wins = sum(1 for human in test.get("humans") or [] if human.get("rejected"))
+    return (
+        f"Model {name} does not pass the alternative annotator test against {coders} "
+        f"({figures}): it is shown to be at least as good as {wins} of them, up to ε, and "
+        "needs at least half."
+    )
+
+
+def advantage_text(entry: Mapping[str, Any]) -> str | None:
+    """What the advantage probability means, with its value."""
+    test = entry.get("alt_test") or {}
+    value = test.get("advantage_probability")
+    if value is None:
+        return None
+    return (
+        f"Advantage probability {short(value)}: averaged over your coders, on "
+        f"{round(100 * float(value))}% of the items the model agreed with the other coders at "
+        "least as well as the coder it would replace. It ranks models and prompts (higher is "
+        "better), pass or not."
+    )
+
+
+# -- the round report's section -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    group: str
+    title: str
+    coefficient: str
+    value: float | None
+    low: float | None
+    high: float | None
+    n_coders: int
+    n_items: int
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    key: str
+    name: str
+    url: str
+    verdict: str
+    advantage: str | None
+
+
+@dataclass
+class ModelCodersSection:
+    """The stored model-coder results of one computation, ready for the round report."""
+
+    skipped: str | None = None
+    people: list[str] = field(default_factory=list)
+    groups: list[GroupRow] = field(default_factory=list)
+    distance: str = ""
+    confidence: float | None = None
+    models: list[ModelSummary] = field(default_factory=list)
+
+
+GROUP_TITLES = {
+    "people": "Among people",
+    "models": "Among models",
+    "between": "Between people and models",
+}
+GROUP_COEFFICIENTS = {
+    "alpha": "Krippendorff's alpha",
+    "between_groups_kappa": "Vanbelle & Albert's κ between groups",
+}
+
+
+def model_coders_section(
+    *, study: Study, results: Mapping[str, Any] | None
+) -> ModelCodersSection | None:
+    """The round report's model-coder section, or None when the computation had no model
+    coder."""
+    stored = (results or {}).get("model_coders")
+    if not stored:
+        return None
+    if "skipped" in stored:
+        return ModelCodersSection(skipped=str(stored["skipped"]))
+    groups = stored.get("groups") or {}
+    rows = []
+    for group in ("people", "models", "between"):
+        entry = groups.get(group) or {}
+        ci = entry.get("ci") or [None, None]
+        rows.append(
+            GroupRow(
+                group=group,
+                title=GROUP_TITLES[group],
+                coefficient=GROUP_COEFFICIENTS.get(entry.get("coefficient", ""), ""),
+                value=entry.get("value"),
+                low=ci[0],
+                high=ci[1],
+                n_coders=int(entry.get("n_coders") or 0),
+                n_items=int(entry.get("n_items") or 0),
+                reason=entry.get("reason") or entry.get("note"),
+            )
+        )
+    models = [
+        ModelSummary(
+            key=str(entry.get("key")),
+            name=model_label(entry),
+            url=reverse("pages:model-detail", args=[study.pk, entry["coder"]]),
+            verdict=verdict(entry),
+            advantage=advantage_text(entry),
+        )
+        for entry in stored.get("per_model") or []
+    ]
+    return ModelCodersSection(
+        people=list(stored.get("people") or []),
+        groups=rows,
+        distance=str(groups.get("distance") or ""),
+        confidence=(stored.get("settings") or {}).get("confidence"),
+        models=models,
+    )
+
+
+# -- the model page ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    coder: str
+    n_items: int
+    advantage: float | None
+    person_advantage: float | None
+    p_value: float | None
+    rejected: bool
+
+
+@dataclass(frozen=True)
+class EstimateRow:
+    label: str
+    estimate: float | None
+    low: float | None
+    high: float | None
+    classical: float | None
+    classical_low: float | None
+    classical_high: float | None
+    naive: float | None
+    lam: float | None
+
+
+@dataclass
+class ModelQuestion:
+    """One question's results of a model: the latest round's in detail, and the history."""
+
+    question: Question
+    round_name: str | None = None
+    verdict: str | None = None
+    advantage: str | None = None
+    people: list[PersonRow] = field(default_factory=list)
+    excluded: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    estimates: list[EstimateRow] = field(default_factory=list)
+    estimates_what: str = "prevalence"
+    estimates_refused: str | None = None
+    n_labelled: int | None = None
+    n_unlabelled: int | None = None
+    confidence: float | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    chart: Any = None
+    refusal: str | None = None
+
+
+def _latest_entry(computation_id: int, coder_id: int) -> Mapping[str, Any] | None:
+    stored: dict[str, Any] = (
+        Computation.objects.filter(pk=computation_id)
+        .annotate(models=KeyTransform("model_coders", "results"))
+        .values_list("models", flat=True)
+        .first()
+    ) or {}
+    for entry in stored.get("per_model") or []:
+        if entry.get("coder") == coder_id:
+            return dict(entry, settings=stored.get("settings") or {})
+    return None
+
+
+def _question_detail(
+    question: Question, coder: Coder, points: Sequence[dict[str, Any]]
+) -> ModelQuestion:
+    detail = ModelQuestion(question=question, history=list(points))
+    if not question.label_kind.supports(Feature.MODELS):
+        try:
+            question.label_kind.require(Feature.MODELS)
+        except ValueError as refusal:
+            detail.refusal = str(refusal)
+        return detail
+    if not points:
+        return detail
+    latest = points[-1]
+    entry = _latest_entry(int(latest["computation"]), coder.pk)
+    if entry is None:
+        return detail
+    detail.round_name = str(latest["round_name"])
+    detail.verdict = verdict(entry)
+    detail.advantage = advantage_text(entry)
+    test = entry.get("alt_test") or {}
+    detail.people = [
+        PersonRow(
+            coder=str(row.get("coder")),
+            n_items=int(row.get("n_items") or 0),
+            advantage=row.get("advantage_probability"),
+            person_advantage=row.get("human_advantage_probability"),
+            p_value=row.get("p_value"),
+            rejected=bool(row.get("rejected")),
+        )
+        for row in test.get("humans") or []
+    ]
+    detail.excluded = dict(test.get("excluded_humans") or {})
+    detail.notes = list(test.get("notes") or [])
+    ppi = entry.get("ppi") or {}
+    if "refused" in ppi:
+        detail.estimates_refused = str(ppi["refused"])
+    else:
+        detail.estimates_what = str(ppi.get("what") or "prevalence")
+        detail.n_labelled = ppi.get("n_labelled")
+        detail.n_unlabelled = ppi.get("n_unlabelled")
+        detail.confidence = ppi.get("confidence")
+        for row in ppi.get("estimates") or []:
+            ci = row.get("ci") or [None, None]
+            classical = row.get("classical_ci") or [None, None]
+            detail.estimates.append(
+                EstimateRow(
+                    label=str(row.get("label")),
+                    estimate=row.get("estimate"),
+                    low=ci[0],
+                    high=ci[1],
+                    classical=row.get("classical_estimate"),
+                    classical_low=classical[0],
+                    classical_high=classical[1],
+                    naive=row.get("naive"),
+                    lam=row.get("lambda"),
+                )
+            )
+    return detail
+
+
+def _advantage_chart(
+    detail: ModelQuestion, coder: Coder, rounds: Sequence[Round], *, chart_id: str
+) -> Any:
+    by_round = {point["round_name"]: point for point in detail.history}
+    points = [
+        Point(
+            r.name,
+            (by_round.get(r.name) or {}).get("advantage_probability"),
+            None,
+            None,
+        )
+        for r in rounds
+    ]
+    history = CoefficientHistory(
+        coefficient="advantage_probability",
+        name="Advantage probability",
+        rounds=[r.name for r in rounds],
+        series=[Series(coder.key, points)],
+        bands=False,
+    )
+    return charts.history_chart(
+        history,
+        chart_id=chart_id,
+        desc=f"The advantage probability of model {coder.key} on question "
+        f"{detail.question.key} in each round; the table beside the chart lists the same "
+        "numbers with each round's prompt version.",
+    )
+
+
+def model_page(*, study: Study, coder: Coder) -> list[ModelQuestion]:
+    """Per question: the model's latest stored result in detail, and its history."""
+    history = model_history(study=study, coder_id=coder.pk)
+    series: dict[int, list[dict[str, Any]]] = {}
+    for entry in history["questions"]:
+        for model in entry["models"]:
+            series[entry["question"]] = list(model["rounds"])
+    rounds = list(Round.objects.filter(study=study).order_by("position"))
+    out = []
+    for question in Question.objects.filter(study=study).order_by("position", "id"):
+        detail = _question_detail(question, coder, series.get(question.pk, []))
+        if detail.history:
+            detail.chart = _advantage_chart(detail, coder, rounds, chart_id=f"model-q{question.pk}")
+        out.append(detail)
+    return out

@@ -1,0 +1,316 @@
+"""The model-coder step of a round's computation (computations/model_coders.py), stored in
+``results["model_coders"]``.
+
+Every stored number is compared with the library (``metrics.models``) or ppi-python run in the
+test on the same annotations, read independently of the server (the long lists the round was
+built from), never with the server's own arrays.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+import pytest
+from django.core.exceptions import ValidationError
+from django.test import override_settings
+
+from computations.models import ComputationScope
+from computations.services import computation_parameters, computation_request
+from metrics import ReliabilityData
+from metrics.models import alt_test, group_agreement, ppi_mean
+from studies.models import CoderKind, LabelKind, ModelCoderRound
+from tests.computations.helpers import label_round, nominal_question
+from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
+from tests.factories import CoderFactory, ItemFactory, QuestionFactory, RoundFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def compute(
+    study: Any, question: Any, round_: Any, capture: Any, **parameters: Any
+) -> dict[str, Any]:
+    with capture(execute=True):
+        result = computation_request(
+            study=study, question=question, scope=ComputationScope.ROUND, rounds=[round_],
+            parameters={"bootstrap": 200, **parameters},
+        )  # fmt: skip
+    computation = result.computation
+    computation.refresh_from_db()
+    assert computation.status == "done", computation.error
+    return dict(computation.results)
+
+
+def soft_labels(data: ModelRound, codes: tuple[str, ...]) -> tuple[Any, ...]:
+    """Per item: the people's share of each code, and the model's code (by external id)."""
+    people: dict[str, list[str]] = defaultdict(list)
+    model: dict[str, str] = {}
+    for item, coder, label in zip(data.item_ids, data.coder_keys, data.labels, strict=True):
+        if coder == data.model.key:
+            model[item] = label
+        else:
+            people[item].append(label)
+    labelled = sorted(i for i in model if i in people)
+    unlabelled = sorted(i for i in model if i not in people)
+    shares = {
+        code: np.array([people[i].count(code) / len(people[i]) for i in labelled]) for code in codes
+    }
+    return labelled, unlabelled, shares, model
+
+
+def test_a_round_with_a_model_stores_groups_alt_test_and_ppi_as_the_library_gives_them(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    codes = ("a", "b", "c")
+    question = nominal_question(study, codes=codes)
+    data = model_round(study, question, codes=codes)
+    stored = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]
+    assert stored["people"] == list(PEOPLE)
+    assert stored["models"] == ["llm"]
+    assert stored["settings"] == {
+        "epsilon": 0.2,
+        "alt_test_alpha": 0.05,
+        "scoring": "accuracy",
+        "min_people": 3,
+        "confidence": 0.95,
+    }
+    reliability = ReliabilityData.from_long(
+        data.item_ids, data.coder_keys, data.labels, domain=codes
+    )
+    groups = group_agreement(
+        reliability, first=list(PEOPLE), second=["llm"], replicates=200, seed=0
+    )
+    for name, expected in (("people", groups.first), ("between", groups.between)):
+        entry = stored["groups"][name]
+        assert entry["value"] == pytest.approx(expected.value, abs=1e-12)
+        assert entry["ci"] == pytest.approx(list(expected.ci), abs=1e-12)
+        assert entry["n_items"] == expected.n_items
+    assert stored["groups"]["models"]["value"] is None
+    assert stored["groups"]["models"]["reason"] == (
+        "Agreement among a group needs at least two coders; there is 1."
+    )
+
+    (model,) = stored["per_model"]
+    assert {k: model[k] for k in ("key", "model_name", "model_version", "prompt_version")} == {
+        "key": "llm",
+        "model_name": "gpt-test",
+        "model_version": "2025-01",
+        "prompt_version": "v1",
+    }
+    expected_test = alt_test(
+        data.item_ids, data.coder_keys, data.labels, model="llm", humans=list(PEOPLE)
+    )
+    test = model["alt_test"]
+    assert test["winning_rate"] == expected_test.winning_rate
+    assert test["advantage_probability"] == pytest.approx(expected_test.advantage_probability)
+    assert test["passed"] is expected_test.passed
+    assert test["n_humans"] == 4
+    assert test["n_items"] == 60
+    assert test["excluded_items"] == {
+        "labelled by 0 humans, fewer than min_humans_per_item (2)": 40
+    }
+    for row in test["humans"]:
+        human = expected_test.human(row["coder"])
+        assert row["p_value"] == pytest.approx(human.p_value, abs=1e-12)
+        assert row["rejected"] is human.rejected
+        assert row["advantage_probability"] == pytest.approx(human.advantage_probability)
+
+    labelled, unlabelled, shares, labels = soft_labels(data, codes)
+    ppi = model["ppi"]
+    assert (ppi["n_labelled"], ppi["n_unlabelled"], ppi["what"]) == (60, 40, "prevalence")
+    ppi_py = pytest.importorskip("ppi_py")
+    for row in ppi["estimates"]:
+        code = row["label"]
+        y = shares[code]
+        yhat = np.array([labels[i] == code for i in labelled], dtype=float)
+        unl = np.array([labels[i] == code for i in unlabelled], dtype=float)
+        assert row["estimate"] == pytest.approx(
+            float(ppi_py.ppi_mean_pointestimate(y, yhat, unl)[0]), abs=1e-9
+        )
+        low, high = ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05)
+        assert row["ci"] == pytest.approx([float(low[0]), float(high[0])], abs=1e-9)
+        c_low, c_high = ppi_py.classical_mean_ci(y, alpha=0.05)
+        assert row["classical_ci"] == pytest.approx([float(c_low), float(c_high)], abs=1e-9)
+        assert row["naive"] == pytest.approx((yhat.sum() + unl.sum()) / 100)
+
+
+def test_coder_quality_is_the_peoples(study: Any, django_capture_on_commit_callbacks: Any) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    quality = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "coder_quality"
+    ]
+    assert sorted(quality["mace"]["coders"]) == list(PEOPLE)
+    assert quality["n_annotations"] == 4 * 60
+
+
+def test_the_versions_of_the_round_are_recorded_at_its_first_computation(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    compute(study, question, data.round, django_capture_on_commit_callbacks)
+    data.model.prompt_version = "v2"
+    data.model.save()
+    recorded = ModelCoderRound.objects.get(coder=data.model, round=data.round)
+    assert recorded.prompt_version == "v1"
+    stored = compute(study, question, data.round, django_capture_on_commit_callbacks, bootstrap=100)
+    assert stored["model_coders"]["per_model"][0]["prompt_version"] == "v1"
+
+
+def test_numbers_use_the_negative_rmse_and_a_ppi_mean(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = QuestionFactory(study=study, kind=LabelKind.INTERVAL)
+    data = model_round(study, question, codes=(1.0, 2.0, 3.0, 4.0, 5.0), people_agree=0.6)
+    stored = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]
+    assert stored["settings"]["scoring"] == "neg_rmse"
+    expected = alt_test(
+        data.item_ids,
+        data.coder_keys,
+        data.labels,
+        model="llm",
+        humans=list(PEOPLE),
+        scoring="neg_rmse",
+    )
+    model = stored["per_model"][0]
+    assert model["alt_test"]["advantage_probability"] == pytest.approx(
+        expected.advantage_probability
+    )
+    assert model["alt_test"]["winning_rate"] == expected.winning_rate
+    people: dict[str, list[float]] = defaultdict(list)
+    predicted: dict[str, float] = {}
+    for item, coder, label in zip(data.item_ids, data.coder_keys, data.labels, strict=True):
+        (predicted.__setitem__(item, label) if coder == "llm" else people[item].append(label))
+    labelled = sorted(i for i in predicted if i in people)
+    unlabelled = sorted(i for i in predicted if i not in people)
+    mean = ppi_mean(
+        [np.mean(people[i]) for i in labelled],
+        [predicted[i] for i in labelled],
+        [predicted[i] for i in unlabelled],
+    )
+    (row,) = model["ppi"]["estimates"]
+    assert row["label"] == "mean"
+    assert row["estimate"] == pytest.approx(mean.estimate, abs=1e-12)
+    assert row["ci"] == pytest.approx(list(mean.ci), abs=1e-12)
+    distance_groups = group_agreement(
+        ReliabilityData.from_long(data.item_ids, data.coder_keys, data.labels),
+        first=list(PEOPLE),
+        second=["llm"],
+        distance="interval",
+        replicates=200,
+    )
+    assert stored["groups"]["between"]["value"] == pytest.approx(
+        distance_groups.between.value, abs=1e-12
+    )
+
+
+def test_fewer_than_three_people_store_the_reason(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question, people=("ann", "bob"))
+    model = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]["per_model"][0]
+    assert model["alt_test"] == {
+        "refused": "The alternative annotator test needs at least 3 people (person coders) "
+        "in the round; it has 2 (ann, bob)."
+    }
+    assert "estimates" in model["ppi"]
+
+
+def test_two_models_get_agreement_among_models_and_one_test_each(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    other = CoderFactory(study=study, key="claude", kind=CoderKind.MODEL, model_name="c")
+    label_round(
+        data.round, question, [[data.labels[-100 + u] for u in range(100)]], coders=[other],
+        items=data.items,
+    )  # fmt: skip
+    stored = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]
+    assert stored["models"] == ["claude", "llm"]
+    assert [m["key"] for m in stored["per_model"]] == ["claude", "llm"]
+    assert stored["groups"]["models"]["value"] == pytest.approx(1.0)
+    # Each model is tested against the people only, never against the other model.
+    assert {row["coder"] for row in stored["per_model"][0]["alt_test"]["humans"]} == set(PEOPLE)
+
+
+def test_a_computation_split_by_items_says_why_there_are_no_model_tests(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question, n_items=20, model_only=10)
+    with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=40):
+        stored = compute(
+            study, question, data.round, django_capture_on_commit_callbacks, bootstrap=0
+        )
+    assert stored["item_chunks"]["split"] is True
+    assert stored["model_coders"] == {
+        "skipped": "Not computed for a computation split by items (more annotations than "
+        "AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every annotation on one worker."
+    }
+
+
+def test_a_round_without_models_stores_nothing_new(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    round_ = RoundFactory(study=study, position=1)
+    label_round(round_, question, [list("abcab"), list("abcaa")])
+    assert "model_coders" not in compute(
+        study, question, round_, django_capture_on_commit_callbacks
+    )
+
+
+def test_a_kind_without_model_tests_says_so(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study, codes=("a", "b"), kind=LabelKind.SET)
+    round_ = RoundFactory(study=study, position=1)
+    model = CoderFactory(study=study, key="m", kind=CoderKind.MODEL, model_name="m")
+    items = [ItemFactory(study=study) for _ in range(4)]
+    label_round(round_, question, [["a", "b", "a|b", "a"]] * 2, items=items)
+    label_round(round_, question, [["a", "b", "a", "a"]], coders=[model], items=items)
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks)
+    assert stored["model_coders"] == {
+        "skipped": "Set questions have no model-coder tests (the alternative annotator test, "
+        "prediction-powered estimates)."
+    }
+
+
+def test_epsilon_is_a_checked_parameter_joining_only_when_given(study: Any) -> None:
+    question = nominal_question(study)
+    assert "epsilon" not in computation_parameters(question=question, given={})
+    params = computation_parameters(question=question, given={"epsilon": 0.1})
+    assert params["epsilon"] == 0.1
+    with pytest.raises(ValidationError) as refused:
+        computation_parameters(question=question, given={"epsilon": 1.5, "alt_test_alpha": 0})
+    assert set(refused.value.message_dict) == {"epsilon", "alt_test_alpha"}
+    span = QuestionFactory(study=study, kind=LabelKind.SPAN)
+    with pytest.raises(ValidationError) as refused:
+        computation_parameters(question=span, given={"epsilon": 0.1})
+    assert refused.value.message_dict == {"epsilon": ["Span questions have no model-coder tests."]}
+
+
+def test_a_smaller_epsilon_is_used(study: Any, django_capture_on_commit_callbacks: Any) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    stored = compute(study, question, data.round, django_capture_on_commit_callbacks, epsilon=0.1)[
+        "model_coders"
+    ]
+    expected = alt_test(
+        data.item_ids, data.coder_keys, data.labels, model="llm", epsilon=0.1, humans=list(PEOPLE)
+    )
+    assert stored["settings"]["epsilon"] == 0.1
+    assert stored["per_model"][0]["alt_test"]["epsilon"] == 0.1
+    assert stored["per_model"][0]["alt_test"]["winning_rate"] == expected.winning_rate

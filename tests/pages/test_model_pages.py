@@ -1,0 +1,192 @@
+"""Model coders on the pages: the round report's "Model coders" section and the model page.
+
+Rounds are computed for real (eager Celery). The sentences are asserted literally; the
+figures in them and in the tables are checked against ``metrics.models`` (and ppi-python)
+run here on the annotations the round was built from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from html import unescape
+from typing import Any
+
+import numpy as np
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from metrics import ReliabilityData
+from metrics.models import alt_test, group_agreement, ppi_mean
+from studies.models import Study
+from tests.computations.helpers import nominal_question
+from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
+from tests.pages.conftest import compute
+
+pytestmark = pytest.mark.django_db
+
+
+def text(html: str) -> str:
+    """The page's text, tags removed and spaces collapsed."""
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+def cells(html: str, row_attr: str, value: str, cls: str) -> str:
+    """The text of the ``td.cls`` cell in the table row ``data-row_attr="value"``."""
+    row = re.search(rf'<tr data-{row_attr}="{re.escape(value)}">(.*?)</tr>', html, re.S)
+    assert row is not None, f"no row {value}"
+    cell = re.search(rf'<td class="[^"]*\b{cls}\b[^"]*">(.*?)</td>', row.group(1), re.S)
+    assert cell is not None, f"no {cls} cell in row {value}"
+    return text(cell.group(1))
+
+
+def model_page_text(client: Client, study: Study, data: ModelRound) -> str:
+    url = reverse("pages:model-detail", args=[study.pk, data.model.pk])
+    return text(client.get(url).content.decode())
+
+
+@pytest.fixture
+def signed_in(client: Client, viewer: Any) -> Client:
+    client.force_login(viewer)
+    return client
+
+
+def computed(study: Study, capture: Any, **options: Any) -> tuple[Any, ModelRound]:
+    question = nominal_question(study, key="topic")
+    data = model_round(study, question, **options)
+    compute(study, question, data.round, capture)
+    return question, data
+
+
+def test_the_round_report_shows_the_groups_and_the_verdict(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    question, data = computed(study, django_capture_on_commit_callbacks)
+    expected = alt_test(
+        data.item_ids, data.coder_keys, data.labels, model="llm", humans=list(PEOPLE)
+    )
+    assert (expected.winning_rate, expected.passed) == (1.0, True)
+    url = reverse("pages:round-report", args=[study.pk, data.round.pk])
+    html = signed_in.get(url, {"question": question.pk}).content.decode()
+    page = text(html)
+    assert (
+        "Model llm (gpt-test, prompt v1) passes the alternative annotator test against your 4 "
+        "coders (winning rate 1, ε = 0.2)." in page
+    )
+    assert (
+        f"Advantage probability {round(expected.advantage_probability, 3):g}: averaged over your "
+        f"coders, on {round(100 * expected.advantage_probability)}% of the items" in page
+    )
+    groups = group_agreement(
+        ReliabilityData.from_long(data.item_ids, data.coder_keys, data.labels),
+        first=list(PEOPLE),
+        second=["llm"],
+        replicates=200,
+    )
+    assert cells(html, "group", "people", "value") == f"{groups.first.value:.3f}"
+    assert cells(html, "group", "between", "value") == f"{groups.between.value:.3f}"
+    low, high = groups.between.ci
+    assert cells(html, "group", "between", "ci") == f"[{low:.3f}, {high:.3f}]"
+    assert "Agreement among a group needs at least two coders; there is 1." in page
+    model_url = reverse("pages:model-detail", args=[study.pk, data.model.pk])
+    assert f'href="{model_url}"' in html
+
+
+def test_the_model_page_reads_unaided(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    _, data = computed(study, django_capture_on_commit_callbacks)
+    html = signed_in.get(reverse("pages:model-detail", args=[study.pk, data.model.pk]))
+    assert html.status_code == 200
+    body = html.content.decode()
+    page = text(body)
+    assert "Model llm (gpt-test)" in page
+    assert (
+        "Model llm (gpt-test, prompt v1) passes the alternative annotator test against your 4 "
+        "coders (winning rate 1, ε = 0.2). (round R1)" in page
+    )
+    expected = alt_test(
+        data.item_ids, data.coder_keys, data.labels, model="llm", humans=list(PEOPLE)
+    )
+    for person in PEOPLE:
+        human = expected.human(person)
+        assert cells(body, "coder", person, "advantage") == f"{human.advantage_probability:.3f}"
+        assert cells(body, "coder", person, "p-value") == f"{human.p_value:.4f}"
+        assert cells(body, "coder", person, "wins") == "yes"
+
+    people: dict[str, list[str]] = defaultdict(list)
+    model: dict[str, str] = {}
+    for item, coder, label in zip(data.item_ids, data.coder_keys, data.labels, strict=True):
+        (model.__setitem__(item, label) if coder == "llm" else people[item].append(label))
+    labelled = sorted(i for i in model if i in people)
+    unlabelled = sorted(i for i in model if i not in people)
+    for code in ("a", "b", "c"):
+        estimate = ppi_mean(
+            [people[i].count(code) / len(people[i]) for i in labelled],
+            [float(model[i] == code) for i in labelled],
+            [float(model[i] == code) for i in unlabelled],
+        )
+        assert cells(body, "label", code, "estimate") == f"{estimate.estimate:.3f}"
+        low, high = estimate.ci
+        assert cells(body, "label", code, "ci") == f"[{low:.3f}, {high:.3f}]"
+        c_low, c_high = estimate.classical_ci
+        assert cells(body, "label", code, "classical") == f"[{c_low:.3f}, {c_high:.3f}]"
+        assert cells(body, "label", code, "naive") == f"{estimate.naive:.3f}"
+        ppi_py = pytest.importorskip("ppi_py")
+        y = np.array([people[i].count(code) / len(people[i]) for i in labelled])
+        yhat = np.array([float(model[i] == code) for i in labelled])
+        unl = np.array([float(model[i] == code) for i in unlabelled])
+        assert estimate.estimate == pytest.approx(
+            float(ppi_py.ppi_mean_pointestimate(y, yhat, unl)[0]), abs=1e-9
+        )
+    assert cells(body, "round", "R1", "prompt") == "v1"
+    assert cells(body, "round", "R1", "advantage") == f"{expected.advantage_probability:.3f}"
+    assert 'data-coefficient="advantage_probability"' in body
+
+
+def test_a_model_that_fails_says_why(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    _, data = computed(study, django_capture_on_commit_callbacks, model_agree=0.2)
+    expected = alt_test(
+        data.item_ids, data.coder_keys, data.labels, model="llm", humans=list(PEOPLE)
+    )
+    assert (expected.winning_rate, expected.passed) == (0.0, False)
+    page = text(
+        signed_in.get(
+            reverse("pages:model-detail", args=[study.pk, data.model.pk])
+        ).content.decode()
+    )
+    assert (
+        "Model llm (gpt-test, prompt v1) does not pass the alternative annotator test against "
+        "your 4 coders (winning rate 0, ε = 0.2): it is shown to be at least as good as 0 of "
+        "them, up to ε, and needs at least half." in page
+    )
+
+
+def test_too_few_people_are_named_on_the_page(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    _, data = computed(study, django_capture_on_commit_callbacks, people=("ann", "bob"))
+    page = text(
+        signed_in.get(
+            reverse("pages:model-detail", args=[study.pk, data.model.pk])
+        ).content.decode()
+    )
+    assert (
+        "The alternative annotator test of model llm (gpt-test, prompt v1) did not run: The "
+        "alternative annotator test needs at least 3 people (person coders) in the round; it "
+        "has 2 (ann, bob)." in page
+    )
+
+
+def test_a_person_has_no_model_page(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    _, data = computed(study, django_capture_on_commit_callbacks)
+    person = data.people[0]
+    response = signed_in.get(reverse("pages:model-detail", args=[study.pk, person.pk]))
+    assert response.status_code == 404
+    coder_page = signed_in.get(reverse("pages:coder-detail", args=[study.pk, data.model.pk]))
+    assert "its model page" in coder_page.content.decode()
