@@ -27,16 +27,19 @@ from __future__ import annotations
 
 import json
 import logging
+import struct
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Max, Min
 from django.utils import timezone
 
-from annotations import services
+from annotations import history, services
 from annotations.services import (
     CODER_KEY_MAX_LENGTH,
     ITEM_KEY_MAX_LENGTH,
@@ -300,11 +303,13 @@ def annotations_ingest_csv(
         )
         sink.open()
         for batch in reader.batches(lines, batch_size):
-            if not report.rejected or partial:
-                sink.add(batch)
+            # A bad row read makes an atomic ingest fail: the rows after it are only read
+            # (each error reported), no longer looked up.
+            if report.rejected == sink.rejected or partial:
+                sink.add(batch, report=report, create_missing=create_missing)
             if progress is not None:
                 progress(report.rows)
-        if report.rejected and not partial:
+        if report.rejected > sink.rejected and not partial:
             raise _validation_error(report)
         sink.finish(report, create_missing=create_missing, actor=actor, now=timezone.now())
         if report.rejected and not partial:
@@ -328,10 +333,13 @@ class _Sink:
     def __init__(self, study: Study, round_: Round, question: Question, scheme: LabelScheme):
         self.study, self.round, self.question, self.scheme = study, round_, question, scheme
 
+    #: Rows the sink left out (unknown items or coders), counted in the report too.
+    rejected = 0
+
     def open(self) -> None:
         pass
 
-    def add(self, batch: list[_Row]) -> None:
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         raise NotImplementedError
 
     def finish(
@@ -362,7 +370,7 @@ class _OrmSink(_Sink):
     def open(self) -> None:
         self.rows: list[_Row] = []
 
-    def add(self, batch: list[_Row]) -> None:
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         self.rows.extend(batch)
 
     def finish(
@@ -411,18 +419,45 @@ class _OrmSink(_Sink):
             new_items=set(),
             new_coders=set(),
         )
+        batches: dict[tuple[int, int], int] = {}
         existing = services._existing_labels(
             round_=self.round,
             question=self.question,
             item_ids={item_ids[item] for _, item, _, _ in kept},
+            batches=batches,
         )
         plan = services._plan(
-            upload, scheme=self.scheme, item_ids=item_ids, coder_ids=coder_ids, existing=existing
+            upload,
+            scheme=self.scheme,
+            item_ids=item_ids,
+            coder_ids=coder_ids,
+            existing=existing,
+            batches=batches,
         )
+        batch = None
+        if plan.created >= history.batch_log_min():
+            batch = AnnotationChange.objects.create(
+                study=study, round=self.round, question=self.question,
+                action=AnnotationChange.Action.CREATED, changed_at=now,
+                changed_by=actor.audit_user, token=actor.token, batch_size=plan.created,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
         if plan.writes:
             services._write_orm(
-                plan, study=study, round_=self.round, question=self.question, actor=actor, now=now
+                plan,
+                study=study,
+                round_=self.round,
+                question=self.question,
+                actor=actor,
+                now=now,
+                batch=batch,
             )
+        if batch is not None:
+            span = Annotation.objects.filter(created_in=batch.pk).aggregate(
+                first=Min("id"), last=Max("id")
+            )
+            batch.first_annotation_id, batch.last_annotation_id = span["first"], span["last"]
+            batch.save(update_fields=["first_annotation_id", "last_annotation_id"])
         report.created, report.updated, report.unchanged = (
             plan.created,
             plan.updated,
@@ -430,153 +465,200 @@ class _OrmSink(_Sink):
         )
 
 
-_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+_BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_BINARY_TRAILER = struct.pack(">h", -1)
+#: A batch of rows as COPY's binary format, by which value column the label fills (the
+#: others NULL): line, item id, coder id, category id, number, category set.
+_BINARY_ROWS = {
+    "category": np.dtype(
+        [("fields", ">i2"), ("l_line", ">i4"), ("line", ">i8"), ("l_item", ">i4"),
+         ("item", ">i8"), ("l_coder", ">i4"), ("coder", ">i8"), ("l_category", ">i4"),
+         ("category", ">i8"), ("l_number", ">i4"), ("l_set", ">i4")]
+    ),
+    "number": np.dtype(
+        [("fields", ">i2"), ("l_line", ">i4"), ("line", ">i8"), ("l_item", ">i4"),
+         ("item", ">i8"), ("l_coder", ">i4"), ("coder", ">i8"), ("l_category", ">i4"),
+         ("l_number", ">i4"), ("number", ">f8"), ("l_set", ">i4")]
+    ),
+}  # fmt: skip
+#: Item or coder ids kept between batches, at most (then forgotten and looked up again).
+_KEY_CACHE_MAX = 500_000
 
 
-def _copy_text(value: str) -> str:
-    """``value`` as a field of PostgreSQL's COPY text format."""
-    return value.translate(_COPY_ESCAPES)
+def _stored_label(category_id: int | None, number: float | None, category_set: Any) -> Label:
+    """The label of columns read by a raw cursor (Django leaves JSON as its text)."""
+    if isinstance(category_set, str):
+        category_set = json.loads(category_set)
+    return label_of(category_id, number, category_set)
+
+
+class _Keys:
+    """A study's item or coder ids by key, looked up and created a batch at a time."""
+
+    def __init__(self, model: type[Item] | type[Coder], study_id: int) -> None:
+        self.table = model._meta.db_table
+        self.study_id = study_id
+        if model is Item:
+            self.field, self.name = "external_id", "item"
+            self.insert = (
+                f"INSERT INTO {self.table} (study_id, external_id, text, metadata, created_at)"
+                " SELECT %s, k, '', '{}'::jsonb, %s FROM unnest(%s::text[]) AS k"
+            )
+        else:
+            self.field, self.name = "key", "coder"
+            self.insert = (
+                f"INSERT INTO {self.table} (study_id, key, name, is_active, created_at)"
+                " SELECT %s, k, '', true, %s FROM unnest(%s::text[]) AS k"
+            )
+        self.ids: dict[str, int] = {}
+        self.created = 0
+
+    def _select(self, cursor: Any, keys: list[str]) -> None:
+        cursor.execute(
+            f"SELECT {self.field}, id FROM {self.table}"
+            f" WHERE study_id = %s AND {self.field} = ANY(%s::text[])",
+            [self.study_id, keys],
+        )
+        self.ids.update(cursor.fetchall())
+
+    def resolve(self, cursor: Any, keys: set[str], *, create: bool, now: datetime) -> None:
+        """Know the id of each of ``keys`` that exists (or, with ``create``, that was
+        missing and is created now, in key order)."""
+        if len(self.ids) > _KEY_CACHE_MAX:
+            self.ids = {}
+        wanted = sorted(key for key in keys if key not in self.ids)
+        if not wanted:
+            return
+        self._select(cursor, wanted)
+        missing = [key for key in wanted if key not in self.ids]
+        if not missing or not create:
+            return
+        # ON CONFLICT: a concurrent upload may create the same key; it is read below.
+        cursor.execute(
+            f"{self.insert} ORDER BY k ON CONFLICT DO NOTHING RETURNING {self.field}, id",
+            [self.study_id, now, missing],
+        )
+        returned = cursor.fetchall()
+        self.created += len(returned)
+        self.ids.update(returned)
+        if len(returned) < len(missing):
+            self._select(cursor, [key for key in missing if key not in self.ids])
 
 
 class _CopySink(_Sink):
-    """PostgreSQL: COPY into a temporary table, then set-based statements."""
+    """PostgreSQL: each batch's keys resolved to ids (items and coders created as they come),
+    its rows COPYed (binary) into a temporary table; then set-based statements."""
 
     def open(self) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
-                "CREATE TEMPORARY TABLE annotation_ingest ("
-                " line bigint NOT NULL, item text NOT NULL, coder text NOT NULL,"
-                " category_id bigint, number double precision, category_set jsonb,"
-                " new_value text NOT NULL) ON COMMIT DROP"
+                "CREATE TEMPORARY TABLE annotation_ingest_ids ("
+                " line bigint NOT NULL, item_id bigint NOT NULL, coder_id bigint NOT NULL,"
+                " category_id bigint, number double precision, category_set jsonb)"
+                " ON COMMIT DROP"
             )
-        self.fields: dict[Label, str] = {}
+        self.items = _Keys(Item, self.study.pk)
+        self.coders = _Keys(Coder, self.study.pk)
+        self.kept = 0
+        self.now = timezone.now()
 
-    def _label_fields(self, label: Label) -> str:
-        """The label's last four COPY fields (category, number, set, canonical text)."""
-        fields = self.fields.get(label)
-        if fields is None:
-            category_id, number, category_set = label
-            values = (
-                category_id,
-                None if number is None else repr(float(number)),
-                None if category_set is None else json.dumps(list(category_set)),
-                self.scheme.text(label),
-            )
-            fields = self.fields[label] = "\t".join(
-                "\\N" if value is None else _copy_text(str(value)) for value in values
-            )
-        return fields
-
-    def add(self, batch: list[_Row]) -> None:
-        # COPY's text format written directly: psycopg's per-row ``write_row`` was most of
-        # the time the rows took. The keys are escaped a batch at a time (they hold no NUL,
-        # which therefore separates them).
-        items = _copy_text("\x00".join([row[1] for row in batch])).split("\x00")
-        coders = _copy_text("\x00".join([row[2] for row in batch])).split("\x00")
-        fields = self.fields
-        data = "".join(
-            [
-                f"{line}\t{item}\t{coder}\t{fields.get(label) or self._label_fields(label)}\n"
-                for (line, _, _, label), item, coder in zip(batch, items, coders, strict=True)
-            ]
-        )
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         with connection.cursor() as cursor:
-            copy_sql = (
-                "COPY annotation_ingest (line, item, coder, category_id, number, category_set,"
-                " new_value) FROM STDIN"
+            items, coders = self.items, self.coders
+            items.resolve(cursor, {row[1] for row in batch}, create=create_missing, now=self.now)
+            coders.resolve(cursor, {row[2] for row in batch}, create=create_missing, now=self.now)
+            item_ids, coder_ids = items.ids, coders.ids
+            rows = batch
+            if not create_missing:
+                rows = []
+                for row in batch:
+                    line, item, coder, _ = row
+                    if item not in item_ids:
+                        self.rejected += 1
+                        report.reject(_unknown_error(line, "item", item))
+                    elif coder not in coder_ids:
+                        self.rejected += 1
+                        report.reject(_unknown_error(line, "coder", coder))
+                    else:
+                        rows.append(row)
+            if not rows:
+                return
+            self._copy(
+                cursor,
+                rows,
+                [item_ids[row[1]] for row in rows],
+                [coder_ids[row[2]] for row in rows],
             )
-            with cursor.cursor.copy(copy_sql) as copy:
-                copy.write(data.encode())
+            self.kept += len(rows)
+
+    def _copy(
+        self, cursor: Any, rows: list[_Row], item_ids: list[int], coder_ids: list[int]
+    ) -> None:
+        """COPY the rows in binary: a batch of fixed-width rows laid out by NumPy, or (a set
+        label's variable-width JSON) row by row through psycopg."""
+        sql = (
+            "COPY annotation_ingest_ids (line, item_id, coder_id, category_id, number,"
+            " category_set) FROM STDIN (FORMAT BINARY)"
+        )
+        first = rows[0][3]
+        layout = "category" if first[0] is not None else "number" if first[1] is not None else ""
+        labels = [row[3] for row in rows]
+        column = 0 if layout == "category" else 1
+        if layout and all(label[column] is not None for label in set(labels)):
+            data = np.zeros(len(rows), dtype=_BINARY_ROWS[layout])
+            data["fields"] = 6
+            for name in ("l_line", "l_item", "l_coder", f"l_{layout}"):
+                data[name] = 8
+            for name in ("l_category", "l_number", "l_set"):
+                if name != f"l_{layout}":
+                    data[name] = -1
+            data["line"] = [row[0] for row in rows]
+            data["item"] = item_ids
+            data["coder"] = coder_ids
+            data[layout] = [label[column] for label in labels]
+            with cursor.cursor.copy(sql) as copy:
+                copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
+            return
+        with cursor.cursor.copy(sql) as copy:
+            copy.set_types(["int8", "int8", "int8", "int8", "float8", "jsonb"])
+            for (line, _, _, label), item_id, coder_id in zip(
+                rows, item_ids, coder_ids, strict=True
+            ):
+                category_id, number, category_set = label
+                copy.write_row(
+                    (line, item_id, coder_id, category_id, number,
+                     None if category_set is None else list(category_set))
+                )  # fmt: skip
 
     def finish(
         self, report: IngestReport, *, create_missing: bool, actor: Actor, now: datetime
     ) -> None:
+        report.items_created = self.items.created
+        report.coders_created = self.coders.created
         with connection.cursor() as cursor:
-            # The statements below join the whole file to the study's items, coders and
-            # annotations: hash joins. The planner's statistics predate the rows created in
-            # this transaction and would pick nested loops (a minute per 100,000 rows).
+            # The statements below join the whole file to the round's annotations: hash
+            # joins (the planner's statistics predate the rows written in this transaction
+            # and would pick nested loops), in memory (for this transaction only).
             cursor.execute("SET LOCAL enable_nestloop = off")
-            # The file's duplicate check and joins hash millions of keys: in memory, not in
-            # temporary files (for this transaction only).
             cursor.execute("SET LOCAL work_mem = '256MB'")
-            # The rows are written in key order (below), so that each index of the
-            # annotations and their log grows at its right edge; a synchronised scan could
-            # start reading the ordered table in its middle.
-            cursor.execute("SET LOCAL synchronize_seqscans = off")
             try:
-                self._finish(cursor, report, create_missing=create_missing, actor=actor, now=now)
+                self._finish(cursor, report, actor=actor, now=now)
             finally:
                 cursor.execute("RESET enable_nestloop")
                 cursor.execute("RESET work_mem")
-                cursor.execute("RESET synchronize_seqscans")
 
-    def _finish(
-        self,
-        cursor: Any,
-        report: IngestReport,
-        *,
-        create_missing: bool,
-        actor: Actor,
-        now: datetime,
-    ) -> None:
-        study_id = self.study.pk
-        items, coders = Item._meta.db_table, Coder._meta.db_table
-        cursor.execute("ANALYZE annotation_ingest")
-        if not create_missing:
-            known_item = (
-                f"EXISTS (SELECT 1 FROM {items} t WHERE t.study_id = %s AND t.external_id = r.item)"
-            )
-            known_coder = (
-                f"EXISTS (SELECT 1 FROM {coders} t WHERE t.study_id = %s AND t.key = r.coder)"
-            )
-            unknown = f"(NOT {known_item} OR NOT {known_coder})"
-            cursor.execute(
-                f"SELECT line, item, coder, {known_item} FROM annotation_ingest r"
-                f" WHERE {unknown} ORDER BY line",
-                [study_id, study_id, study_id],
-            )
-            for line, item, coder, item_known in cursor.fetchall():
-                name, key = ("coder", coder) if item_known else ("item", item)
-                report.reject(_unknown_error(line, name, key))
-            if report.partial:
-                cursor.execute(
-                    f"DELETE FROM annotation_ingest r WHERE {unknown}", [study_id, study_id]
-                )
-        if create_missing:
-            # In key order, so the items' unique index grows at its right edge.
-            cursor.execute(
-                f"INSERT INTO {items} (study_id, external_id, text, metadata, created_at)"
-                " SELECT %s, item, '', '{}'::jsonb, %s FROM"
-                "  (SELECT DISTINCT item FROM annotation_ingest) r ORDER BY item"
-                " ON CONFLICT (study_id, external_id) DO NOTHING",
-                [study_id, now],
-            )
-            report.items_created = max(cursor.rowcount, 0)
-            cursor.execute(
-                f"INSERT INTO {coders} (study_id, key, name, is_active, created_at)"
-                " SELECT DISTINCT %s, coder, '', true, %s FROM annotation_ingest"
-                " ON CONFLICT (study_id, key) DO NOTHING",
-                [study_id, now],
-            )
-            report.coders_created = max(cursor.rowcount, 0)
-        # Sorted once here: the annotations and their log are written in this order.
-        cursor.execute(
-            "CREATE TEMPORARY TABLE annotation_ingest_ids ON COMMIT DROP AS"
-            " SELECT r.line, i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
-            " r.category_set, r.new_value"
-            f" FROM annotation_ingest r JOIN {items} i"
-            "  ON i.study_id = %s AND i.external_id = r.item"
-            f" JOIN {coders} c ON c.study_id = %s AND c.key = r.coder"
-            " ORDER BY i.id, c.id, r.line",
-            [study_id, study_id],
-        )
-        kept = cursor.rowcount
-        cursor.execute("DROP TABLE annotation_ingest")
+    def _finish(self, cursor: Any, report: IngestReport, *, actor: Actor, now: datetime) -> None:
+        kept = self.kept
+        if report.rejected and not report.partial:
+            # Unknown keys: the duplicates are reported beside them, nothing is written.
+            self._reject_duplicates(cursor, report)
+            return
+        cursor.execute("ANALYZE annotation_ingest_ids")
         # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
         fresh = not Annotation.objects.filter(
             round_id=self.round.pk, question_id=self.question.pk
         ).exists()
-        if fresh and not report.rejected:
+        if fresh:
             # The annotations' unique index finds an item and coder given twice while the
             # rows are written; the check, a pass over every row, runs only if it does.
             try:
@@ -647,57 +729,91 @@ class _CopySink(_Sink):
             "a.round_id = %s AND a.question_id = %s AND a.item_id = x.item_id"
             " AND a.coder_id = x.coder_id"
         )
-        # Updates first (the annotations still hold the old values): their old text is
-        # the scheme's, written in Python for the rows that change.
+        text = self.scheme.text
+        log: list[tuple[Any, ...]] = []  # per-row entries: (item, coder, action, old, new)
+        # Updates first (the annotations still hold the old values); an annotation a batch
+        # entry created has its creation logged first (annotations.history).
         updated: list[Any] = []
         if not fresh:
             cursor.execute(
                 "SELECT x.item_id, x.coder_id, a.category_id, a.number, a.category_set,"
-                f" x.new_value FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
+                " x.category_id, x.number, x.category_set, a.created_in"
+                f" FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
                 " WHERE (a.category_id, a.number, a.category_set)"
                 "  IS DISTINCT FROM (x.category_id, x.number, x.category_set)",
                 [round_id, question_id],
             )
             updated = cursor.fetchall()
-        text = self.scheme.text
-        if updated:
+        creations = []
+        updated_action = AnnotationChange.Action.UPDATED.value
+        for item_id, coder_id, *old_new, created_in in updated:
+            old, new = _stored_label(*old_new[:3]), _stored_label(*old_new[3:])
+            if created_in is not None:
+                creations.append(history.Creation(item_id, coder_id, created_in, old))
+            log.append((item_id, coder_id, updated_action, text(old), text(new)))
+        history.write_creation_entries(creations, self.question)
+        missing = "" if fresh else (
+            f" WHERE NOT EXISTS (SELECT 1 FROM {table} a WHERE {same_row})"
+        )  # fmt: skip
+        missing_params = [] if fresh else [round_id, question_id]
+        if fresh:
+            created = kept
+        else:
+            cursor.execute(f"SELECT count(*) FROM annotation_ingest_ids x{missing}", missing_params)
+            created = cursor.fetchone()[0]
+        report.created = created
+        report.updated = len(updated)
+        report.unchanged = kept - report.created - report.updated
+        batch = None
+        if created >= history.batch_log_min():
+            # One entry for every annotation created (annotations.history); the range of
+            # their ids is taken from the sequence around the INSERT (the round is locked:
+            # no other upload writes its annotations meanwhile).
+            batch = AnnotationChange.objects.create(
+                study_id=study_id, round_id=round_id, question_id=question_id,
+                action=AnnotationChange.Action.CREATED, changed_at=now, changed_by_id=user_id,
+                token_id=token_id, batch_size=created,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
+            cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [table])
+            batch.first_annotation_id = cursor.fetchone()[0]
+        elif created:
+            cursor.execute(
+                "SELECT x.item_id, x.coder_id, x.category_id, x.number, x.category_set"
+                f" FROM annotation_ingest_ids x{missing}",
+                missing_params,
+            )
+            created_action = AnnotationChange.Action.CREATED.value
+            for item_id, coder_id, *new in cursor.fetchall():
+                log.append((item_id, coder_id, created_action, None, text(_stored_label(*new))))
+        if log:
             with cursor.cursor.copy(
                 f"COPY {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
                 " old_value, new_value, changed_at, changed_by_id, token_id) FROM STDIN"
             ) as copy:
-                for item_id, coder_id, category_id, number, category_set, new in updated:
-                    old = text(label_of(category_id, number, category_set))
+                for item_id, coder_id, action, old_text, new_text in log:
                     copy.write_row(
-                        (study_id, round_id, question_id, item_id, coder_id,
-                         AnnotationChange.Action.UPDATED.value, old, new, now, user_id, token_id)
+                        (study_id, round_id, question_id, item_id, coder_id, action, old_text,
+                         new_text, now, user_id, token_id)
                     )  # fmt: skip
-        missing = "" if fresh else (
-            f" WHERE NOT EXISTS (SELECT 1 FROM {table} a WHERE {same_row})"
-        )  # fmt: skip
-        cursor.execute(
-            f"INSERT INTO {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
-            " old_value, new_value, changed_at, changed_by_id, token_id)"
-            " SELECT %s, %s, %s, x.item_id, x.coder_id, %s, NULL, x.new_value, %s, %s, %s"
-            f" FROM annotation_ingest_ids x{missing}",
-            [study_id, round_id, question_id, AnnotationChange.Action.CREATED.value, now,
-             user_id, token_id, *([] if fresh else [round_id, question_id])],
-        )  # fmt: skip
-        report.created = max(cursor.rowcount, 0)
-        report.updated = len(updated)
-        report.unchanged = kept - report.created - report.updated
         conflict = "" if fresh else (
             " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
             "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
-            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
+            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at,"
+            "  created_in = NULL"
             " WHERE (a.category_id, a.number, a.category_set)"
             "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)"
         )  # fmt: skip
         cursor.execute(
             f"INSERT INTO {table} AS a"
             " (round_id, question_id, item_id, coder_id, category_id, number, category_set,"
-            "  updated_at)"
-            " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s"
+            "  updated_at, created_in)"
+            " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s, %s"
             f" FROM annotation_ingest_ids{conflict}",
-            [round_id, question_id, now],
+            [round_id, question_id, now, batch.pk if batch is not None else None],
         )
+        if batch is not None:
+            cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [table])
+            batch.last_annotation_id = cursor.fetchone()[0]
+            batch.save(update_fields=["first_annotation_id", "last_annotation_id"])
         cursor.execute("DROP TABLE annotation_ingest_ids")

@@ -516,7 +516,7 @@ class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
             return AnnotationChange.objects.none()
-        return annotation_change_list(study=self.study)
+        return annotation_change_list(study=self.study).rows
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self.query
