@@ -29,13 +29,15 @@ import json
 import logging
 import struct
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
+import psycopg
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
@@ -288,6 +290,7 @@ def annotations_ingest_csv(
     (``target_resolve``); ``ConflictError`` (``round_closed``) for a closed round.
     """
     report = IngestReport(partial=partial)
+    now = timezone.now()
     with transaction.atomic():
         round_, question = services.target_resolve(
             study=study, round_ref=round_ref, question_key=question_key, lock=True
@@ -301,7 +304,7 @@ def annotations_ingest_csv(
             if services._uses_copy()
             else _OrmSink(study, round_, question, scheme)
         )
-        sink.open()
+        sink.open(actor=actor, now=now)
         for batch in reader.batches(lines, batch_size):
             # A bad row read makes an atomic ingest fail: the rows after it are only read
             # (each error reported), no longer looked up.
@@ -309,9 +312,10 @@ def annotations_ingest_csv(
                 sink.add(batch, report=report, create_missing=create_missing)
             if progress is not None:
                 progress(report.rows)
+        sink.drain(report)
         if report.rejected > sink.rejected and not partial:
             raise _validation_error(report)
-        sink.finish(report, create_missing=create_missing, actor=actor, now=timezone.now())
+        sink.finish(report, create_missing=create_missing, actor=actor, now=now)
         if report.rejected and not partial:
             raise _validation_error(report)
     logger.info(
@@ -336,8 +340,11 @@ class _Sink:
     #: Rows the sink left out (unknown items or coders), counted in the report too.
     rejected = 0
 
-    def open(self) -> None:
+    def open(self, *, actor: Actor, now: datetime) -> None:
         pass
+
+    def drain(self, report: IngestReport) -> None:
+        """Wait for the batches still being written."""
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         raise NotImplementedError
@@ -367,7 +374,7 @@ def _duplicate_error(line: int, item: str, coder: str, first: int) -> IngestErro
 class _OrmSink(_Sink):
     """The portable path: rows gathered, then the bulk upload's planning and ORM writes."""
 
-    def open(self) -> None:
+    def open(self, *, actor: Actor, now: datetime) -> None:
         self.rows: list[_Row] = []
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
@@ -467,22 +474,33 @@ class _OrmSink(_Sink):
 
 _BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _BINARY_TRAILER = struct.pack(">h", -1)
-#: A batch of rows as COPY's binary format, by which value column the label fills (the
-#: others NULL): line, item id, coder id, category id, number, category set.
-_BINARY_ROWS = {
-    "category": np.dtype(
-        [("fields", ">i2"), ("l_line", ">i4"), ("line", ">i8"), ("l_item", ">i4"),
-         ("item", ">i8"), ("l_coder", ">i4"), ("coder", ">i8"), ("l_category", ">i4"),
-         ("category", ">i8"), ("l_number", ">i4"), ("l_set", ">i4")]
-    ),
-    "number": np.dtype(
-        [("fields", ">i2"), ("l_line", ">i4"), ("line", ">i8"), ("l_item", ">i4"),
-         ("item", ">i8"), ("l_coder", ">i4"), ("coder", ">i8"), ("l_category", ">i4"),
-         ("l_number", ">i4"), ("number", ">f8"), ("l_set", ">i4")]
-    ),
-}  # fmt: skip
+_POSTGRES_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+#: Which value column a label fills (the others NULL): how a batch of rows is laid out in
+#: COPY's binary format, a fixed width per row, by NumPy.
+_VALUE_FIELDS = {"category": ("category", ">i8"), "number": ("number", ">f8")}
 #: Item or coder ids kept between batches, at most (then forgotten and looked up again).
 _KEY_CACHE_MAX = 500_000
+#: Keys travel to PostgreSQL as one text split by ``string_to_array`` (far cheaper than a
+#: text[] parameter); a key holding the separator makes its batch send a text[].
+_KEY_SEPARATOR = "\x1f"
+
+
+def _binary_rows(
+    layout: str, n: int, columns: list[tuple[str, Any]]
+) -> tuple[np.ndarray, np.dtype]:
+    """An empty record array laying out ``n`` rows of COPY's binary format: ``columns`` are
+    (name, big-endian NumPy type, or None for a NULL)."""
+    fields: list[tuple[str, str]] = [("fields", ">i2")]
+    for name, kind in columns:
+        fields.append((f"l_{name}", ">i4"))
+        if kind is not None:
+            fields.append((name, kind))
+    dtype = np.dtype(fields)
+    data = np.zeros(n, dtype=dtype)
+    data["fields"] = len(columns)
+    for name, kind in columns:
+        data[f"l_{name}"] = -1 if kind is None else np.dtype(kind).itemsize
+    return data, dtype
 
 
 def _stored_label(category_id: int | None, number: float | None, category_set: Any) -> Label:
@@ -492,6 +510,14 @@ def _stored_label(category_id: int | None, number: float | None, category_set: A
     return label_of(category_id, number, category_set)
 
 
+def _keys_parameter(keys: list[str]) -> tuple[str, Any]:
+    """SQL for a text[] of ``keys`` and its parameter."""
+    joined = _KEY_SEPARATOR.join(keys)
+    if _KEY_SEPARATOR in "".join(keys):
+        return "%s::text[]", keys
+    return f"string_to_array(%s, chr({ord(_KEY_SEPARATOR)}))", joined
+
+
 class _Keys:
     """A study's item or coder ids by key, looked up and created a batch at a time."""
 
@@ -499,31 +525,32 @@ class _Keys:
         self.table = model._meta.db_table
         self.study_id = study_id
         if model is Item:
-            self.field, self.name = "external_id", "item"
+            self.field = "external_id"
             self.insert = (
                 f"INSERT INTO {self.table} (study_id, external_id, text, metadata, created_at)"
-                " SELECT %s, k, '', '{}'::jsonb, %s FROM unnest(%s::text[]) AS k"
+                " SELECT %s, k, '', '{{}}'::jsonb, %s FROM unnest({keys}) AS k ORDER BY k"
             )
         else:
-            self.field, self.name = "key", "coder"
+            self.field = "key"
             self.insert = (
                 f"INSERT INTO {self.table} (study_id, key, name, is_active, created_at)"
-                " SELECT %s, k, '', true, %s FROM unnest(%s::text[]) AS k"
+                " SELECT %s, k, '', true, %s FROM unnest({keys}) AS k ORDER BY k"
             )
         self.ids: dict[str, int] = {}
         self.created = 0
 
     def _select(self, cursor: Any, keys: list[str]) -> None:
+        sql, parameter = _keys_parameter(keys)
         cursor.execute(
             f"SELECT {self.field}, id FROM {self.table}"
-            f" WHERE study_id = %s AND {self.field} = ANY(%s::text[])",
-            [self.study_id, keys],
+            f" WHERE study_id = %s AND {self.field} = ANY({sql})",
+            [self.study_id, parameter],
         )
         self.ids.update(cursor.fetchall())
 
     def resolve(self, cursor: Any, keys: set[str], *, create: bool, now: datetime) -> None:
         """Know the id of each of ``keys`` that exists (or, with ``create``, that was
-        missing and is created now, in key order)."""
+        missing and is created now, in key order). ``cursor`` is psycopg's."""
         if len(self.ids) > _KEY_CACHE_MAX:
             self.ids = {}
         wanted = sorted(key for key in keys if key not in self.ids)
@@ -533,12 +560,21 @@ class _Keys:
         missing = [key for key in wanted if key not in self.ids]
         if not missing or not create:
             return
-        # ON CONFLICT: a concurrent upload may create the same key; it is read below.
-        cursor.execute(
-            f"{self.insert} ORDER BY k ON CONFLICT DO NOTHING RETURNING {self.field}, id",
-            [self.study_id, now, missing],
-        )
+        sql, parameter = _keys_parameter(missing)
+        insert = self.insert.format(keys=sql) + f" RETURNING {self.field}, id"
+        # Plain INSERTs (they were just looked up); a concurrent upload may have created
+        # one since: then again, skipping those, and they are read below.
+        cursor.execute("SAVEPOINT annotation_ingest_keys")
+        try:
+            cursor.execute(insert, [self.study_id, now, parameter])
+        except psycopg.errors.UniqueViolation:
+            cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_keys")
+            cursor.execute(
+                insert.replace(" RETURNING", " ON CONFLICT DO NOTHING RETURNING"),
+                [self.study_id, now, parameter],
+            )
         returned = cursor.fetchall()
+        cursor.execute("RELEASE SAVEPOINT annotation_ingest_keys")
         self.created += len(returned)
         self.ids.update(returned)
         if len(returned) < len(missing):
@@ -546,10 +582,17 @@ class _Keys:
 
 
 class _CopySink(_Sink):
-    """PostgreSQL: each batch's keys resolved to ids (items and coders created as they come),
-    its rows COPYed (binary) into a temporary table; then set-based statements."""
+    """PostgreSQL: batches written by a thread of their own while the next is read.
 
-    def open(self) -> None:
+    Each batch's keys are resolved to ids (items and coders created as they come) and its
+    rows COPYed (binary) into a temporary table, which the checks and the writes at the
+    end read. In a fresh scope (the round holds no annotation of the question: the usual
+    crowd import) each batch is also COPYed straight into the annotations, logged by one
+    batch entry; an item and coder given twice makes the unique index refuse a batch, and
+    then the rows written so far are taken back and the end writes them from the temporary
+    table, after the duplicate check."""
+
+    def open(self, *, actor: Actor, now: datetime) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
                 "CREATE TEMPORARY TABLE annotation_ingest_ids ("
@@ -560,10 +603,61 @@ class _CopySink(_Sink):
         self.items = _Keys(Item, self.study.pk)
         self.coders = _Keys(Coder, self.study.pk)
         self.kept = 0
-        self.now = timezone.now()
+        self.now = now
+        self.fresh = not Annotation.objects.filter(
+            round_id=self.round.pk, question_id=self.question.pk
+        ).exists()
+        self.direct = self.fresh  # each batch straight into the annotations too
+        self.wrote_direct = False
+        self.entry: AnnotationChange | None = None
+        if self.fresh:
+            self.entry = AnnotationChange.objects.create(
+                study=self.study, round=self.round, question=self.question,
+                action=AnnotationChange.Action.CREATED, changed_at=now,
+                changed_by=actor.audit_user, token=actor.token, batch_size=0,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
+            self.entry.first_annotation_id = self._next_annotation_id()
+        self.stamp = (now - _POSTGRES_EPOCH) // timedelta(microseconds=1)
+        # The writer thread uses this transaction's psycopg connection; the reading thread
+        # leaves it alone until the batch is written (``_collect``).
+        self.raw = connection.connection
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-writer")
+        self.pending: Future[list[IngestError]] | None = None
+
+    def _next_annotation_id(self) -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [Annotation._meta.db_table]
+            )
+            return int(cursor.fetchone()[0])
+
+    def _collect(self, report: IngestReport) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            for error in pending.result():
+                self.rejected += 1
+                report.reject(error)
+
+    def drain(self, report: IngestReport) -> None:
+        try:
+            self._collect(report)
+        finally:
+            self.writer.shutdown(wait=True)
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
-        with connection.cursor() as cursor:
+        self._collect(report)
+        if report.rejected and not report.partial:
+            self.direct = False  # nothing will be written: only checked
+        self.pending = self.writer.submit(self._write_batch, batch, create_missing, self.direct)
+
+    def _write_batch(
+        self, batch: list[_Row], create_missing: bool, direct: bool
+    ) -> list[IngestError]:
+        """The writer thread: one batch into the temporary table (and the annotations);
+        the rows left out for an unknown item or coder."""
+        errors: list[IngestError] = []
+        with self.raw.cursor() as cursor:
             items, coders = self.items, self.coders
             items.resolve(cursor, {row[1] for row in batch}, create=create_missing, now=self.now)
             coders.resolve(cursor, {row[2] for row in batch}, create=create_missing, now=self.now)
@@ -574,52 +668,65 @@ class _CopySink(_Sink):
                 for row in batch:
                     line, item, coder, _ = row
                     if item not in item_ids:
-                        self.rejected += 1
-                        report.reject(_unknown_error(line, "item", item))
+                        errors.append(_unknown_error(line, "item", item))
                     elif coder not in coder_ids:
-                        self.rejected += 1
-                        report.reject(_unknown_error(line, "coder", coder))
+                        errors.append(_unknown_error(line, "coder", coder))
                     else:
                         rows.append(row)
             if not rows:
-                return
-            self._copy(
-                cursor,
-                rows,
-                [item_ids[row[1]] for row in rows],
-                [coder_ids[row[2]] for row in rows],
-            )
+                return errors
+            item_column = [item_ids[row[1]] for row in rows]
+            coder_column = [coder_ids[row[2]] for row in rows]
+            self._copy_rows(cursor, rows, item_column, coder_column)
             self.kept += len(rows)
+            if direct and self.direct:
+                cursor.execute("SAVEPOINT annotation_ingest_direct")
+                try:
+                    self._copy_annotations(cursor, rows, item_column, coder_column)
+                except psycopg.errors.UniqueViolation:
+                    # An item and coder given twice: the end checks and writes every row.
+                    cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_direct")
+                    self.direct = False
+                cursor.execute("RELEASE SAVEPOINT annotation_ingest_direct")
+                self.wrote_direct = True
+        return errors
 
-    def _copy(
+    @staticmethod
+    def _layout(labels: list[Label]) -> str:
+        """Which value column every label fills ("" when they differ, or a set's)."""
+        distinct = set(labels)
+        if all(label[0] is not None for label in distinct):
+            return "category"
+        if all(label[1] is not None for label in distinct):
+            return "number"
+        return ""
+
+    def _copy_rows(
         self, cursor: Any, rows: list[_Row], item_ids: list[int], coder_ids: list[int]
     ) -> None:
-        """COPY the rows in binary: a batch of fixed-width rows laid out by NumPy, or (a set
-        label's variable-width JSON) row by row through psycopg."""
+        """COPY the rows, in binary, into the temporary table."""
         sql = (
             "COPY annotation_ingest_ids (line, item_id, coder_id, category_id, number,"
             " category_set) FROM STDIN (FORMAT BINARY)"
         )
-        first = rows[0][3]
-        layout = "category" if first[0] is not None else "number" if first[1] is not None else ""
         labels = [row[3] for row in rows]
-        column = 0 if layout == "category" else 1
-        if layout and all(label[column] is not None for label in set(labels)):
-            data = np.zeros(len(rows), dtype=_BINARY_ROWS[layout])
-            data["fields"] = 6
-            for name in ("l_line", "l_item", "l_coder", f"l_{layout}"):
-                data[name] = 8
-            for name in ("l_category", "l_number", "l_set"):
-                if name != f"l_{layout}":
-                    data[name] = -1
+        layout = self._layout(labels)
+        if layout:
+            value, kind = _VALUE_FIELDS[layout]
+            data, _ = _binary_rows(
+                layout,
+                len(rows),
+                [("line", ">i8"), ("item", ">i8"), ("coder", ">i8"),
+                 ("category", kind if value == "category" else None),
+                 ("number", kind if value == "number" else None), ("set", None)],
+            )  # fmt: skip
             data["line"] = [row[0] for row in rows]
-            data["item"] = item_ids
-            data["coder"] = coder_ids
-            data[layout] = [label[column] for label in labels]
-            with cursor.cursor.copy(sql) as copy:
+            data["item"], data["coder"] = item_ids, coder_ids
+            data[value] = [label[0 if value == "category" else 1] for label in labels]
+            with cursor.copy(sql) as copy:
                 copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
             return
-        with cursor.cursor.copy(sql) as copy:
+        with cursor.copy(sql) as copy:
             copy.set_types(["int8", "int8", "int8", "int8", "float8", "jsonb"])
             for (line, _, _, label), item_id, coder_id in zip(
                 rows, item_ids, coder_ids, strict=True
@@ -628,6 +735,47 @@ class _CopySink(_Sink):
                 copy.write_row(
                     (line, item_id, coder_id, category_id, number,
                      None if category_set is None else list(category_set))
+                )  # fmt: skip
+
+    def _copy_annotations(
+        self, cursor: Any, rows: list[_Row], item_ids: list[int], coder_ids: list[int]
+    ) -> None:
+        """COPY the rows, in binary, into the annotations, as the batch entry's."""
+        assert self.entry is not None
+        sql = (
+            f"COPY {Annotation._meta.db_table} (round_id, question_id, item_id, coder_id,"
+            " category_id, number, category_set, updated_at, created_in)"
+            " FROM STDIN (FORMAT BINARY)"
+        )
+        labels = [row[3] for row in rows]
+        layout = self._layout(labels)
+        round_id, question_id, entry_id = self.round.pk, self.question.pk, self.entry.pk
+        if layout:
+            value, kind = _VALUE_FIELDS[layout]
+            data, _ = _binary_rows(
+                layout,
+                len(rows),
+                [("round", ">i8"), ("question", ">i8"), ("item", ">i8"), ("coder", ">i8"),
+                 ("category", kind if value == "category" else None),
+                 ("number", kind if value == "number" else None), ("set", None),
+                 ("updated", ">i8"), ("created_in", ">i8")],
+            )  # fmt: skip
+            data["round"], data["question"] = round_id, question_id
+            data["item"], data["coder"] = item_ids, coder_ids
+            data[value] = [label[0 if value == "category" else 1] for label in labels]
+            data["updated"], data["created_in"] = self.stamp, entry_id
+            with cursor.copy(sql) as copy:
+                copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
+            return
+        with cursor.copy(sql) as copy:
+            copy.set_types(
+                ["int8", "int8", "int8", "int8", "int8", "float8", "jsonb", "timestamptz", "int8"]
+            )
+            for (_, _, _, label), item_id, coder_id in zip(rows, item_ids, coder_ids, strict=True):
+                category_id, number, category_set = label
+                copy.write_row(
+                    (round_id, question_id, item_id, coder_id, category_id, number,
+                     None if category_set is None else list(category_set), self.now, entry_id)
                 )  # fmt: skip
 
     def finish(
@@ -643,6 +791,7 @@ class _CopySink(_Sink):
             cursor.execute("SET LOCAL work_mem = '256MB'")
             try:
                 self._finish(cursor, report, actor=actor, now=now)
+                cursor.execute("DROP TABLE IF EXISTS annotation_ingest_ids")
             finally:
                 cursor.execute("RESET enable_nestloop")
                 cursor.execute("RESET work_mem")
@@ -653,25 +802,73 @@ class _CopySink(_Sink):
             # Unknown keys: the duplicates are reported beside them, nothing is written.
             self._reject_duplicates(cursor, report)
             return
+        if self.fresh and self.direct:
+            self._finish_direct(cursor, report, kept=kept, actor=actor)
+            return
+        if self.entry is not None:  # a duplicate refused a batch: take back what was written
+            if self.wrote_direct:
+                cursor.execute(
+                    f"DELETE FROM {Annotation._meta.db_table}"
+                    " WHERE round_id = %s AND question_id = %s",
+                    [self.round.pk, self.question.pk],
+                )
+            self.entry.delete()
+            self.entry = None
         cursor.execute("ANALYZE annotation_ingest_ids")
-        # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
-        fresh = not Annotation.objects.filter(
-            round_id=self.round.pk, question_id=self.question.pk
-        ).exists()
-        if fresh:
-            # The annotations' unique index finds an item and coder given twice while the
-            # rows are written; the check, a pass over every row, runs only if it does.
-            try:
-                with transaction.atomic():
-                    self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=True)
-                return
-            except IntegrityError as error:
-                if getattr(error.__cause__, "sqlstate", None) != UNIQUE_VIOLATION:
-                    raise
         kept -= self._reject_duplicates(cursor, report)
         if report.rejected and not report.partial:
             return
-        self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=fresh)
+        self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=self.fresh)
+
+    def _finish_direct(self, cursor: Any, report: IngestReport, *, kept: int, actor: Actor) -> None:
+        """Every row is in the annotations: the batch entry, or (fewer rows than
+        ``AGREEMENT_INGEST_BATCH_LOG_MIN``) an entry each instead."""
+        entry = self.entry
+        assert entry is not None
+        report.created, report.updated, report.unchanged = kept, 0, 0
+        if kept >= history.batch_log_min():
+            entry.batch_size = kept
+            entry.last_annotation_id = self._next_annotation_id()
+            entry.save(update_fields=["batch_size", "first_annotation_id", "last_annotation_id"])
+            return
+        entry.delete()
+        self.entry = None
+        if not kept:
+            return
+        cursor.execute(
+            f"UPDATE {Annotation._meta.db_table} SET created_in = NULL"
+            " WHERE round_id = %s AND question_id = %s",
+            [self.round.pk, self.question.pk],
+        )
+        cursor.execute(
+            "SELECT item_id, coder_id, category_id, number, category_set FROM annotation_ingest_ids"
+        )
+        text, action = self.scheme.text, AnnotationChange.Action.CREATED.value
+        self._log(
+            cursor,
+            [(item_id, coder_id, action, None, text(_stored_label(*label)))
+             for item_id, coder_id, *label in cursor.fetchall()],
+            actor=actor,
+            now=self.now,
+        )  # fmt: skip
+
+    def _log(self, cursor: Any, log: list[tuple[Any, ...]], *, actor: Actor, now: datetime) -> None:
+        """Per-row change-log entries: (item id, coder id, action, old text, new text)."""
+        if not log:
+            return
+        user_id = actor.audit_user.pk if actor.audit_user is not None else None
+        token_id = actor.token.pk if actor.token is not None else None
+        constant = (self.study.pk, self.round.pk, self.question.pk)
+        with cursor.cursor.copy(
+            f"COPY {AnnotationChange._meta.db_table} (study_id, round_id, question_id, item_id,"
+            " coder_id, action, old_value, new_value, changed_at, changed_by_id, token_id)"
+            " FROM STDIN"
+        ) as copy:
+            for item_id, coder_id, action, old_text, new_text in log:
+                copy.write_row(
+                    (*constant, item_id, coder_id, action, old_text, new_text, now, user_id,
+                     token_id)
+                )  # fmt: skip
 
     def _reject_duplicates(self, cursor: Any, report: IngestReport) -> int:
         """Report every row whose item and coder an earlier row gave, and leave it out;
@@ -721,7 +918,7 @@ class _CopySink(_Sink):
         now: datetime,
         fresh: bool,
     ) -> None:
-        table, changes = Annotation._meta.db_table, AnnotationChange._meta.db_table
+        table = Annotation._meta.db_table
         round_id, question_id, study_id = self.round.pk, self.question.pk, self.study.pk
         user_id = actor.audit_user.pk if actor.audit_user is not None else None
         token_id = actor.token.pk if actor.token is not None else None
@@ -775,8 +972,7 @@ class _CopySink(_Sink):
                 token_id=token_id, batch_size=created,
                 categories=history.category_snapshot(self.question),
             )  # fmt: skip
-            cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [table])
-            batch.first_annotation_id = cursor.fetchone()[0]
+            batch.first_annotation_id = self._next_annotation_id()
         elif created:
             cursor.execute(
                 "SELECT x.item_id, x.coder_id, x.category_id, x.number, x.category_set"
@@ -786,16 +982,7 @@ class _CopySink(_Sink):
             created_action = AnnotationChange.Action.CREATED.value
             for item_id, coder_id, *new in cursor.fetchall():
                 log.append((item_id, coder_id, created_action, None, text(_stored_label(*new))))
-        if log:
-            with cursor.cursor.copy(
-                f"COPY {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
-                " old_value, new_value, changed_at, changed_by_id, token_id) FROM STDIN"
-            ) as copy:
-                for item_id, coder_id, action, old_text, new_text in log:
-                    copy.write_row(
-                        (study_id, round_id, question_id, item_id, coder_id, action, old_text,
-                         new_text, now, user_id, token_id)
-                    )  # fmt: skip
+        self._log(cursor, log, actor=actor, now=now)
         conflict = "" if fresh else (
             " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
             "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
@@ -813,7 +1000,5 @@ class _CopySink(_Sink):
             [round_id, question_id, now, batch.pk if batch is not None else None],
         )
         if batch is not None:
-            cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [table])
-            batch.last_annotation_id = cursor.fetchone()[0]
+            batch.last_annotation_id = self._next_annotation_id()
             batch.save(update_fields=["first_annotation_id", "last_annotation_id"])
-        cursor.execute("DROP TABLE annotation_ingest_ids")
