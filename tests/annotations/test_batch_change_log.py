@@ -367,3 +367,28 @@ def test_a_pair_repeated_in_a_later_batch_is_left_out_of_a_partial_import(
     stored = Annotation.objects.filter(round=scheme.round)
     assert stored.count() == stored.filter(created_in=batch.pk).count() == 5
     assert stored.get(item__external_id="doc-1", coder__key="bob").category.code == "neg"
+
+
+def test_the_admin_lists_a_batch_entry_once_and_pages_its_entries(
+    settings: Any, study: Study, client_for: Callable[..., APIClient]
+) -> None:
+    from django.test import Client
+    from django.urls import reverse
+
+    settings.AGREEMENT_INGEST_BATCH_LOG_MIN = 1
+    scheme = build_scheme(study)
+    _ingest(scheme, None)
+    batch = AnnotationChange.objects.get()
+    admin = UserFactory(is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(admin)
+    listing = client.get(reverse("admin:studies_annotationchange_changelist"))
+    assert listing.status_code == 200
+    page = client.get(
+        reverse("admin:studies_annotationchange_change", args=[batch.pk]), {"entries": "1"}
+    )
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert "6 annotations created by this import" in body
+    assert body.count("<tr><td>doc-") == 6
+    assert "<td>doc-3</td><td>carol</td><td>pos</td>" in body
