@@ -29,7 +29,7 @@ import json
 import logging
 import struct
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -305,13 +305,17 @@ def annotations_ingest_csv(
             else _OrmSink(study, round_, question, scheme)
         )
         sink.open(actor=actor, now=now)
-        for batch in reader.batches(lines, batch_size):
-            # A bad row read makes an atomic ingest fail: the rows after it are only read
-            # (each error reported), no longer looked up.
-            if report.rejected == sink.rejected or partial:
-                sink.add(batch, report=report, create_missing=create_missing)
-            if progress is not None:
-                progress(report.rows)
+        try:
+            for batch in reader.batches(lines, batch_size):
+                # A bad row read makes an atomic ingest fail: the rows after it are only
+                # read (each error reported), no longer looked up.
+                if report.rejected == sink.rejected or partial:
+                    sink.add(batch, report=report, create_missing=create_missing)
+                if progress is not None:
+                    progress(report.rows)
+        except BaseException:
+            sink.abandon()  # the transaction rolls back once no batch is being written
+            raise
         sink.drain(report)
         if report.rejected > sink.rejected and not partial:
             raise _validation_error(report)
@@ -345,6 +349,9 @@ class _Sink:
 
     def drain(self, report: IngestReport) -> None:
         """Wait for the batches still being written."""
+
+    def abandon(self) -> None:
+        """Wait for the batch being written, whatever comes of it (the ingest failed)."""
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         raise NotImplementedError
@@ -644,6 +651,12 @@ class _CopySink(_Sink):
             self._collect(report)
         finally:
             self.writer.shutdown(wait=True)
+
+    def abandon(self) -> None:
+        if self.pending is not None:
+            wait([self.pending])
+            self.pending = None
+        self.writer.shutdown(wait=True)
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         self._collect(report)

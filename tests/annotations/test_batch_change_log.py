@@ -392,3 +392,30 @@ def test_the_admin_lists_a_batch_entry_once_and_pages_its_entries(
     assert "6 annotations created by this import" in body
     assert body.count("<tr><td>doc-") == 6
     assert "<td>doc-3</td><td>carol</td><td>pos</td>" in body
+
+
+def test_a_stream_failing_after_batches_were_written_leaves_nothing(
+    settings: Any, study: Study
+) -> None:
+    """The reading fails while the writer (PostgreSQL: a thread) has batches in: the
+    ingest waits for it, then everything rolls back and the connection still works."""
+    settings.AGREEMENT_INGEST_BATCH_LOG_MIN = 1
+    scheme = build_scheme(study)
+
+    def lines() -> Any:
+        yield from _csv_lines(CSV)
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+
+    with pytest.raises(ValidationError) as caught:
+        annotations_ingest_csv(
+            study=study,
+            round_ref=scheme.round.pk,
+            question_key="sentiment",
+            lines=lines(),
+            actor=Actor(user=None, token=None),
+            create_missing=True,
+            batch_size=2,
+        )
+    assert caught.value.message_dict == {"file": ["The CSV must be UTF-8 text."]}
+    assert (Annotation.objects.count(), AnnotationChange.objects.count()) == (0, 0)
+    assert _ingest(scheme, None).created == 6
