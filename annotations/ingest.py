@@ -545,6 +545,9 @@ class _Keys:
             )
         self.ids: dict[str, int] = {}
         self.created = 0
+        # The study had none when the import began: a key not seen yet is new (inserted
+        # without looking it up first), until an insert finds one that is not.
+        self.none_before = not model.objects.filter(study_id=study_id).exists()
 
     def _select(self, cursor: Any, keys: list[str]) -> None:
         sql, parameter = _keys_parameter(keys)
@@ -563,19 +566,23 @@ class _Keys:
         wanted = sorted(key for key in keys if key not in self.ids)
         if not wanted:
             return
-        self._select(cursor, wanted)
+        guess = create and self.none_before
+        if not guess:
+            self._select(cursor, wanted)
         missing = [key for key in wanted if key not in self.ids]
         if not missing or not create:
             return
         sql, parameter = _keys_parameter(missing)
         insert = self.insert.format(keys=sql) + f" RETURNING {self.field}, id"
-        # Plain INSERTs (they were just looked up); a concurrent upload may have created
-        # one since: then again, skipping those, and they are read below.
+        # Plain INSERTs (they were just looked up, or the study had none); one that exists
+        # (a concurrent upload's, or one this import made and forgot) makes the statement
+        # go again, skipping those, which are read below.
         cursor.execute("SAVEPOINT annotation_ingest_keys")
         try:
             cursor.execute(insert, [self.study_id, now, parameter])
         except psycopg.errors.UniqueViolation:
             cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_keys")
+            self.none_before = False
             cursor.execute(
                 insert.replace(" RETURNING", " ON CONFLICT DO NOTHING RETURNING"),
                 [self.study_id, now, parameter],
@@ -586,6 +593,25 @@ class _Keys:
         self.ids.update(returned)
         if len(returned) < len(missing):
             self._select(cursor, [key for key in missing if key not in self.ids])
+
+
+class _Columns:
+    """A batch's rows as the columns both COPYs read: ids, lines, and the value column every
+    label fills (``layout`` "category" or "number"; "" for sets, or labels that differ)."""
+
+    def __init__(self, rows: list[_Row], item_ids: list[int], coder_ids: list[int]) -> None:
+        self.rows, self.item_ids, self.coder_ids = rows, item_ids, coder_ids
+        labels = [row[3] for row in rows]
+        distinct = set(labels)
+        self.layout = ""
+        self.values: list[Any] = []
+        self.lines: list[int] = []
+        for layout, at in (("category", 0), ("number", 1)):
+            if all(label[at] is not None for label in distinct):
+                self.layout = layout
+                self.values = [label[at] for label in labels]
+                self.lines = [row[0] for row in rows]
+                break
 
 
 class _CopySink(_Sink):
@@ -688,14 +714,15 @@ class _CopySink(_Sink):
                         rows.append(row)
             if not rows:
                 return errors
-            item_column = [item_ids[row[1]] for row in rows]
-            coder_column = [coder_ids[row[2]] for row in rows]
-            self._copy_rows(cursor, rows, item_column, coder_column)
+            columns = _Columns(
+                rows, [item_ids[row[1]] for row in rows], [coder_ids[row[2]] for row in rows]
+            )
+            self._copy_rows(cursor, columns)
             self.kept += len(rows)
             if direct and self.direct:
                 cursor.execute("SAVEPOINT annotation_ingest_direct")
                 try:
-                    self._copy_annotations(cursor, rows, item_column, coder_column)
+                    self._copy_annotations(cursor, columns)
                 except psycopg.errors.UniqueViolation:
                     # An item and coder given twice: the end checks and writes every row.
                     cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_direct")
@@ -704,26 +731,18 @@ class _CopySink(_Sink):
                 self.wrote_direct = True
         return errors
 
-    @staticmethod
-    def _layout(labels: list[Label]) -> str:
-        """Which value column every label fills ("" when they differ, or a set's)."""
-        distinct = set(labels)
-        if all(label[0] is not None for label in distinct):
-            return "category"
-        if all(label[1] is not None for label in distinct):
-            return "number"
-        return ""
-
-    def _copy_rows(
-        self, cursor: Any, rows: list[_Row], item_ids: list[int], coder_ids: list[int]
-    ) -> None:
+    def _copy_rows(self, cursor: Any, columns: _Columns) -> None:
         """COPY the rows, in binary, into the temporary table."""
         sql = (
             "COPY annotation_ingest_ids (line, item_id, coder_id, category_id, number,"
             " category_set) FROM STDIN (FORMAT BINARY)"
         )
-        labels = [row[3] for row in rows]
-        layout = self._layout(labels)
+        rows, item_ids, coder_ids, layout = (
+            columns.rows,
+            columns.item_ids,
+            columns.coder_ids,
+            columns.layout,
+        )
         if layout:
             value, kind = _VALUE_FIELDS[layout]
             data, _ = _binary_rows(
@@ -733,9 +752,9 @@ class _CopySink(_Sink):
                  ("category", kind if value == "category" else None),
                  ("number", kind if value == "number" else None), ("set", None)],
             )  # fmt: skip
-            data["line"] = [row[0] for row in rows]
+            data["line"] = columns.lines
             data["item"], data["coder"] = item_ids, coder_ids
-            data[value] = [label[0 if value == "category" else 1] for label in labels]
+            data[value] = columns.values
             with cursor.copy(sql) as copy:
                 copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
             return
@@ -750,9 +769,7 @@ class _CopySink(_Sink):
                      None if category_set is None else list(category_set))
                 )  # fmt: skip
 
-    def _copy_annotations(
-        self, cursor: Any, rows: list[_Row], item_ids: list[int], coder_ids: list[int]
-    ) -> None:
+    def _copy_annotations(self, cursor: Any, columns: _Columns) -> None:
         """COPY the rows, in binary, into the annotations, as the batch entry's."""
         assert self.entry is not None
         sql = (
@@ -760,8 +777,12 @@ class _CopySink(_Sink):
             " category_id, number, category_set, updated_at, created_in)"
             " FROM STDIN (FORMAT BINARY)"
         )
-        labels = [row[3] for row in rows]
-        layout = self._layout(labels)
+        rows, item_ids, coder_ids, layout = (
+            columns.rows,
+            columns.item_ids,
+            columns.coder_ids,
+            columns.layout,
+        )
         round_id, question_id, entry_id = self.round.pk, self.question.pk, self.entry.pk
         if layout:
             value, kind = _VALUE_FIELDS[layout]
@@ -775,7 +796,7 @@ class _CopySink(_Sink):
             )  # fmt: skip
             data["round"], data["question"] = round_id, question_id
             data["item"], data["coder"] = item_ids, coder_ids
-            data[value] = [label[0 if value == "category" else 1] for label in labels]
+            data[value] = columns.values
             data["updated"], data["created_in"] = self.stamp, entry_id
             with cursor.copy(sql) as copy:
                 copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)

@@ -419,3 +419,21 @@ def test_a_stream_failing_after_batches_were_written_leaves_nothing(
     assert caught.value.message_dict == {"file": ["The CSV must be UTF-8 text."]}
     assert (Annotation.objects.count(), AnnotationChange.objects.count()) == (0, 0)
     assert _ingest(scheme, None).created == 6
+
+
+def test_keys_forgotten_between_batches_are_found_again(
+    monkeypatch: pytest.MonkeyPatch, study: Study
+) -> None:
+    """PostgreSQL: a study without items inserts new keys without looking them up; one the
+    import made and forgot (its cache holds one key here) is found again, not made twice."""
+    monkeypatch.setattr("annotations.ingest._KEY_CACHE_MAX", 1)
+    scheme = build_scheme(study)
+    Item = scheme.items["doc-1"].__class__
+    Item.objects.filter(study=study).delete()
+    text = "item,coder,label\nx-1,alice,pos\nx-2,bob,neg\nx-3,alice,pos\nx-1,bob,neg\n"
+    report = _ingest(scheme, None, text, batch_size=1)
+    assert (report.created, report.items_created) == (4, 3)
+    assert sorted(Item.objects.filter(study=study).values_list("external_id", flat=True)) == [
+        "x-1", "x-2", "x-3",
+    ]  # fmt: skip
+    assert Annotation.objects.filter(round=scheme.round, item__external_id="x-1").count() == 2
