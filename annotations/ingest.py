@@ -548,6 +548,7 @@ class _Keys:
         # The study had none when the import began: a key not seen yet is new (inserted
         # without looking it up first), until an insert finds one that is not.
         self.none_before = not model.objects.filter(study_id=study_id).exists()
+        self.last: set[str] = set()
 
     def _select(self, cursor: Any, keys: list[str]) -> None:
         sql, parameter = _keys_parameter(keys)
@@ -562,7 +563,10 @@ class _Keys:
         """Know the id of each of ``keys`` that exists (or, with ``create``, that was
         missing and is created now, in key order). ``cursor`` is psycopg's."""
         if len(self.ids) > _KEY_CACHE_MAX:
-            self.ids = {}
+            # Forgotten but the last batch's: a file lists an item's rows together, and its
+            # rows run over from one batch into the next.
+            self.ids = {key: self.ids[key] for key in self.last if key in self.ids}
+        self.last = keys
         wanted = sorted(key for key in keys if key not in self.ids)
         if not wanted:
             return
@@ -582,7 +586,6 @@ class _Keys:
             cursor.execute(insert, [self.study_id, now, parameter])
         except psycopg.errors.UniqueViolation:
             cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_keys")
-            self.none_before = False
             cursor.execute(
                 insert.replace(" RETURNING", " ON CONFLICT DO NOTHING RETURNING"),
                 [self.study_id, now, parameter],
