@@ -437,3 +437,18 @@ def test_keys_forgotten_between_batches_are_found_again(
         "x-1", "x-2", "x-3",
     ]  # fmt: skip
     assert Annotation.objects.filter(round=scheme.round, item__external_id="x-1").count() == 2
+
+
+def test_new_items_keep_their_keys_exactly(study: Study) -> None:
+    """PostgreSQL COPYs the new items of a study without any: escapes and all."""
+    scheme = build_scheme(study)
+    Item = scheme.items["doc-1"].__class__
+    Item.objects.filter(study=study).delete()
+    keys = ["back\\\\slash", "tab\there", "new\nline", "café ☕", r"\N"]
+    text = "item,coder,label\n" + "".join(f'"{key}",alice,pos\n' for key in keys)
+    report = _ingest(scheme, None, text)
+    assert (report.created, report.items_created) == (5, 5)
+    assert sorted(Item.objects.filter(study=study).values_list("external_id", flat=True)) == sorted(
+        keys
+    )
+    assert study.item_count.items == 5
