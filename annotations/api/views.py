@@ -507,7 +507,11 @@ def _span_target(options: dict[str, Any]) -> tuple[Round, Question]:
 class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     _AnnotationScopedMixin, mixins.ListModelMixin, viewsets.GenericViewSet
 ):
-    """Every creation, change and deletion of the study's annotations, newest first."""
+    """Every creation, change and deletion of the study's annotations, newest first.
+
+    A crowd import logged as one batch entry is listed as the per-annotation "created"
+    entries it stands for (each carrying the batch entry's id), filters and pages included.
+    """
 
     queryset = AnnotationChange.objects.none()
     serializer_class = AnnotationChangeOutputSerializer
