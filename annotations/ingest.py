@@ -14,13 +14,16 @@ the good rows in batches, reporting progress after each. Every error names the C
 As with the bulk upload, a row whose label is already stored changes nothing, every write
 is logged in ``AnnotationChange``, unknown items and coders are errors unless
 ``create_missing``, an item and coder given twice is an error on the later line, a span
-question and a closed round are refused, and the round is locked for the whole ingest.
+question and a closed round are refused, and the round is locked for the whole ingest. An
+ingest that creates at least ``AGREEMENT_INGEST_BATCH_LOG_MIN`` annotations logs their
+creation as one batch entry, which reads expand (``annotations.history``).
 
-On PostgreSQL the rows are COPYed into a temporary table and written with a few
-set-based statements (items and coders created by ``INSERT ... SELECT``, the change log and
-the annotations by ``INSERT ... SELECT ... ON CONFLICT``): memory stays flat whatever the
-file's size. Elsewhere (SQLite) the rows are gathered and written through the bulk upload's
-own planning and ORM writes (``annotations.services``).
+On PostgreSQL a writer thread writes each batch while the next is read: its keys resolved
+to ids (items and coders created as they come), its rows COPYed in binary into a temporary
+table and, in a fresh scope, straight into the annotations; the end checks duplicates and
+writes the rest with a few set-based statements: memory stays flat whatever the file's
+size (``_CopySink``; docs/crowd-scale.md). Elsewhere (SQLite) the rows are gathered and
+written through the bulk upload's own planning and ORM writes (``annotations.services``).
 """
 
 from __future__ import annotations
