@@ -138,6 +138,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024 *
 # A streamed CSV body (a large or partial bulk upload, annotations_import_csv) has no size
 # limit; each of its lines has this one, in bytes (docs/operations.md#bounded-requests).
 AGREEMENT_CSV_MAX_LINE_BYTES = env_int("AGREEMENT_CSV_MAX_LINE_BYTES", 1024 * 1024, minimum=1024)
+# A streamed CSV import that creates at least this many annotations logs them as one
+# change-log entry (a batch entry, expanded on read) instead of one row each
+# (docs/crowd-scale.md#the-change-log-of-an-import).
+AGREEMENT_INGEST_BATCH_LOG_MIN = env_int("AGREEMENT_INGEST_BATCH_LOG_MIN", 10_000, minimum=1)
 # What the members of a zip import may unpack to, in all (the bytes counted as unpacked).
 AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES = env_int(
     "AGREEMENT_IMPORT_MAX_UNZIPPED_BYTES", 64 * 1024 * 1024, minimum=1024

@@ -14,29 +14,37 @@ the good rows in batches, reporting progress after each. Every error names the C
 As with the bulk upload, a row whose label is already stored changes nothing, every write
 is logged in ``AnnotationChange``, unknown items and coders are errors unless
 ``create_missing``, an item and coder given twice is an error on the later line, a span
-question and a closed round are refused, and the round is locked for the whole ingest.
+question and a closed round are refused, and the round is locked for the whole ingest. An
+ingest that creates at least ``AGREEMENT_INGEST_BATCH_LOG_MIN`` annotations logs their
+creation as one batch entry, which reads expand (``annotations.history``).
 
-On PostgreSQL the rows are COPYed into a temporary table and written with a few
-set-based statements (items and coders created by ``INSERT ... SELECT``, the change log and
-the annotations by ``INSERT ... SELECT ... ON CONFLICT``): memory stays flat whatever the
-file's size. Elsewhere (SQLite) the rows are gathered and written through the bulk upload's
-own planning and ORM writes (``annotations.services``).
+On PostgreSQL a writer thread writes each batch while the next is read: its keys resolved
+to ids (items and coders created as they come), its rows COPYed in binary into a temporary
+table and, in a fresh scope, straight into the annotations; the end checks duplicates and
+writes the rest with a few set-based statements: memory stays flat whatever the file's
+size (``_CopySink``; docs/crowd-scale.md). Elsewhere (SQLite) the rows are gathered and
+written through the bulk upload's own planning and ORM writes (``annotations.services``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import struct
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import numpy as np
+import psycopg
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
+from django.db.models import Max, Min
 from django.utils import timezone
 
-from annotations import services
+from annotations import history, services
 from annotations.services import (
     CODER_KEY_MAX_LENGTH,
     ITEM_KEY_MAX_LENGTH,
@@ -285,6 +293,7 @@ def annotations_ingest_csv(
     (``target_resolve``); ``ConflictError`` (``round_closed``) for a closed round.
     """
     report = IngestReport(partial=partial)
+    now = timezone.now()
     with transaction.atomic():
         round_, question = services.target_resolve(
             study=study, round_ref=round_ref, question_key=question_key, lock=True
@@ -298,15 +307,22 @@ def annotations_ingest_csv(
             if services._uses_copy()
             else _OrmSink(study, round_, question, scheme)
         )
-        sink.open()
-        for batch in reader.batches(lines, batch_size):
-            if not report.rejected or partial:
-                sink.add(batch)
-            if progress is not None:
-                progress(report.rows)
-        if report.rejected and not partial:
+        sink.open(actor=actor, now=now)
+        try:
+            for batch in reader.batches(lines, batch_size):
+                # A bad row read makes an atomic ingest fail: the rows after it are only
+                # read (each error reported), no longer looked up.
+                if report.rejected == sink.rejected or partial:
+                    sink.add(batch, report=report, create_missing=create_missing)
+                if progress is not None:
+                    progress(report.rows)
+        except BaseException:
+            sink.abandon()  # the transaction rolls back once no batch is being written
+            raise
+        sink.drain(report)
+        if report.rejected > sink.rejected and not partial:
             raise _validation_error(report)
-        sink.finish(report, create_missing=create_missing, actor=actor, now=timezone.now())
+        sink.finish(report, create_missing=create_missing, actor=actor, now=now)
         if report.rejected and not partial:
             raise _validation_error(report)
     logger.info(
@@ -328,10 +344,19 @@ class _Sink:
     def __init__(self, study: Study, round_: Round, question: Question, scheme: LabelScheme):
         self.study, self.round, self.question, self.scheme = study, round_, question, scheme
 
-    def open(self) -> None:
+    #: Rows the sink left out (unknown items or coders), counted in the report too.
+    rejected = 0
+
+    def open(self, *, actor: Actor, now: datetime) -> None:
         pass
 
-    def add(self, batch: list[_Row]) -> None:
+    def drain(self, report: IngestReport) -> None:
+        """Wait for the batches still being written."""
+
+    def abandon(self) -> None:
+        """Wait for the batch being written, whatever comes of it (the ingest failed)."""
+
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         raise NotImplementedError
 
     def finish(
@@ -359,10 +384,10 @@ def _duplicate_error(line: int, item: str, coder: str, first: int) -> IngestErro
 class _OrmSink(_Sink):
     """The portable path: rows gathered, then the bulk upload's planning and ORM writes."""
 
-    def open(self) -> None:
+    def open(self, *, actor: Actor, now: datetime) -> None:
         self.rows: list[_Row] = []
 
-    def add(self, batch: list[_Row]) -> None:
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         self.rows.extend(batch)
 
     def finish(
@@ -411,23 +436,96 @@ class _OrmSink(_Sink):
             new_items=set(),
             new_coders=set(),
         )
+        batches: dict[tuple[int, int], int] = {}
         existing = services._existing_labels(
             round_=self.round,
             question=self.question,
             item_ids={item_ids[item] for _, item, _, _ in kept},
+            batches=batches,
         )
         plan = services._plan(
-            upload, scheme=self.scheme, item_ids=item_ids, coder_ids=coder_ids, existing=existing
+            upload,
+            scheme=self.scheme,
+            item_ids=item_ids,
+            coder_ids=coder_ids,
+            existing=existing,
+            batches=batches,
         )
+        batch = None
+        if plan.created >= history.batch_log_min():
+            batch = AnnotationChange.objects.create(
+                study=study, round=self.round, question=self.question,
+                action=AnnotationChange.Action.CREATED, changed_at=now,
+                changed_by=actor.audit_user, token=actor.token, batch_size=plan.created,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
         if plan.writes:
             services._write_orm(
-                plan, study=study, round_=self.round, question=self.question, actor=actor, now=now
+                plan,
+                study=study,
+                round_=self.round,
+                question=self.question,
+                actor=actor,
+                now=now,
+                batch=batch,
             )
+        if batch is not None:
+            span = Annotation.objects.filter(created_in=batch.pk).aggregate(
+                first=Min("id"), last=Max("id")
+            )
+            batch.first_annotation_id, batch.last_annotation_id = span["first"], span["last"]
+            batch.save(update_fields=["first_annotation_id", "last_annotation_id"])
         report.created, report.updated, report.unchanged = (
             plan.created,
             plan.updated,
             plan.unchanged,
         )
+
+
+_BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_BINARY_TRAILER = struct.pack(">h", -1)
+_POSTGRES_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+#: Which value column a label fills (the others NULL): how a batch of rows is laid out in
+#: COPY's binary format, a fixed width per row, by NumPy.
+_VALUE_FIELDS = {"category": ("category", ">i8"), "number": ("number", ">f8")}
+#: Item or coder ids kept between batches, at most (then forgotten and looked up again).
+_KEY_CACHE_MAX = 500_000
+#: Keys travel to PostgreSQL as one text split by ``string_to_array`` (far cheaper than a
+#: text[] parameter); a key holding the separator makes its batch send a text[].
+_KEY_SEPARATOR = "\x1f"
+
+
+def _binary_rows(
+    layout: str, n: int, columns: list[tuple[str, Any]]
+) -> tuple[np.ndarray, np.dtype]:
+    """An empty record array laying out ``n`` rows of COPY's binary format: ``columns`` are
+    (name, big-endian NumPy type, or None for a NULL)."""
+    fields: list[tuple[str, str]] = [("fields", ">i2")]
+    for name, kind in columns:
+        fields.append((f"l_{name}", ">i4"))
+        if kind is not None:
+            fields.append((name, kind))
+    dtype = np.dtype(fields)
+    data = np.zeros(n, dtype=dtype)
+    data["fields"] = len(columns)
+    for name, kind in columns:
+        data[f"l_{name}"] = -1 if kind is None else np.dtype(kind).itemsize
+    return data, dtype
+
+
+def _stored_label(category_id: int | None, number: float | None, category_set: Any) -> Label:
+    """The label of columns read by a raw cursor (Django leaves JSON as its text)."""
+    if isinstance(category_set, str):
+        category_set = json.loads(category_set)
+    return label_of(category_id, number, category_set)
+
+
+def _keys_parameter(keys: list[str]) -> tuple[str, Any]:
+    """SQL for a text[] of ``keys`` and its parameter."""
+    joined = _KEY_SEPARATOR.join(keys)
+    if _KEY_SEPARATOR in "".join(keys):
+        return "%s::text[]", keys
+    return f"string_to_array(%s, chr({ord(_KEY_SEPARATOR)}))", joined
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -438,158 +536,412 @@ def _copy_text(value: str) -> str:
     return value.translate(_COPY_ESCAPES)
 
 
-class _CopySink(_Sink):
-    """PostgreSQL: COPY into a temporary table, then set-based statements."""
+class _Keys:
+    """A study's item or coder ids by key, looked up and created a batch at a time."""
 
-    def open(self) -> None:
+    def __init__(self, model: type[Item] | type[Coder], study_id: int) -> None:
+        self.table = model._meta.db_table
+        self.study_id = study_id
+        if model is Item:
+            self.field = "external_id"
+            self.insert = (
+                f"INSERT INTO {self.table} (study_id, external_id, text, metadata, created_at)"
+                " SELECT %s, k, '', '{{}}'::jsonb, %s FROM unnest({keys}) AS k ORDER BY k"
+            )
+        else:
+            self.field = "key"
+            self.insert = (
+                f"INSERT INTO {self.table} (study_id, key, name, is_active, created_at)"
+                " SELECT %s, k, '', true, %s FROM unnest({keys}) AS k ORDER BY k"
+            )
+        self.ids: dict[str, int] = {}
+        self.created = 0
+        self.copy = (
+            f"COPY {self.table} (id, external_id, study_id, text, metadata, created_at) FROM STDIN"
+            if model is Item
+            else None
+        )
+        # The study had none when the import began: a key not seen yet is new (inserted
+        # without looking it up first), until an insert finds one that is not.
+        self.none_before = not model.objects.filter(study_id=study_id).exists()
+        self.last: set[str] = set()
+
+    def _copy(self, cursor: Any, keys: list[str], now: datetime) -> list[tuple[str, int]]:
+        """Insert new items by COPY (a fifth cheaper than INSERT ... RETURNING for a crowd
+        import's million), their ids taken from the sequence first."""
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [self.table, len(keys)],
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+        escaped = _copy_text("\x00".join(keys)).split("\x00")
+        tail = f"\t{self.study_id}\t\t{{}}\t{now.isoformat()}\n"
+        with cursor.copy(self.copy) as copy:
+            copy.write(
+                "".join([f"{pk}\t{key}{tail}" for pk, key in zip(ids, escaped, strict=True)])
+            )
+        return list(zip(keys, ids, strict=True))
+
+    def _select(self, cursor: Any, keys: list[str]) -> None:
+        sql, parameter = _keys_parameter(keys)
+        cursor.execute(
+            f"SELECT {self.field}, id FROM {self.table}"
+            f" WHERE study_id = %s AND {self.field} = ANY({sql})",
+            [self.study_id, parameter],
+        )
+        self.ids.update(cursor.fetchall())
+
+    def resolve(self, cursor: Any, keys: set[str], *, create: bool, now: datetime) -> None:
+        """Know the id of each of ``keys`` that exists (or, with ``create``, that was
+        missing and is created now, in key order). ``cursor`` is psycopg's."""
+        if len(self.ids) > _KEY_CACHE_MAX:
+            # Forgotten but the last batch's: a file lists an item's rows together, and its
+            # rows run over from one batch into the next.
+            self.ids = {key: self.ids[key] for key in self.last if key in self.ids}
+        self.last = keys
+        wanted = sorted(key for key in keys if key not in self.ids)
+        if not wanted:
+            return
+        guess = create and self.none_before
+        if not guess:
+            self._select(cursor, wanted)
+        missing = [key for key in wanted if key not in self.ids]
+        if not missing or not create:
+            return
+        sql, parameter = _keys_parameter(missing)
+        insert = self.insert.format(keys=sql) + f" RETURNING {self.field}, id"
+        # Plain INSERTs, or COPY with ids taken from the sequence (they were just looked up,
+        # or the study had none); one that exists (a concurrent upload's, or one this
+        # import made and forgot) makes it go again, skipping those, read below.
+        cursor.execute("SAVEPOINT annotation_ingest_keys")
+        try:
+            if self.copy is not None:
+                returned = self._copy(cursor, missing, now)
+            else:
+                cursor.execute(insert, [self.study_id, now, parameter])
+                returned = cursor.fetchall()
+        except psycopg.errors.UniqueViolation:
+            cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_keys")
+            cursor.execute(
+                insert.replace(" RETURNING", " ON CONFLICT DO NOTHING RETURNING"),
+                [self.study_id, now, parameter],
+            )
+            returned = cursor.fetchall()
+        cursor.execute("RELEASE SAVEPOINT annotation_ingest_keys")
+        self.created += len(returned)
+        self.ids.update(returned)
+        if len(returned) < len(missing):
+            self._select(cursor, [key for key in missing if key not in self.ids])
+
+
+class _Columns:
+    """A batch's rows as the columns both COPYs read: ids, lines, and the value column every
+    label fills (``layout`` "category" or "number"; "" for sets, or labels that differ)."""
+
+    def __init__(self, rows: list[_Row], item_ids: list[int], coder_ids: list[int]) -> None:
+        self.rows, self.item_ids, self.coder_ids = rows, item_ids, coder_ids
+        labels = [row[3] for row in rows]
+        distinct = set(labels)
+        self.layout = ""
+        self.values: list[Any] = []
+        self.lines: list[int] = []
+        for layout, at in (("category", 0), ("number", 1)):
+            if all(label[at] is not None for label in distinct):
+                self.layout = layout
+                self.values = [label[at] for label in labels]
+                self.lines = [row[0] for row in rows]
+                break
+
+
+class _CopySink(_Sink):
+    """PostgreSQL: batches written by a thread of their own while the next is read.
+
+    Each batch's keys are resolved to ids (items and coders created as they come) and its
+    rows COPYed (binary) into a temporary table, which the checks and the writes at the
+    end read. In a fresh scope (the round holds no annotation of the question: the usual
+    crowd import) each batch is also COPYed straight into the annotations, logged by one
+    batch entry; an item and coder given twice makes the unique index refuse a batch, and
+    then the rows written so far are taken back and the end writes them from the temporary
+    table, after the duplicate check."""
+
+    def open(self, *, actor: Actor, now: datetime) -> None:
         with connection.cursor() as cursor:
             cursor.execute(
-                "CREATE TEMPORARY TABLE annotation_ingest ("
-                " line bigint NOT NULL, item text NOT NULL, coder text NOT NULL,"
-                " category_id bigint, number double precision, category_set jsonb,"
-                " new_value text NOT NULL) ON COMMIT DROP"
+                "CREATE TEMPORARY TABLE annotation_ingest_ids ("
+                " line bigint NOT NULL, item_id bigint NOT NULL, coder_id bigint NOT NULL,"
+                " category_id bigint, number double precision, category_set jsonb)"
+                " ON COMMIT DROP"
             )
-        self.fields: dict[Label, str] = {}
+        self.items = _Keys(Item, self.study.pk)
+        self.coders = _Keys(Coder, self.study.pk)
+        self.kept = 0
+        self.now = now
+        self.fresh = not Annotation.objects.filter(
+            round_id=self.round.pk, question_id=self.question.pk
+        ).exists()
+        self.direct = self.fresh  # each batch straight into the annotations too
+        self.wrote_direct = False
+        self.entry: AnnotationChange | None = None
+        if self.fresh:
+            self.entry = AnnotationChange.objects.create(
+                study=self.study, round=self.round, question=self.question,
+                action=AnnotationChange.Action.CREATED, changed_at=now,
+                changed_by=actor.audit_user, token=actor.token, batch_size=0,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
+            self.entry.first_annotation_id = self._next_annotation_id()
+        self.stamp = (now - _POSTGRES_EPOCH) // timedelta(microseconds=1)
+        # The writer thread uses this transaction's psycopg connection; the reading thread
+        # leaves it alone until the batch is written (``_collect``).
+        self.raw = connection.connection
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-writer")
+        self.pending: Future[list[IngestError]] | None = None
 
-    def _label_fields(self, label: Label) -> str:
-        """The label's last four COPY fields (category, number, set, canonical text)."""
-        fields = self.fields.get(label)
-        if fields is None:
-            category_id, number, category_set = label
-            values = (
-                category_id,
-                None if number is None else repr(float(number)),
-                None if category_set is None else json.dumps(list(category_set)),
-                self.scheme.text(label),
-            )
-            fields = self.fields[label] = "\t".join(
-                "\\N" if value is None else _copy_text(str(value)) for value in values
-            )
-        return fields
-
-    def add(self, batch: list[_Row]) -> None:
-        # COPY's text format written directly: psycopg's per-row ``write_row`` was most of
-        # the time the rows took. The keys are escaped a batch at a time (they hold no NUL,
-        # which therefore separates them).
-        items = _copy_text("\x00".join([row[1] for row in batch])).split("\x00")
-        coders = _copy_text("\x00".join([row[2] for row in batch])).split("\x00")
-        fields = self.fields
-        data = "".join(
-            [
-                f"{line}\t{item}\t{coder}\t{fields.get(label) or self._label_fields(label)}\n"
-                for (line, _, _, label), item, coder in zip(batch, items, coders, strict=True)
-            ]
-        )
+    def _next_annotation_id(self) -> int:
         with connection.cursor() as cursor:
-            copy_sql = (
-                "COPY annotation_ingest (line, item, coder, category_id, number, category_set,"
-                " new_value) FROM STDIN"
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id'))", [Annotation._meta.db_table]
             )
-            with cursor.cursor.copy(copy_sql) as copy:
-                copy.write(data.encode())
+            return int(cursor.fetchone()[0])
+
+    def _collect(self, report: IngestReport) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            for error in pending.result():
+                self.rejected += 1
+                report.reject(error)
+
+    def drain(self, report: IngestReport) -> None:
+        try:
+            self._collect(report)
+        finally:
+            self.writer.shutdown(wait=True)
+
+    def abandon(self) -> None:
+        if self.pending is not None:
+            wait([self.pending])
+            self.pending = None
+        self.writer.shutdown(wait=True)
+
+    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
+        self._collect(report)
+        if report.rejected and not report.partial:
+            self.direct = False  # nothing will be written: only checked
+        self.pending = self.writer.submit(self._write_batch, batch, create_missing, self.direct)
+
+    def _write_batch(
+        self, batch: list[_Row], create_missing: bool, direct: bool
+    ) -> list[IngestError]:
+        """The writer thread: one batch into the temporary table (and the annotations);
+        the rows left out for an unknown item or coder."""
+        errors: list[IngestError] = []
+        with self.raw.cursor() as cursor:
+            items, coders = self.items, self.coders
+            items.resolve(cursor, {row[1] for row in batch}, create=create_missing, now=self.now)
+            coders.resolve(cursor, {row[2] for row in batch}, create=create_missing, now=self.now)
+            item_ids, coder_ids = items.ids, coders.ids
+            rows = batch
+            if not create_missing:
+                rows = []
+                for row in batch:
+                    line, item, coder, _ = row
+                    if item not in item_ids:
+                        errors.append(_unknown_error(line, "item", item))
+                    elif coder not in coder_ids:
+                        errors.append(_unknown_error(line, "coder", coder))
+                    else:
+                        rows.append(row)
+            if not rows:
+                return errors
+            columns = _Columns(
+                rows, [item_ids[row[1]] for row in rows], [coder_ids[row[2]] for row in rows]
+            )
+            self._copy_rows(cursor, columns)
+            self.kept += len(rows)
+            if direct and self.direct:
+                cursor.execute("SAVEPOINT annotation_ingest_direct")
+                try:
+                    self._copy_annotations(cursor, columns)
+                except psycopg.errors.UniqueViolation:
+                    # An item and coder given twice: the end checks and writes every row.
+                    cursor.execute("ROLLBACK TO SAVEPOINT annotation_ingest_direct")
+                    self.direct = False
+                cursor.execute("RELEASE SAVEPOINT annotation_ingest_direct")
+                self.wrote_direct = True
+        return errors
+
+    def _copy_rows(self, cursor: Any, columns: _Columns) -> None:
+        """COPY the rows, in binary, into the temporary table."""
+        sql = (
+            "COPY annotation_ingest_ids (line, item_id, coder_id, category_id, number,"
+            " category_set) FROM STDIN (FORMAT BINARY)"
+        )
+        rows, item_ids, coder_ids, layout = (
+            columns.rows,
+            columns.item_ids,
+            columns.coder_ids,
+            columns.layout,
+        )
+        if layout:
+            value, kind = _VALUE_FIELDS[layout]
+            data, _ = _binary_rows(
+                layout,
+                len(rows),
+                [("line", ">i8"), ("item", ">i8"), ("coder", ">i8"),
+                 ("category", kind if value == "category" else None),
+                 ("number", kind if value == "number" else None), ("set", None)],
+            )  # fmt: skip
+            data["line"] = columns.lines
+            data["item"], data["coder"] = item_ids, coder_ids
+            data[value] = columns.values
+            with cursor.copy(sql) as copy:
+                copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
+            return
+        with cursor.copy(sql) as copy:
+            copy.set_types(["int8", "int8", "int8", "int8", "float8", "jsonb"])
+            for (line, _, _, label), item_id, coder_id in zip(
+                rows, item_ids, coder_ids, strict=True
+            ):
+                category_id, number, category_set = label
+                copy.write_row(
+                    (line, item_id, coder_id, category_id, number,
+                     None if category_set is None else list(category_set))
+                )  # fmt: skip
+
+    def _copy_annotations(self, cursor: Any, columns: _Columns) -> None:
+        """COPY the rows, in binary, into the annotations, as the batch entry's."""
+        assert self.entry is not None
+        sql = (
+            f"COPY {Annotation._meta.db_table} (round_id, question_id, item_id, coder_id,"
+            " category_id, number, category_set, updated_at, created_in)"
+            " FROM STDIN (FORMAT BINARY)"
+        )
+        rows, item_ids, coder_ids, layout = (
+            columns.rows,
+            columns.item_ids,
+            columns.coder_ids,
+            columns.layout,
+        )
+        round_id, question_id, entry_id = self.round.pk, self.question.pk, self.entry.pk
+        if layout:
+            value, kind = _VALUE_FIELDS[layout]
+            data, _ = _binary_rows(
+                layout,
+                len(rows),
+                [("round", ">i8"), ("question", ">i8"), ("item", ">i8"), ("coder", ">i8"),
+                 ("category", kind if value == "category" else None),
+                 ("number", kind if value == "number" else None), ("set", None),
+                 ("updated", ">i8"), ("created_in", ">i8")],
+            )  # fmt: skip
+            data["round"], data["question"] = round_id, question_id
+            data["item"], data["coder"] = item_ids, coder_ids
+            data[value] = columns.values
+            data["updated"], data["created_in"] = self.stamp, entry_id
+            with cursor.copy(sql) as copy:
+                copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
+            return
+        with cursor.copy(sql) as copy:
+            copy.set_types(
+                ["int8", "int8", "int8", "int8", "int8", "float8", "jsonb", "timestamptz", "int8"]
+            )
+            for (_, _, _, label), item_id, coder_id in zip(rows, item_ids, coder_ids, strict=True):
+                category_id, number, category_set = label
+                copy.write_row(
+                    (round_id, question_id, item_id, coder_id, category_id, number,
+                     None if category_set is None else list(category_set), self.now, entry_id)
+                )  # fmt: skip
 
     def finish(
         self, report: IngestReport, *, create_missing: bool, actor: Actor, now: datetime
     ) -> None:
+        report.items_created = self.items.created
+        report.coders_created = self.coders.created
         with connection.cursor() as cursor:
-            # The statements below join the whole file to the study's items, coders and
-            # annotations: hash joins. The planner's statistics predate the rows created in
-            # this transaction and would pick nested loops (a minute per 100,000 rows).
+            # The statements below join the whole file to the round's annotations: hash
+            # joins (the planner's statistics predate the rows written in this transaction
+            # and would pick nested loops), in memory (for this transaction only).
             cursor.execute("SET LOCAL enable_nestloop = off")
-            # The file's duplicate check and joins hash millions of keys: in memory, not in
-            # temporary files (for this transaction only).
             cursor.execute("SET LOCAL work_mem = '256MB'")
-            # The rows are written in key order (below), so that each index of the
-            # annotations and their log grows at its right edge; a synchronised scan could
-            # start reading the ordered table in its middle.
-            cursor.execute("SET LOCAL synchronize_seqscans = off")
             try:
-                self._finish(cursor, report, create_missing=create_missing, actor=actor, now=now)
+                self._finish(cursor, report, actor=actor, now=now)
+                cursor.execute("DROP TABLE IF EXISTS annotation_ingest_ids")
             finally:
                 cursor.execute("RESET enable_nestloop")
                 cursor.execute("RESET work_mem")
-                cursor.execute("RESET synchronize_seqscans")
 
-    def _finish(
-        self,
-        cursor: Any,
-        report: IngestReport,
-        *,
-        create_missing: bool,
-        actor: Actor,
-        now: datetime,
-    ) -> None:
-        study_id = self.study.pk
-        items, coders = Item._meta.db_table, Coder._meta.db_table
-        cursor.execute("ANALYZE annotation_ingest")
-        if not create_missing:
-            known_item = (
-                f"EXISTS (SELECT 1 FROM {items} t WHERE t.study_id = %s AND t.external_id = r.item)"
-            )
-            known_coder = (
-                f"EXISTS (SELECT 1 FROM {coders} t WHERE t.study_id = %s AND t.key = r.coder)"
-            )
-            unknown = f"(NOT {known_item} OR NOT {known_coder})"
-            cursor.execute(
-                f"SELECT line, item, coder, {known_item} FROM annotation_ingest r"
-                f" WHERE {unknown} ORDER BY line",
-                [study_id, study_id, study_id],
-            )
-            for line, item, coder, item_known in cursor.fetchall():
-                name, key = ("coder", coder) if item_known else ("item", item)
-                report.reject(_unknown_error(line, name, key))
-            if report.partial:
+    def _finish(self, cursor: Any, report: IngestReport, *, actor: Actor, now: datetime) -> None:
+        kept = self.kept
+        if report.rejected and not report.partial:
+            # Unknown keys: the duplicates are reported beside them, nothing is written.
+            self._reject_duplicates(cursor, report)
+            return
+        if self.fresh and self.direct:
+            self._finish_direct(cursor, report, kept=kept, actor=actor)
+            return
+        if self.entry is not None:  # a duplicate refused a batch: take back what was written
+            if self.wrote_direct:
                 cursor.execute(
-                    f"DELETE FROM annotation_ingest r WHERE {unknown}", [study_id, study_id]
+                    f"DELETE FROM {Annotation._meta.db_table}"
+                    " WHERE round_id = %s AND question_id = %s",
+                    [self.round.pk, self.question.pk],
                 )
-        if create_missing:
-            # In key order, so the items' unique index grows at its right edge.
-            cursor.execute(
-                f"INSERT INTO {items} (study_id, external_id, text, metadata, created_at)"
-                " SELECT %s, item, '', '{}'::jsonb, %s FROM"
-                "  (SELECT DISTINCT item FROM annotation_ingest) r ORDER BY item"
-                " ON CONFLICT (study_id, external_id) DO NOTHING",
-                [study_id, now],
-            )
-            report.items_created = max(cursor.rowcount, 0)
-            cursor.execute(
-                f"INSERT INTO {coders} (study_id, key, name, is_active, created_at)"
-                " SELECT DISTINCT %s, coder, '', true, %s FROM annotation_ingest"
-                " ON CONFLICT (study_id, key) DO NOTHING",
-                [study_id, now],
-            )
-            report.coders_created = max(cursor.rowcount, 0)
-        # Sorted once here: the annotations and their log are written in this order.
-        cursor.execute(
-            "CREATE TEMPORARY TABLE annotation_ingest_ids ON COMMIT DROP AS"
-            " SELECT r.line, i.id AS item_id, c.id AS coder_id, r.category_id, r.number,"
-            " r.category_set, r.new_value"
-            f" FROM annotation_ingest r JOIN {items} i"
-            "  ON i.study_id = %s AND i.external_id = r.item"
-            f" JOIN {coders} c ON c.study_id = %s AND c.key = r.coder"
-            " ORDER BY i.id, c.id, r.line",
-            [study_id, study_id],
-        )
-        kept = cursor.rowcount
-        cursor.execute("DROP TABLE annotation_ingest")
-        # A fresh scope (the usual crowd import): every row is created, plain INSERTs.
-        fresh = not Annotation.objects.filter(
-            round_id=self.round.pk, question_id=self.question.pk
-        ).exists()
-        if fresh and not report.rejected:
-            # The annotations' unique index finds an item and coder given twice while the
-            # rows are written; the check, a pass over every row, runs only if it does.
-            try:
-                with transaction.atomic():
-                    self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=True)
-                return
-            except IntegrityError as error:
-                if getattr(error.__cause__, "sqlstate", None) != UNIQUE_VIOLATION:
-                    raise
+            self.entry.delete()
+            self.entry = None
+        cursor.execute("ANALYZE annotation_ingest_ids")
         kept -= self._reject_duplicates(cursor, report)
         if report.rejected and not report.partial:
             return
-        self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=fresh)
+        self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=self.fresh)
+
+    def _finish_direct(self, cursor: Any, report: IngestReport, *, kept: int, actor: Actor) -> None:
+        """Every row is in the annotations: the batch entry, or (fewer rows than
+        ``AGREEMENT_INGEST_BATCH_LOG_MIN``) an entry each instead."""
+        entry = self.entry
+        assert entry is not None
+        report.created, report.updated, report.unchanged = kept, 0, 0
+        if kept >= history.batch_log_min():
+            entry.batch_size = kept
+            entry.last_annotation_id = self._next_annotation_id()
+            entry.save(update_fields=["batch_size", "first_annotation_id", "last_annotation_id"])
+            return
+        entry.delete()
+        self.entry = None
+        if not kept:
+            return
+        cursor.execute(
+            f"UPDATE {Annotation._meta.db_table} SET created_in = NULL"
+            " WHERE round_id = %s AND question_id = %s",
+            [self.round.pk, self.question.pk],
+        )
+        cursor.execute(
+            "SELECT item_id, coder_id, category_id, number, category_set FROM annotation_ingest_ids"
+        )
+        text, action = self.scheme.text, AnnotationChange.Action.CREATED.value
+        self._log(
+            cursor,
+            [(item_id, coder_id, action, None, text(_stored_label(*label)))
+             for item_id, coder_id, *label in cursor.fetchall()],
+            actor=actor,
+            now=self.now,
+        )  # fmt: skip
+
+    def _log(self, cursor: Any, log: list[tuple[Any, ...]], *, actor: Actor, now: datetime) -> None:
+        """Per-row change-log entries: (item id, coder id, action, old text, new text)."""
+        if not log:
+            return
+        user_id = actor.audit_user.pk if actor.audit_user is not None else None
+        token_id = actor.token.pk if actor.token is not None else None
+        constant = (self.study.pk, self.round.pk, self.question.pk)
+        with cursor.cursor.copy(
+            f"COPY {AnnotationChange._meta.db_table} (study_id, round_id, question_id, item_id,"
+            " coder_id, action, old_value, new_value, changed_at, changed_by_id, token_id)"
+            " FROM STDIN"
+        ) as copy:
+            for item_id, coder_id, action, old_text, new_text in log:
+                copy.write_row(
+                    (*constant, item_id, coder_id, action, old_text, new_text, now, user_id,
+                     token_id)
+                )  # fmt: skip
 
     def _reject_duplicates(self, cursor: Any, report: IngestReport) -> int:
         """Report every row whose item and coder an earlier row gave, and leave it out;
@@ -639,7 +991,7 @@ class _CopySink(_Sink):
         now: datetime,
         fresh: bool,
     ) -> None:
-        table, changes = Annotation._meta.db_table, AnnotationChange._meta.db_table
+        table = Annotation._meta.db_table
         round_id, question_id, study_id = self.round.pk, self.question.pk, self.study.pk
         user_id = actor.audit_user.pk if actor.audit_user is not None else None
         token_id = actor.token.pk if actor.token is not None else None
@@ -647,57 +999,79 @@ class _CopySink(_Sink):
             "a.round_id = %s AND a.question_id = %s AND a.item_id = x.item_id"
             " AND a.coder_id = x.coder_id"
         )
-        # Updates first (the annotations still hold the old values): their old text is
-        # the scheme's, written in Python for the rows that change.
+        text = self.scheme.text
+        log: list[tuple[Any, ...]] = []  # per-row entries: (item, coder, action, old, new)
+        # Updates first (the annotations still hold the old values); an annotation a batch
+        # entry created has its creation logged first (annotations.history).
         updated: list[Any] = []
         if not fresh:
             cursor.execute(
                 "SELECT x.item_id, x.coder_id, a.category_id, a.number, a.category_set,"
-                f" x.new_value FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
+                " x.category_id, x.number, x.category_set, a.created_in"
+                f" FROM annotation_ingest_ids x JOIN {table} a ON {same_row}"
                 " WHERE (a.category_id, a.number, a.category_set)"
                 "  IS DISTINCT FROM (x.category_id, x.number, x.category_set)",
                 [round_id, question_id],
             )
             updated = cursor.fetchall()
-        text = self.scheme.text
-        if updated:
-            with cursor.cursor.copy(
-                f"COPY {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
-                " old_value, new_value, changed_at, changed_by_id, token_id) FROM STDIN"
-            ) as copy:
-                for item_id, coder_id, category_id, number, category_set, new in updated:
-                    old = text(label_of(category_id, number, category_set))
-                    copy.write_row(
-                        (study_id, round_id, question_id, item_id, coder_id,
-                         AnnotationChange.Action.UPDATED.value, old, new, now, user_id, token_id)
-                    )  # fmt: skip
+        creations = []
+        updated_action = AnnotationChange.Action.UPDATED.value
+        for item_id, coder_id, *old_new, created_in in updated:
+            old, new = _stored_label(*old_new[:3]), _stored_label(*old_new[3:])
+            if created_in is not None:
+                creations.append(history.Creation(item_id, coder_id, created_in, old))
+            log.append((item_id, coder_id, updated_action, text(old), text(new)))
+        history.write_creation_entries(creations, self.question)
         missing = "" if fresh else (
             f" WHERE NOT EXISTS (SELECT 1 FROM {table} a WHERE {same_row})"
         )  # fmt: skip
-        cursor.execute(
-            f"INSERT INTO {changes} (study_id, round_id, question_id, item_id, coder_id, action,"
-            " old_value, new_value, changed_at, changed_by_id, token_id)"
-            " SELECT %s, %s, %s, x.item_id, x.coder_id, %s, NULL, x.new_value, %s, %s, %s"
-            f" FROM annotation_ingest_ids x{missing}",
-            [study_id, round_id, question_id, AnnotationChange.Action.CREATED.value, now,
-             user_id, token_id, *([] if fresh else [round_id, question_id])],
-        )  # fmt: skip
-        report.created = max(cursor.rowcount, 0)
+        missing_params = [] if fresh else [round_id, question_id]
+        if fresh:
+            created = kept
+        else:
+            cursor.execute(f"SELECT count(*) FROM annotation_ingest_ids x{missing}", missing_params)
+            created = cursor.fetchone()[0]
+        report.created = created
         report.updated = len(updated)
         report.unchanged = kept - report.created - report.updated
+        batch = None
+        if created >= history.batch_log_min():
+            # One entry for every annotation created (annotations.history); the range of
+            # their ids is taken from the sequence around the INSERT (the round is locked:
+            # no other upload writes its annotations meanwhile).
+            batch = AnnotationChange.objects.create(
+                study_id=study_id, round_id=round_id, question_id=question_id,
+                action=AnnotationChange.Action.CREATED, changed_at=now, changed_by_id=user_id,
+                token_id=token_id, batch_size=created,
+                categories=history.category_snapshot(self.question),
+            )  # fmt: skip
+            batch.first_annotation_id = self._next_annotation_id()
+        elif created:
+            cursor.execute(
+                "SELECT x.item_id, x.coder_id, x.category_id, x.number, x.category_set"
+                f" FROM annotation_ingest_ids x{missing}",
+                missing_params,
+            )
+            created_action = AnnotationChange.Action.CREATED.value
+            for item_id, coder_id, *new in cursor.fetchall():
+                log.append((item_id, coder_id, created_action, None, text(_stored_label(*new))))
+        self._log(cursor, log, actor=actor, now=now)
         conflict = "" if fresh else (
             " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
             "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
-            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
+            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at,"
+            "  created_in = NULL"
             " WHERE (a.category_id, a.number, a.category_set)"
             "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)"
         )  # fmt: skip
         cursor.execute(
             f"INSERT INTO {table} AS a"
             " (round_id, question_id, item_id, coder_id, category_id, number, category_set,"
-            "  updated_at)"
-            " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s"
+            "  updated_at, created_in)"
+            " SELECT %s, %s, item_id, coder_id, category_id, number, category_set, %s, %s"
             f" FROM annotation_ingest_ids{conflict}",
-            [round_id, question_id, now],
+            [round_id, question_id, now, batch.pk if batch is not None else None],
         )
-        cursor.execute("DROP TABLE annotation_ingest_ids")
+        if batch is not None:
+            batch.last_annotation_id = self._next_annotation_id()
+            batch.save(update_fields=["first_annotation_id", "last_annotation_id"])

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from annotations.history import ChangeHistory
 from studies.labels import CategoryRow, Label, LabelScheme, has_categories, label_of
 from studies.models import (
     Annotation,
@@ -157,8 +158,9 @@ def annotation_change_list(
     coder: str | None = None,
     action: str | None = None,
     since: datetime | None = None,
-) -> QuerySet[AnnotationChange]:
-    """The study's annotation history, newest first."""
+) -> ChangeHistory:
+    """The study's annotation history, newest first, an import's batch entry expanded into
+    the per-annotation entries it stands for (``annotations.history``)."""
     changes = AnnotationChange.objects.filter(study=study).select_related(
         # The output names the round, question, item, coder, user and token of each row.
         "round",
@@ -172,15 +174,11 @@ def annotation_change_list(
         changes = changes.filter(round=round_)
     if question is not None:
         changes = changes.filter(question=question)
-    if item:
-        changes = changes.filter(item__external_id=item)
-    if coder:
-        changes = changes.filter(coder__key=coder)
     if action:
         changes = changes.filter(action=action)
     if since is not None:
         changes = changes.filter(changed_at__gte=since)
-    return changes.order_by("-changed_at", "-id")
+    return ChangeHistory(changes, item=item, coder=coder)
 
 
 @dataclass(frozen=True)

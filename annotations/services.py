@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from annotations import history
 from studies.access import Actor
 from studies.exceptions import ApplicationError, ConflictError
 from studies.labels import (
@@ -357,24 +358,33 @@ class _Plan:
 
     writes: list[tuple[int, int, Label]] = field(default_factory=list)
     changes: list[tuple[int, int, str, str | None, str]] = field(default_factory=list)
+    # Annotations a batch entry created that change now: their creation is logged first.
+    creations: list[history.Creation] = field(default_factory=list)
     created: int = 0
     updated: int = 0
     unchanged: int = 0
 
 
 def _existing_labels(
-    *, round_: Round, question: Question, item_ids: set[int]
+    *,
+    round_: Round,
+    question: Question,
+    item_ids: set[int],
+    batches: dict[tuple[int, int], int] | None = None,
 ) -> dict[tuple[int, int], Label]:
-    """The stored labels of the round and question, for the uploaded items, in one query."""
+    """The stored labels of the round and question, for the uploaded items, in one query;
+    ``batches`` gets the batch entry of those a batch entry created (``created_in``)."""
     annotations = Annotation.objects.filter(round=round_, question=question)
     if len(item_ids) <= _IN_BATCH:
         annotations = annotations.filter(item_id__in=item_ids)
-    return {
-        (item_id, coder_id): label_of(category_id, number, category_set)
-        for item_id, coder_id, category_id, number, category_set in annotations.values_list(
-            "item_id", "coder_id", "category_id", "number", "category_set"
-        ).order_by()
-    }
+    labels: dict[tuple[int, int], Label] = {}
+    for item_id, coder_id, category_id, number, category_set, created_in in annotations.values_list(
+        "item_id", "coder_id", "category_id", "number", "category_set", "created_in"
+    ).order_by():
+        labels[item_id, coder_id] = label_of(category_id, number, category_set)
+        if created_in is not None and batches is not None:
+            batches[item_id, coder_id] = created_in
+    return labels
 
 
 def _plan(
@@ -384,6 +394,7 @@ def _plan(
     item_ids: Mapping[str, int],
     coder_ids: Mapping[str, int],
     existing: Mapping[tuple[int, int], Label],
+    batches: Mapping[tuple[int, int], int] | None = None,
 ) -> _Plan:
     plan = _Plan()
     text = scheme.text
@@ -399,6 +410,9 @@ def _plan(
             plan.changes.append((item_id, coder_id, created_action, None, text(label)))
         elif old != label:
             plan.updated += 1
+            batch_id = batches.get((item_id, coder_id)) if batches else None
+            if batch_id is not None:
+                plan.creations.append(history.Creation(item_id, coder_id, batch_id, old))
             plan.writes.append((item_id, coder_id, label))
             plan.changes.append((item_id, coder_id, updated_action, text(old), text(label)))
         else:
@@ -437,12 +451,14 @@ def _write_postgresql(
             " FROM annotation_upload"
             " ON CONFLICT (round_id, question_id, item_id, coder_id) DO UPDATE SET"
             "  category_id = EXCLUDED.category_id, number = EXCLUDED.number,"
-            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at"
+            "  category_set = EXCLUDED.category_set, updated_at = EXCLUDED.updated_at,"
+            "  created_in = NULL"
             " WHERE (a.category_id, a.number, a.category_set)"
             "  IS DISTINCT FROM (EXCLUDED.category_id, EXCLUDED.number, EXCLUDED.category_set)",
             [round_.pk, question.pk, now],
         )
         cursor.execute("DROP TABLE annotation_upload")
+        history.write_creation_entries(plan.creations, question)
         user_id = actor.audit_user.pk if actor.audit_user is not None else None
         token_id = actor.token.pk if actor.token is not None else None
         with raw.copy(
@@ -458,9 +474,22 @@ def _write_postgresql(
 
 
 def _write_orm(
-    plan: _Plan, *, study: Study, round_: Round, question: Question, actor: Actor, now: datetime
+    plan: _Plan,
+    *,
+    study: Study,
+    round_: Round,
+    question: Question,
+    actor: Actor,
+    now: datetime,
+    batch: AnnotationChange | None = None,
 ) -> None:
-    """The portable path (SQLite): batched upserts through the ORM."""
+    """The portable path (SQLite): batched upserts through the ORM. With ``batch`` (an
+    import's batch entry), the created annotations carry its id and have no entry each."""
+    created: set[tuple[int, int]] = set()
+    batch_id = batch.pk if batch is not None else None
+    if batch is not None:
+        created_action = AnnotationChange.Action.CREATED
+        created = {(i, c) for i, c, action, _, _ in plan.changes if action == created_action}
     Annotation.objects.bulk_create(
         [
             Annotation(
@@ -472,17 +501,22 @@ def _write_orm(
                 number=number,
                 category_set=list(category_set) if category_set is not None else None,
                 updated_at=now,
+                created_in=batch_id if (item_id, coder_id) in created else None,
             )
             for item_id, coder_id, (category_id, number, category_set) in plan.writes
         ],
         update_conflicts=True,
         unique_fields=["round", "question", "item", "coder"],
-        update_fields=["category", "number", "category_set", "updated_at"],
+        update_fields=["category", "number", "category_set", "updated_at", "created_in"],
         batch_size=_BULK_BATCH,
     )
+    history.write_creation_entries(plan.creations, question)
+    changes = plan.changes
+    if batch is not None:
+        changes = [change for change in changes if change[2] != AnnotationChange.Action.CREATED]
     AnnotationChange.objects.bulk_create(
         _change_objects(
-            plan.changes, study=study, round_=round_, question=question, actor=actor, now=now
+            changes, study=study, round_=round_, question=question, actor=actor, now=now
         ),
         batch_size=_BULK_BATCH,
     )
@@ -578,10 +612,21 @@ def annotations_bulk_upsert(
     coders_created = _create_keys(
         Coder, study=study, field="key", keys=upload.new_coders, known=coder_ids
     )
+    batches: dict[tuple[int, int], int] = {}
     existing = _existing_labels(
-        round_=round_, question=question, item_ids={item_ids[item] for item, _, _ in upload.rows}
+        round_=round_,
+        question=question,
+        item_ids={item_ids[item] for item, _, _ in upload.rows},
+        batches=batches,
     )
-    plan = _plan(upload, scheme=scheme, item_ids=item_ids, coder_ids=coder_ids, existing=existing)
+    plan = _plan(
+        upload,
+        scheme=scheme,
+        item_ids=item_ids,
+        coder_ids=coder_ids,
+        existing=existing,
+        batches=batches,
+    )
     if plan.writes:
         write = _write_postgresql if _uses_copy() else _write_orm
         write(plan, study=study, round_=round_, question=question, actor=actor, now=timezone.now())
@@ -613,9 +658,17 @@ def annotation_delete(*, annotation: Annotation, actor: Actor) -> None:
     if annotation.units is not None:
         old = scheme.units_text(annotation.units)
     else:
-        old = scheme.text(
-            label_of(annotation.category_id, annotation.number, annotation.category_set)
-        )
+        label = label_of(annotation.category_id, annotation.number, annotation.category_set)
+        old = scheme.text(label)
+        if annotation.created_in is not None:  # its creation, logged by a batch, first
+            history.write_creation_entries(
+                [
+                    history.Creation(
+                        annotation.item_id, annotation.coder_id, annotation.created_in, label
+                    )
+                ],
+                question,
+            )
     AnnotationChange.objects.bulk_create(
         _change_objects(
             [(annotation.item_id, annotation.coder_id, AnnotationChange.Action.DELETED, old, None)],

@@ -15,7 +15,7 @@ from django.db.models import Count, ForeignKey, QuerySet
 from django.forms import ModelChoiceField
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 # The study and round pages gather actions of the computations and exchange apps: the one
 # place the core app refers to them.
@@ -137,7 +137,9 @@ class QuestionAdminForm(forms.ModelForm):
             instance.pk is not None
             and instance.label_kind.takes_span_unit
             and (instance.span_unit or SpanUnit.CHARACTER) != cleaned["span_unit"]
-            and Annotation.objects.filter(question_id=instance.pk).exists()
+            and Annotation.objects.filter(
+                round__study_id=instance.study_id, question_id=instance.pk
+            ).exists()
         ):
             self.add_error("span_unit", "The span unit cannot change once units are stored.")
         return cleaned
@@ -486,6 +488,55 @@ class AnnotationChangeAdmin(ReadOnlyAdmin):
     search_fields = ("item__external_id", "coder__key", "changed_by__username")
     date_hierarchy = "changed_at"
     list_per_page = 100
+    readonly_fields = ("entries",)
+    #: Entries of a batch entry shown a page at a time (``?entries=N``).
+    ENTRIES_PER_PAGE = 100
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        return (*self.list_display, "batch_size")
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None) -> Any:
+        change = super().get_object(request, object_id, from_field)
+        if change is not None:
+            try:
+                change.entries_page = max(int(request.GET.get("entries", "1")), 1)
+            except ValueError:
+                change.entries_page = 1
+        return change
+
+    @admin.display(description="entries it stands for")
+    def entries(self, obj: AnnotationChange) -> str:
+        """A batch entry (an import logged as one entry): the per-annotation entries it
+        stands for, a page at a time, as the API lists them (``annotations.history``)."""
+        if obj.batch_size is None:
+            return "—"
+        from annotations.history import batch_annotations, expanded_entries
+
+        page = getattr(obj, "entries_page", 1)
+        size = self.ENTRIES_PER_PAGE
+        annotations = batch_annotations(obj).select_related("item", "coder")
+        total = annotations.count()
+        shown = expanded_entries(obj, annotations[(page - 1) * size : page * size])
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((e.item, e.coder, e.new_value) for e in shown),
+        )
+        last = (total - 1) // size + 1
+        links = format_html_join(
+            " ",
+            '<a href="?entries={}">{}</a>',
+            ((n, n) for n in range(max(page - 5, 1), min(page + 5, last) + 1)),
+        )
+        return format_html(
+            "<p>{} annotations created by this import and unchanged since (each one's later "
+            "changes, with its creation, are entries of their own); page {}: {}</p>"
+            "<table><tr><th>item</th><th>coder</th><th>value</th></tr>{}</table>",
+            total,
+            page,
+            links,
+            rows,
+        )
 
 
 @admin.register(Membership)

@@ -508,14 +508,29 @@ class Annotation(models.Model):
         db_index=False,
         db_constraint=False,
     )
+    #
+    # Two indexes only, each entry costing a crowd import 6M writes (docs/crowd-scale.md,
+    # "Which index serves which query"): the unique constraint's (round, question, item,
+    # coder) and the item's (an item's deletion cascades here, batch by batch). The
+    # question, coder and category have none: their deletions read this table once per
+    # statement (a study's deletion removes its annotations by round first), and the reads
+    # that name them name the round too, or the study's rounds (``studies.services``).
     question = models.ForeignKey(
-        Question, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+        Question,
+        on_delete=models.CASCADE,
+        related_name="annotations",
+        db_constraint=False,
+        db_index=False,
     )
     item = models.ForeignKey(
         Item, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
     )
     coder = models.ForeignKey(
-        Coder, on_delete=models.CASCADE, related_name="annotations", db_constraint=False
+        Coder,
+        on_delete=models.CASCADE,
+        related_name="annotations",
+        db_constraint=False,
+        db_index=False,
     )
     category = models.ForeignKey(
         Category,
@@ -524,11 +539,18 @@ class Annotation(models.Model):
         blank=True,
         related_name="+",
         db_constraint=False,
+        db_index=False,
     )
     number = models.FloatField(null=True, blank=True)
     category_set = models.JSONField(null=True, blank=True)
     units = models.JSONField(null=True, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
+    # The id of the change log's batch entry that created this annotation (an import logged
+    # as one entry, ``AnnotationChange.batch_size``), while its label is the one that entry
+    # created; None otherwise. The first change logged for the annotation writes its
+    # creation as an entry of its own and clears this. No index: a batch's annotations are
+    # read along the primary key, between the entry's first and last annotation ids.
+    created_in = models.BigIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering: ClassVar = ["round", "question", "item", "coder"]
@@ -606,9 +628,22 @@ class AnnotationChange(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="+", db_constraint=False, db_index=False
     )
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    # None on a batch entry only (below).
+    item = models.ForeignKey(
+        Item,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        null=True,
+        blank=True,
+    )
     coder = models.ForeignKey(
-        Coder, on_delete=models.CASCADE, related_name="+", db_constraint=False
+        Coder,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        null=True,
+        blank=True,
     )
     action = models.CharField(max_length=10, choices=Action.choices)
     # None, not "", means "no annotation" (before a creation, after a deletion): "" is no label.
@@ -635,9 +670,33 @@ class AnnotationChange(models.Model):
         db_constraint=False,
         db_index=False,
     )
+    # A batch entry: one "created" entry for every annotation a crowd import created
+    # (``annotations.ingest``, ``AGREEMENT_INGEST_BATCH_LOG_MIN`` rows or more), instead of
+    # one row each. Its item and coder are None; ``batch_size`` says how many annotations
+    # it created, whose ids lie from ``first_annotation_id`` to ``last_annotation_id`` and
+    # who carry its id in ``Annotation.created_in``; ``categories`` keeps the question's
+    # categories as they were (id, code, parent, position), so the values read as the
+    # labeling tool's text of that time. Reads expand it into the per-annotation entries it
+    # stands for (``annotations.history``).
+    batch_size = models.PositiveBigIntegerField(null=True, blank=True)
+    first_annotation_id = models.BigIntegerField(null=True, blank=True)
+    last_annotation_id = models.BigIntegerField(null=True, blank=True)
+    categories = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering: ClassVar = ["-changed_at", "-id"]
+        constraints: ClassVar = [
+            models.CheckConstraint(
+                condition=Q(batch_size__isnull=True, item__isnull=False, coder__isnull=False)
+                | Q(
+                    batch_size__isnull=False,
+                    action="created",
+                    item__isnull=True,
+                    coder__isnull=True,
+                ),
+                name="change_annotation_or_batch",
+            ),
+        ]
         indexes: ClassVar = [
             # The history of one annotation, as shown in the admin and over the API.
             models.Index(

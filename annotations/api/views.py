@@ -507,7 +507,11 @@ def _span_target(options: dict[str, Any]) -> tuple[Round, Question]:
 class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     _AnnotationScopedMixin, mixins.ListModelMixin, viewsets.GenericViewSet
 ):
-    """Every creation, change and deletion of the study's annotations, newest first."""
+    """Every creation, change and deletion of the study's annotations, newest first.
+
+    A crowd import logged as one batch entry is listed as the per-annotation "created"
+    entries it stands for (each carrying the batch entry's id), filters and pages included.
+    """
 
     queryset = AnnotationChange.objects.none()
     serializer_class = AnnotationChangeOutputSerializer
@@ -516,7 +520,7 @@ class AnnotationChangeViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows
     def get_queryset(self) -> Any:
         if getattr(self, "swagger_fake_view", False):
             return AnnotationChange.objects.none()
-        return annotation_change_list(study=self.study)
+        return annotation_change_list(study=self.study).rows
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self.query

@@ -270,7 +270,8 @@ def coder_update(*, coder: Coder, **fields: Any) -> Coder:
 @transaction.atomic
 def coder_delete(*, coder: Coder) -> None:
     """Delete a coder without annotations; one with annotations is deactivated instead."""
-    if Annotation.objects.filter(coder=coder).exists():
+    # By the study's rounds (the coder has no index of its own on the annotations).
+    if Annotation.objects.filter(round__study_id=coder.study_id, coder=coder).exists():
         raise ConflictError(
             "This coder has annotations; deactivate the coder instead (is_active=false).",
             code=RosterErrorCode.CODER_IN_USE,

@@ -166,7 +166,9 @@ def _renumber(question: Question, ordered: list[Category]) -> None:
 
 
 def _question_has_annotations(question: Question) -> bool:
-    return Annotation.objects.filter(question=question).exists()
+    # By the study's rounds: the annotations' unique index starts with (round, question);
+    # the question has no index of its own (docs/crowd-scale.md).
+    return Annotation.objects.filter(round__study_id=question.study_id, question=question).exists()
 
 
 @transaction.atomic
@@ -434,7 +436,11 @@ def _is_ancestor(category: Category, node: Category | None) -> bool:
 
 
 def category_in_use(category: Category) -> bool:
-    if Annotation.objects.filter(category=category).exists():
+    if Annotation.objects.filter(
+        round__study_id=category.question.study_id,
+        question_id=category.question_id,
+        category=category,
+    ).exists():
         return True
     # Set-valued labels keep category ids in a JSON list, span units in their third place,
     # structured values where their kind says; a portable scan (SQLite has no JSON
