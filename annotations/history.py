@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from studies.labels import CategoryRow, Label, LabelScheme, label_of
-from studies.models import Annotation, AnnotationChange, Category, Question
+from studies.models import Annotation, AnnotationChange, Category, Coder, Item, Question
 
 #: The default of ``AGREEMENT_INGEST_BATCH_LOG_MIN``.
 BATCH_LOG_MIN = 10_000
@@ -130,10 +130,14 @@ def batch_annotations(
         id__lte=entry.last_annotation_id or 0,
         created_in=entry.pk,
     )
+    # Keys to ids within the study first (their unique indexes), so that an item is found
+    # through the annotations' item index, not by a join over the study's million items.
     if item:
-        annotations = annotations.filter(item__external_id=item)
+        items = Item.objects.filter(study_id=entry.study_id, external_id=item)
+        annotations = annotations.filter(item_id__in=items.values("id"))
     if coder:
-        annotations = annotations.filter(coder__key=coder)
+        coders = Coder.objects.filter(study_id=entry.study_id, key=coder)
+        annotations = annotations.filter(coder_id__in=coders.values("id"))
     return annotations.order_by("-id")
 
 
