@@ -32,7 +32,7 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from studies.labels import CategoryRow, Label, LabelScheme, label_of
-from studies.models import Annotation, AnnotationChange, Category, Question
+from studies.models import Annotation, AnnotationChange, Category, Coder, Item, Question
 
 #: The default of ``AGREEMENT_INGEST_BATCH_LOG_MIN``.
 BATCH_LOG_MIN = 10_000
@@ -122,18 +122,22 @@ def batch_annotations(
     entry: AnnotationChange, *, item: str | None = None, coder: str | None = None
 ) -> QuerySet[Annotation]:
     """The annotations a batch entry stands for, newest first, read along the primary key
-    between its first and last annotation ids."""
+    between its first and last annotation ids (``created_in`` names the entry: no filter on
+    the round and question, whose index a planner with stale statistics, right after an
+    import, would walk whole and sort)."""
     annotations = Annotation.objects.filter(
         id__gte=entry.first_annotation_id or 0,
         id__lte=entry.last_annotation_id or 0,
         created_in=entry.pk,
-        round_id=entry.round_id,
-        question_id=entry.question_id,
     )
+    # Keys to ids within the study first (their unique indexes), so that an item is found
+    # through the annotations' item index, not by a join over the study's million items.
     if item:
-        annotations = annotations.filter(item__external_id=item)
+        items = Item.objects.filter(study_id=entry.study_id, external_id=item)
+        annotations = annotations.filter(item_id__in=items.values("id"))
     if coder:
-        annotations = annotations.filter(coder__key=coder)
+        coders = Coder.objects.filter(study_id=entry.study_id, key=coder)
+        annotations = annotations.filter(coder_id__in=coders.values("id"))
     return annotations.order_by("-id")
 
 
@@ -162,6 +166,18 @@ def expanded_entries(
         )
         for annotation in annotations
     ]
+
+
+def batch_page(
+    entry: AnnotationChange, start: int, stop: int, item: str | None, coder: str | None
+) -> list[AnnotationChange]:
+    """Entries ``start`` to ``stop`` of a batch entry's expansion: the page's ids first
+    (along the primary key), then those annotations with their item and coder."""
+    ids = list(
+        batch_annotations(entry, item=item, coder=coder).values_list("id", flat=True)[start:stop]
+    )
+    annotations = Annotation.objects.filter(id__in=ids).select_related("item", "coder")
+    return expanded_entries(entry, annotations.order_by("-id"))
 
 
 class ChangeHistory(Sequence[AnnotationChange]):
@@ -268,9 +284,9 @@ class ChangeHistory(Sequence[AnnotationChange]):
             size = self._batch_size(entry)
             low, high = max(start, position), min(stop, position + size)
             if low < high:
-                annotations = batch_annotations(entry, item=self.item, coder=self.coder)
-                page = annotations.select_related("item", "coder")[low - position : high - position]
-                out.extend(expanded_entries(entry, page))
+                out.extend(
+                    batch_page(entry, low - position, high - position, self.item, self.coder)
+                )
             position += size
         if position < stop:
             low = max(start, position)

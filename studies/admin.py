@@ -510,13 +510,12 @@ class AnnotationChangeAdmin(ReadOnlyAdmin):
         stands for, a page at a time, as the API lists them (``annotations.history``)."""
         if obj.batch_size is None:
             return "—"
-        from annotations.history import batch_annotations, expanded_entries
+        from annotations.history import batch_annotations, batch_page
 
         page = getattr(obj, "entries_page", 1)
         size = self.ENTRIES_PER_PAGE
-        annotations = batch_annotations(obj).select_related("item", "coder")
-        total = annotations.count()
-        shown = expanded_entries(obj, annotations[(page - 1) * size : page * size])
+        total = batch_annotations(obj).count()
+        shown = batch_page(obj, (page - 1) * size, page * size, None, None)
         rows = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",

@@ -452,3 +452,32 @@ def test_new_items_keep_their_keys_exactly(study: Study) -> None:
         keys
     )
     assert study.item_count.items == 5
+
+
+def test_a_page_of_the_history_costs_the_same_queries_whatever_the_import_size(
+    settings: Any, client_for: Callable[..., APIClient]
+) -> None:
+    """Doubling the import: the same statements per page (a count per batch entry, the
+    page's ids, their rows), none per annotation."""
+    from django.db import connection as default_connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.AGREEMENT_INGEST_BATCH_LOG_MIN = 1
+    counted = []
+    for n in (40, 80):
+        study = StudyFactory()
+        user = UserFactory()
+        Membership.objects.create(study=study, user=user, role=Role.VIEWER)
+        scheme = build_scheme(study)
+        text = "item,coder,label\n" + "".join(f"d{i},c{i % 7},pos\n" for i in range(n))
+        _ingest(scheme, None, text)
+        client = client_for(user)
+        statements = []
+        for page in (1, 3):
+            with CaptureQueriesContext(default_connection) as queries:
+                body = client.get(changes_url(study), {"page": page, "page_size": 5}).json()
+            assert body["count"] == n
+            assert len(body["results"]) == 5
+            statements.append(len(queries))
+        counted.append(statements)
+    assert counted[0] == counted[1]
