@@ -54,6 +54,7 @@ from exchange.mapping import (
     spans_to_questions,
 )
 from exchange.span_imports import (
+    SpanOutcome,
     SpanQuestionReport,
     match_span_labels,
     span_target_errors,
@@ -61,6 +62,7 @@ from exchange.span_imports import (
     write_span_question,
 )
 from exchange.structured_imports import (
+    RegionOutcome,
     match_region_labels,
     regions_to_questions,
     write_region_question,
@@ -649,6 +651,23 @@ def _ensure_model_coders(
     )
 
 
+def _add_outcome(
+    report: ImportReport, key: str, written: int, outcome: SpanOutcome | RegionOutcome
+) -> None:
+    """Add what writing one span or region question did (its rejections, counts and
+    question line) to the import's report."""
+    for rejection in outcome.rejected:
+        report.reject(rejection)
+    report.created += outcome.created
+    report.updated += outcome.updated
+    report.unchanged += outcome.unchanged
+    report.items_created += outcome.items_created
+    report.coders_created += outcome.coders_created
+    report.questions.append(
+        QuestionReport(key, written, outcome.created, outcome.updated, outcome.unchanged)
+    )
+
+
 def _write_spans(
     *,
     study: Study,
@@ -675,16 +694,7 @@ def _write_spans(
             partial=partial,
             actor=actor,
         )
-        for rejection in outcome.rejected:
-            report.reject(rejection)
-        report.created += outcome.created
-        report.updated += outcome.updated
-        report.unchanged += outcome.unchanged
-        report.items_created += outcome.items_created
-        report.coders_created += outcome.coders_created
-        report.questions.append(
-            QuestionReport(key, outcome.units, outcome.created, outcome.updated, outcome.unchanged)
-        )
+        _add_outcome(report, key, outcome.units, outcome)
         report.spans.append(outcome.question)
 
 
@@ -712,18 +722,7 @@ def _write_regions(
             partial=partial,
             actor=actor,
         )
-        for rejection in outcome.rejected:
-            report.reject(rejection)
-        report.created += outcome.created
-        report.updated += outcome.updated
-        report.unchanged += outcome.unchanged
-        report.items_created += outcome.items_created
-        report.coders_created += outcome.coders_created
-        report.questions.append(
-            QuestionReport(
-                key, outcome.regions, outcome.created, outcome.updated, outcome.unchanged
-            )
-        )
+        _add_outcome(report, key, outcome.regions, outcome)
 
 
 # The service ---------------------------------------------------------------------------
