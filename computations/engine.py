@@ -46,7 +46,13 @@ from metrics import distance_names as metrics_distance_names
 from metrics import light_kappa_on_rows as light_kappa_on_rows  # for item_sums
 from metrics import report as metrics_report
 from metrics.distances.scalar import midranks as midranks  # for item_sums
-from metrics.models import AltTestRefusedError, alt_tests_on_data, group_agreement, ppi_mean
+from metrics.models import (
+    AltTestRefusedError,
+    alt_tests_on_data,
+    group_agreement,
+    ppi_mean,
+    self_consistency_on_data,
+)
 from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
@@ -710,6 +716,32 @@ def model_groups(
         "between": result["between"],
         "distance": params["distance"],
     }
+
+
+def model_self_consistency(
+    data: Any,
+    params: Mapping[str, Any],
+    *,
+    runs: Sequence[Hashable],
+    parents: Mapping[str, str | None],
+) -> dict[str, Any]:
+    """Intra-coder alpha between the ``runs`` of one model (``metrics.models``), with the
+    computation's distance and bootstrap; ``{"refused": reason}`` when undefined."""
+    distance = _distance(params, parents)
+    try:
+        result = self_consistency_on_data(
+            data,
+            runs=runs,
+            distance="nominal" if distance is None else distance,
+            replicates=int(params["bootstrap"]),
+            seed=int(params["seed"]),
+            confidence=float(params["confidence"]),
+        )
+    except ValueError as error:
+        return {"refused": str(error), "runs": [str(run) for run in runs]}
+    body = result.to_json()
+    body["distance"] = params["distance"]
+    return _jsonable(body)  # type: ignore[no-any-return]
 
 
 def model_alt_test(

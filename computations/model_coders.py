@@ -10,7 +10,10 @@ stores ``results["model_coders"]``:
   recorded for the round, ``ModelCoderRound``), the alternative annotator test against the
   people (``epsilon`` and ``alt_test_alpha`` parameters; at least
   ``MIN_PEOPLE_FOR_ALT_TEST`` people in the scope, else the reason) and the
-  prediction-powered estimates of each category's prevalence (or the mean of a number);
+  prediction-powered estimates of each category's prevalence (or the mean of a number), and
+  its self-consistency: intra-coder alpha among the model coders that are runs of the same
+  model (the same model name and version; another run or prompt version), with its
+  bootstrap interval, or why there is none;
 - ``settings``: ε, the false discovery rate level and the scoring the test used.
 
 The numbers come from ``computations.engine`` (``metrics.models``); a part that cannot be
@@ -134,10 +137,45 @@ def model_coders_result(
     return result
 
 
-def split_result(coder_ids: Sequence[int], reason: str, *, study_id: int) -> dict[str, Any] | None:
-    """``results["model_coders"]`` of a computation split by items: the reason, when the
-    scope has model coders."""
-    return {"skipped": reason} if scope_coders(coder_ids, study_id=study_id).models else None
+def structured_result(
+    report: Mapping[str, Any],
+    coder_key_list: Sequence[str],
+    *,
+    round_ids: Sequence[int],
+    study_id: int,
+) -> dict[str, Any] | None:
+    """``results["model_coders"]`` of a structured question whose report measures each
+    coder's position bias (pairwise preferences): each model coder's share of non-tie
+    choices picking the option shown first, with the exact binomial p, as the report
+    computed it. None when the scope has no model coder or the report has no position bias.
+    """
+    bias = report.get("position_bias")
+    if not isinstance(bias, Mapping):
+        return None
+    keys = set(coder_key_list)
+    rows = list(
+        Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL, key__in=keys)
+        .order_by("key")
+        .values("id", "key", "model_name", "model_version", "prompt_version")
+    )
+    if not rows:
+        return None
+    versions = model_round_versions_record(
+        round_ids=round_ids, coder_ids=[row["id"] for row in rows]
+    )
+    per_model = [
+        {
+            **_model_entry(row, versions, round_ids),
+            "position_bias": dict(bias.get(row["key"]) or {}),
+        }
+        for row in rows
+    ]
+    models = {row["key"] for row in rows}
+    return {
+        "people": sorted(keys - models),
+        "models": sorted(models),
+        "per_model": per_model,
+    }
 
 
 def _kind_refusal(kind: Kind) -> str:
@@ -167,15 +205,7 @@ def _result(
     per_model = []
     for coder_id in coders.models:
         key = coders.keys[coder_id]
-        row = coders.model_rows[coder_id]
-        recorded = [versions[(coder_id, r)] for r in round_ids if (coder_id, r) in versions]
-        entry: dict[str, Any] = {
-            "coder": coder_id,
-            "key": key,
-            "model_name": row["model_name"],
-            "model_version": _joined(v.model_version for v in recorded) or row["model_version"],
-            "prompt_version": _joined(v.prompt_version for v in recorded) or row["prompt_version"],
-        }
+        entry = _model_entry(coders.model_rows[coder_id], versions, round_ids)
         if len(people) < MIN_PEOPLE_FOR_ALT_TEST:
             entry["alt_test"] = {
                 "refused": (
@@ -199,6 +229,7 @@ def _result(
         else:
             entry["ppi"] = {"refused": "No person labelled this scope: nothing corrects the model."}
         per_model.append(entry)
+    _add_self_consistency(per_model, named, params, scope)
     return {
         "people": people,
         "models": models,
@@ -211,6 +242,59 @@ def _result(
             "min_people": MIN_PEOPLE_FOR_ALT_TEST,
             "confidence": float(params["confidence"]),
         },
+    }
+
+
+def run_of(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """What makes two model coders runs of one model: the same model name and model version
+    (for the scope); their prompt versions may differ."""
+    return (str(entry.get("model_name") or ""), str(entry.get("model_version") or ""))
+
+
+def _add_self_consistency(
+    per_model: list[dict[str, Any]], named: Any, params: Mapping[str, Any], scope: Any
+) -> None:
+    """Each model's self-consistency: intra-coder alpha among the model coders of the scope
+    that are runs of the same model (:func:`run_of`), computed once per model and stored
+    with each of its runs; a model with one run stores why there is none."""
+    runs: dict[tuple[str, str], list[str]] = {}
+    for entry in per_model:
+        runs.setdefault(run_of(entry), []).append(str(entry["key"]))
+    results: dict[tuple[str, str], dict[str, Any]] = {}
+    for model, keys in runs.items():
+        if len(keys) < 2:
+            name, version = model
+            results[model] = {
+                "refused": (
+                    f"No other run of model {name}"
+                    + (f" (version {version})" if version else "")
+                    + " labelled this scope: self-consistency needs a second model coder "
+                    "with the same model name and version (another run, or another prompt "
+                    "version) on the same items."
+                ),
+                "runs": keys,
+            }
+        else:
+            results[model] = engine.model_self_consistency(
+                named, params, runs=keys, parents=scope.parents
+            )
+    for entry in per_model:
+        entry["self_consistency"] = results[run_of(entry)]
+
+
+def _model_entry(
+    row: Mapping[str, Any], versions: Mapping[tuple[int, int], Any], round_ids: Sequence[int]
+) -> dict[str, Any]:
+    """A model coder's identity in ``per_model``: its key, model name, and the model and
+    prompt versions recorded for the scope's rounds (its current ones when none)."""
+    coder_id = row["id"]
+    recorded = [versions[(coder_id, r)] for r in round_ids if (coder_id, r) in versions]
+    return {
+        "coder": coder_id,
+        "key": row["key"],
+        "model_name": row["model_name"],
+        "model_version": _joined(v.model_version for v in recorded) or row["model_version"],
+        "prompt_version": _joined(v.prompt_version for v in recorded) or row["prompt_version"],
     }
 
 

@@ -75,6 +75,50 @@ def advantage_text(entry: Mapping[str, Any]) -> str | None:
     )
 
 
+def self_consistency_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's self-consistency in one sentence, or why there is none."""
+    stored = entry.get("self_consistency")
+    if not isinstance(stored, Mapping):
+        return None
+    runs = ", ".join(str(run) for run in stored.get("runs") or [])
+    if "refused" in stored:
+        return f"No self-consistency: {stored['refused']}"
+    if stored.get("alpha") is None:
+        return f"Self-consistency of runs {runs} is undefined: {stored.get('note') or ''}".strip()
+    ci = stored.get("ci")
+    level = stored.get("confidence")
+    interval = (
+        f", {round(100 * float(level))}% interval [{short(ci[0])}, {short(ci[1])}]"
+        if ci and level is not None
+        else ""
+    )
+    return (
+        f"Self-consistency of runs {runs}: Krippendorff's alpha {short(stored['alpha'])}"
+        f"{interval}, on {int(stored.get('n_items') or 0)} items labelled by at least two runs; "
+        f"every run gave the same label on {round(100 * float(stored.get('identical') or 0))}% "
+        "of them."
+    )
+
+
+def position_bias_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's position bias on pairwise preferences in one sentence."""
+    stored = entry.get("position_bias")
+    if not isinstance(stored, Mapping):
+        return None
+    n = int(stored.get("n") or 0)
+    if n == 0 or stored.get("share_first") is None:
+        return (
+            f"No position bias for model {entry.get('key')}: none of its choices is both a "
+            "preference (not a tie) and says which option was shown first."
+        )
+    share = float(stored["share_first"])
+    return (
+        f"Model {entry.get('key')} picked the option shown first in {round(share * n)} of its "
+        f"{n} non-tie choices (share {short(share)}; exact binomial test against one half, "
+        f"p = {short(stored.get('p'))})."
+    )
+
+
 # -- the round report's section -----------------------------------------------------------------
 
 
@@ -216,6 +260,8 @@ class ModelQuestion:
     history: list[dict[str, Any]] = field(default_factory=list)
     chart: Any = None
     refusal: str | None = None
+    self_consistency: str | None = None
+    position_bias: str | None = None
 
 
 def _latest_entry(computation_id: int, coder_id: int) -> Mapping[str, Any] | None:
@@ -240,7 +286,6 @@ def _question_detail(
             question.label_kind.require(Feature.MODELS)
         except ValueError as refusal:
             detail.refusal = str(refusal)
-        return detail
     if not points:
         return detail
     latest = points[-1]
@@ -248,6 +293,10 @@ def _question_detail(
     if entry is None:
         return detail
     detail.round_name = str(latest["round_name"])
+    detail.self_consistency = self_consistency_text(entry)
+    detail.position_bias = position_bias_text(entry)
+    if detail.refusal:
+        return detail
     detail.verdict = verdict(entry)
     detail.advantage = advantage_text(entry)
     test = entry.get("alt_test") or {}
@@ -331,7 +380,7 @@ def model_page(*, study: Study, coder: Coder) -> list[ModelQuestion]:
     out = []
     for question in Question.objects.filter(study=study).order_by("position", "id"):
         detail = _question_detail(question, coder, series.get(question.pk, []))
-        if detail.history:
+        if any(point.get("advantage_probability") is not None for point in detail.history):
             detail.chart = _advantage_chart(detail, coder, rounds, chart_id=f"model-q{question.pk}")
         out.append(detail)
     return out

@@ -16,10 +16,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import override_settings
 
-from computations.models import ComputationScope
+from computations.models import Computation, ComputationScope
 from computations.services import computation_parameters, computation_request
 from metrics import ReliabilityData
-from metrics.models import alt_test, group_agreement, ppi_mean
+from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
 from studies.models import CoderKind, LabelKind, ModelCoderRound
 from tests.computations.helpers import label_round, nominal_question
 from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
@@ -245,20 +245,24 @@ def test_two_models_get_agreement_among_models_and_one_test_each(
     assert {row["coder"] for row in stored["per_model"][0]["alt_test"]["humans"]} == set(PEOPLE)
 
 
-def test_a_computation_split_by_items_says_why_there_are_no_model_tests(
+def test_a_computation_split_by_items_stores_the_model_results_of_an_unsplit_one(
     study: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     question = nominal_question(study)
-    data = model_round(study, question, n_items=20, model_only=10)
+    data = model_round(study, question, n_items=40, model_only=20)
+    with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=10**9):
+        single = compute(study, question, data.round, django_capture_on_commit_callbacks)
+    assert "item_chunks" not in single
+    Computation.objects.filter(question=question).delete()  # the same request again is new
     with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=40):
-        stored = compute(
-            study, question, data.round, django_capture_on_commit_callbacks, bootstrap=0
-        )
-    assert stored["item_chunks"]["split"] is True
-    assert stored["model_coders"] == {
-        "skipped": "Not computed for a computation split by items (more annotations than "
-        "AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every annotation on one worker."
-    }
+        split = compute(study, question, data.round, django_capture_on_commit_callbacks)
+    assert split["item_chunks"]["split"] is True
+    assert split["item_chunks"]["chunks"] > 1
+    single_models, split_models = single["model_coders"], split["model_coders"]
+    single_models.pop("seconds")
+    split_models.pop("seconds")
+    assert "alt_test" in split_models["per_model"][0]  # computed, not a reason
+    assert split_models == single_models
 
 
 def test_a_round_without_models_stores_nothing_new(
@@ -314,3 +318,117 @@ def test_a_smaller_epsilon_is_used(study: Any, django_capture_on_commit_callback
     assert stored["settings"]["epsilon"] == 0.1
     assert stored["per_model"][0]["alt_test"]["epsilon"] == 0.1
     assert stored["per_model"][0]["alt_test"]["winning_rate"] == expected.winning_rate
+
+
+# -- self-consistency -------------------------------------------------------------------------
+
+#: Two runs of one model on ten items that differ on item 8 only. Nominal alpha by hand: 20
+#: values, 9 "a" and 11 "b"; the one disagreeing item puts 1 in o_ab and 1 in o_ba, so
+#: D_o = 2/20 = 0.1 and D_e = 2·9·11/(20·19) = 198/380; alpha = 1 − 0.1·380/198 = 80/99
+#: (0.80808…, as krippendorff 0.9.0 gives: docs/references.md).
+RUN_ONE = list("aabbabbaab")
+RUN_TWO = list("aabbabbabb")
+
+
+def two_runs(study: Any, question: Any) -> tuple[Any, list[Any]]:
+    """Three people and two model coders of one model (same name and version, prompts v1
+    and v2) on ten items."""
+    round_ = RoundFactory(study=study, position=1)
+    model = {"kind": CoderKind.MODEL, "model_name": "gpt-test", "model_version": "2025-01"}
+    runs = [
+        CoderFactory(study=study, key=key, prompt_version=prompt, **model)
+        for key, prompt in (("llm-a", "v1"), ("llm-b", "v2"))
+    ]
+    people = [CoderFactory(study=study, key=key) for key in ("ann", "bob", "cid")]
+    items = [ItemFactory(study=study, external_id=f"i{u}") for u in range(10)]
+    label_round(round_, question, [list("aabbabbaab")] * 3, coders=people, items=items)
+    label_round(round_, question, [RUN_ONE, RUN_TWO], coders=runs, items=items)
+    return round_, runs
+
+
+def test_two_runs_of_one_model_store_its_self_consistency_with_an_interval(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    round_, _ = two_runs(study, question)
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks)
+    first, second = stored["model_coders"]["per_model"]
+    assert first["self_consistency"] == second["self_consistency"]  # one model, stored twice
+    entry = first["self_consistency"]
+    assert entry["alpha"] == pytest.approx(80 / 99, abs=1e-12)
+    assert entry["n_items"] == 10
+    assert entry["identical"] == pytest.approx(0.9)
+    assert entry["runs"] == ["llm-a", "llm-b"]
+    assert entry["distance"] == "nominal"
+    # The interval: the library's bootstrap of the same two runs, read from the lists.
+    expected = self_consistency(
+        list(range(10)) * 2, ["llm-a"] * 10 + ["llm-b"] * 10, RUN_ONE + RUN_TWO,
+        replicates=200, seed=0,
+    )  # fmt: skip
+    assert expected.ci is not None
+    assert entry["ci"] == pytest.approx(list(expected.ci), abs=1e-12)
+
+
+def test_a_model_with_one_run_stores_why_it_has_no_self_consistency(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    (model,) = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]["per_model"]
+    assert model["self_consistency"] == {
+        "refused": "No other run of model gpt-test (version 2025-01) labelled this scope: "
+        "self-consistency needs a second model coder with the same model name and version "
+        "(another run, or another prompt version) on the same items.",
+        "runs": ["llm"],
+    }
+
+
+# -- position bias on pairwise preferences ------------------------------------------------------
+
+
+def preference_round(study: Any, client: Any) -> Any:
+    """A preference question: the model coder ``judge`` picks the option shown first on 9 of
+    its 10 non-tie choices (and makes one tie); people ``ann`` and ``bob`` pick A on items
+    where A and B alternate in first place."""
+    question = QuestionFactory(study=study, key="pref", kind="preference")
+    RoundFactory(study=study, name="Round 1", position=1)
+    CoderFactory(study=study, key="judge", kind=CoderKind.MODEL, model_name="gpt-judge",
+                 model_version="2025-02", prompt_version="p3")  # fmt: skip
+    rows = []
+    for u in range(11):
+        shown = "A" if u % 2 == 0 else "B"
+        other = "B" if shown == "A" else "A"
+        choice = "tie" if u == 10 else (other if u == 9 else shown)
+        rows.append({"item": f"d{u}", "coder": "judge", "choice": choice, "shown_first": shown})
+        for person in ("ann", "bob"):
+            rows.append({"item": f"d{u}", "coder": person, "choice": "A", "shown_first": shown})
+    response = client.post(
+        f"/api/v1/studies/{study.pk}/annotations/structured/",
+        {"round": "Round 1", "question": "pref", "rows": rows},
+        format="json",
+    )
+    assert response.status_code in (200, 201), response.content
+    return question
+
+
+def test_a_model_coders_position_bias_on_preferences_is_stored(
+    study: Any, manager_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = preference_round(study, manager_client)
+    round_ = question.study.rounds.get(name="Round 1")
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks, bootstrap=0)
+    models = stored["model_coders"]
+    assert models["people"] == ["ann", "bob"]
+    assert models["models"] == ["judge"]
+    (entry,) = models["per_model"]
+    assert {k: entry[k] for k in ("key", "model_name", "model_version", "prompt_version")} == {
+        "key": "judge",
+        "model_name": "gpt-judge",
+        "model_version": "2025-02",
+        "prompt_version": "p3",
+    }
+    # 9 of 10 non-tie choices picked the option shown first; the exact two-sided binomial
+    # p by hand: 2·(C(10,9) + C(10,10))/2^10 = 22/1024.
+    assert entry["position_bias"] == {"share_first": 0.9, "n": 10, "p": 22 / 1024}
