@@ -13,7 +13,10 @@ stores ``results["model_coders"]``:
   prediction-powered estimates of each category's prevalence (or the mean of a number), and
   its self-consistency: intra-coder alpha among the model coders that are runs of the same
   model (the same model name and version; another run or prompt version), with its
-  bootstrap interval, or why there is none;
+  bootstrap interval, or why there is none; and, when it gave a confidence with its labels
+  (``ModelConfidence``), its calibration: the expected calibration error with
+  ``CALIBRATION_BINS`` equal-mass bins against the people's majority label, and the
+  reliability diagram's bins;
 - ``settings``: ε, the false discovery rate level and the scoring the test used.
 
 The numbers come from ``computations.engine`` (``metrics.models``); a part that cannot be
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from computations import engine
-from computations.scope import ScopeAnnotations, coder_keys
+from computations.scope import ScopeAnnotations, coder_keys, scope_confidences
 from studies.kinds import Feature, Kind
 from studies.models import Coder, CoderKind
 from studies.services.roster import model_round_versions_record
@@ -45,6 +48,8 @@ MIN_PEOPLE_FOR_ALT_TEST = 3
 #: The optional computation parameters of the step, with their defaults (the paper's): left
 #: out of a computation's parameters unless given, so earlier requests keep their hash.
 PARAMETERS: dict[str, float] = {"epsilon": 0.2, "alt_test_alpha": 0.05}
+#: Equal-mass bins of the calibration's expected calibration error and reliability diagram.
+CALIBRATION_BINS = 10
 #: The key of the step's part of ``Computation.results``.
 RESULTS_KEY = "model_coders"
 
@@ -119,6 +124,7 @@ def model_coders_result(
     params: Mapping[str, Any],
     round_ids: Sequence[int],
     study_id: int,
+    question_id: int,
 ) -> dict[str, Any] | None:
     """The scope's ``results["model_coders"]``, or None when it has no model coder; never
     raises (a failure is stored as the reason)."""
@@ -129,7 +135,7 @@ def model_coders_result(
         return {"skipped": _kind_refusal(kind)}
     started = time.monotonic()
     try:
-        result = _result(coders, data, kind, params, round_ids, scope)
+        result = _result(coders, data, kind, params, round_ids, scope, question_id)
     except Exception as error:  # a reading beside the report: its failure is only noted
         logger.exception("model-coder step failed")
         return {"skipped": f"The model-coder tests failed: {type(error).__name__}: {error}"}
@@ -193,8 +199,12 @@ def _result(
     params: Mapping[str, Any],
     round_ids: Sequence[int],
     scope: ScopeAnnotations,
+    question_id: int,
 ) -> dict[str, Any]:
     named = engine.with_coder_names(data, coders.keys)
+    confidences = scope_confidences(
+        question_id=question_id, round_ids=round_ids, coder_ids=coders.models
+    )
     people = [coders.keys[c] for c in coders.people]
     models = [coders.keys[c] for c in coders.models]
     epsilon = float(params.get("epsilon", PARAMETERS["epsilon"]))
@@ -228,6 +238,9 @@ def _result(
             )
         else:
             entry["ppi"] = {"refused": "No person labelled this scope: nothing corrects the model."}
+        calibrated = _calibration(named, kind, key, people, confidences, coder_id)
+        if calibrated is not None:
+            entry["calibration"] = calibrated
         per_model.append(entry)
     _add_self_consistency(per_model, named, params, scope)
     return {
@@ -243,6 +256,31 @@ def _result(
             "confidence": float(params["confidence"]),
         },
     }
+
+
+def _calibration(
+    named: Any, kind: Kind, key: str, people: list[str], confidences: Any, coder_id: int
+) -> dict[str, Any] | None:
+    """The model's calibration against the people's majority label, when it gave
+    confidences (None when it gave none)."""
+    mine = confidences.coder_ids == coder_id
+    if not mine.any():
+        return None
+    if not kind.categorical:
+        return {
+            "refused": f"{kind.title} labels are not one category each: a confidence has no "
+            "right or wrong label to be calibrated against."
+        }
+    if not people:
+        return {"refused": "No person labelled this scope: there is no reference label."}
+    return engine.model_calibration(
+        named,
+        model=key,
+        humans=people,
+        units=confidences.units[mine],
+        confidences=confidences.confidences[mine],
+        bins=CALIBRATION_BINS,
+    )
 
 
 def run_of(entry: Mapping[str, Any]) -> tuple[str, str]:

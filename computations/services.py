@@ -587,6 +587,7 @@ def _run_step(computation: Computation) -> None:
         params=params,
         round_ids=computation_round_ids(computation),
         study_id=computation.study_id,
+        question_id=computation.question_id,
     )
     if models is not None:
         results[model_coders.RESULTS_KEY] = models
@@ -1161,6 +1162,7 @@ def _split_model_coders(
         params=computation.parameters,
         round_ids=computation_round_ids(computation),
         study_id=computation.study_id,
+        question_id=computation.question_id,
     )
 
 

@@ -20,7 +20,7 @@ from computations.models import Computation, ComputationScope
 from computations.services import computation_parameters, computation_request
 from metrics import ReliabilityData
 from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
-from studies.models import CoderKind, LabelKind, ModelCoderRound
+from studies.models import Annotation, CoderKind, LabelKind, ModelCoderRound, ModelConfidence
 from tests.computations.helpers import label_round, nominal_question
 from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
 from tests.factories import CoderFactory, ItemFactory, QuestionFactory, RoundFactory
@@ -432,3 +432,86 @@ def test_a_model_coders_position_bias_on_preferences_is_stored(
     # 9 of 10 non-tie choices picked the option shown first; the exact two-sided binomial
     # p by hand: 2·(C(10,9) + C(10,10))/2^10 = 22/1024.
     assert entry["position_bias"] == {"share_first": 0.9, "n": 10, "p": 22 / 1024}
+
+
+# -- calibration ------------------------------------------------------------------------------
+
+#: Twenty model labels in ten pairs of confidences (0.50, 0.52), (0.55, 0.57), …, (0.95,
+#: 0.97): ten equal-mass bins of two (percentile edges at positions 1.9·j of the sorted
+#: confidences fall strictly between each pair). The people say "a" on every item; the model
+#: says "a" then "b" in the first five pairs (accuracy ½) and "a" twice in the last five.
+#: By hand, bin b has mean confidence 0.51 + 0.05·b and
+#: ECE = (2/20)·[Σ_{b<5} (0.01 + 0.05·b) + Σ_{b≥5} (0.49 − 0.05·b)] = 0.1·(0.55 + 0.70) = 0.125.
+CONFIDENCES = [round(0.50 + 0.05 * b + 0.02 * k, 2) for b in range(10) for k in range(2)]
+MODEL_LABELS = ["a", "b"] * 5 + ["a", "a"] * 5
+
+
+def calibration_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for u, (label, confidence) in enumerate(zip(MODEL_LABELS, CONFIDENCES, strict=True)):
+        rows += [{"item": f"i{u}", "coder": person, "label": "a"} for person in PEOPLE[:3]]
+        rows.append({"item": f"i{u}", "coder": "llm", "label": label, "confidence": confidence})
+    # The people split three ways on i20: no majority, so its confidence has no reference.
+    split = zip(PEOPLE[:3], "abc", strict=True)
+    rows += [{"item": "i20", "coder": person, "label": code} for person, code in split]
+    rows.append({"item": "i20", "coder": "llm", "label": "a", "confidence": 0.9})
+    return rows
+
+
+def upload(client: Any, study: Any, rows: list[dict[str, Any]]) -> Any:
+    return client.post(
+        f"/api/v1/studies/{study.pk}/annotations/bulk/",
+        {"round": "R1", "question": "q", "annotations": rows, "create_missing": True},
+        format="json",
+    )
+
+
+def test_a_models_confidences_store_its_calibration_against_the_peoples_majority(
+    study: Any, manager_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study, key="q")
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    response = upload(manager_client, study, calibration_rows())
+    assert response.status_code in (200, 201), response.content
+    assert ModelConfidence.objects.count() == 21
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks, bootstrap=0)
+    calibration = stored["model_coders"]["per_model"][0]["calibration"]
+    assert calibration["ece"] == pytest.approx(0.125, abs=1e-12)
+    assert calibration["binning"] == "equal-mass"
+    assert calibration["n"] == 20
+    assert calibration["n_bins"] == 10
+    assert calibration["n_without_reference"] == 1
+    assert calibration["accuracy"] == pytest.approx(0.75)
+    assert calibration["mean_confidence"] == pytest.approx(0.735)
+    assert [b["count"] for b in calibration["bins"]] == [2] * 10
+    assert [b["mean_confidence"] for b in calibration["bins"]] == pytest.approx(
+        [0.51 + 0.05 * b for b in range(10)]
+    )
+    assert [b["accuracy"] for b in calibration["bins"]] == [0.5] * 5 + [1.0] * 5
+    assert calibration["reference"].startswith("the people's majority label")
+
+
+def test_a_confidence_is_a_model_coders_and_a_number_from_0_to_1(
+    study: Any, manager_client: Any
+) -> None:
+    nominal_question(study, key="q")
+    RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    rows = [
+        {"item": "i0", "coder": "ann", "label": "a", "confidence": 0.8},
+        {"item": "i0", "coder": "llm", "label": "a", "confidence": 1.5},
+    ]
+    response = upload(manager_client, study, rows)
+    assert response.status_code == 400
+    errors = response.json()
+    assert "annotations.1.confidence" in str(errors)
+    rows[1]["confidence"] = 0.7
+    response = upload(manager_client, study, rows)
+    assert response.status_code == 400
+    assert "Only a model coder's label has a confidence; coder 'ann' is a person" in str(
+        response.json()
+    )
+    assert "annotations.0.confidence" in str(response.json())
+    assert ModelConfidence.objects.count() == 0  # nothing half-written
+    assert not Annotation.objects.exists()

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
 from studies.exceptions import ConflictError
-from studies.models import Coder, CoderKind, Question
+from studies.models import Coder, CoderKind, ModelConfidence, Question
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 
 pytestmark = pytest.mark.django_db
@@ -76,6 +76,17 @@ def test_label_studio_maps_from_name_onto_questions_and_skips_cancelled(
         "taxon": 2,
         "topics": 4,
     }
+
+
+def test_a_label_studio_predictions_score_is_kept_as_the_models_confidence(
+    target: ImportStudy, actor: Actor
+) -> None:
+    run(target, actor, "label_studio", sample("label_studio.json"))
+    # The sample's one prediction: model_version sentiment-v3, score 0.91, "neg" on task 101.
+    kept = ModelConfidence.objects.values_list(
+        "item__external_id", "coder__key", "question__key", "confidence"
+    )
+    assert list(kept) == [("101", "sentiment-v3", "sentiment", 0.91)]
 
 
 def test_label_studio_predictions_are_skipped_when_asked(target: ImportStudy, actor: Actor) -> None:
