@@ -100,6 +100,56 @@ def self_consistency_text(entry: Mapping[str, Any]) -> str | None:
     )
 
 
+def calibration_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's calibration in one sentence, or why there is none (None when it gave no
+    confidence)."""
+    stored = entry.get("calibration")
+    if not isinstance(stored, Mapping):
+        return None
+    if "refused" in stored:
+        return f"No calibration: {stored['refused']}"
+    accuracy, confidence = stored.get("accuracy"), stored.get("mean_confidence")
+    lean = ""
+    if accuracy is not None and confidence is not None and accuracy != confidence:
+        lean = (
+            " The model is over-confident on the whole: its mean confidence is above its accuracy."
+            if confidence > accuracy
+            else " The model is under-confident on the whole: its mean confidence is below "
+            "its accuracy."
+        )
+    left_out = int(stored.get("n_without_reference") or 0)
+    return (
+        f"Expected calibration error {short(stored.get('ece'))} over {int(stored.get('n') or 0)} "
+        f"labels with a confidence ({int(stored.get('n_bins') or 0)} equal-mass bins), against "
+        f"{stored.get('reference')}: mean confidence {short(confidence)}, accuracy "
+        f"{short(accuracy)}.{lean}"
+        + (
+            f" {left_out} label{'s' if left_out != 1 else ''} with a confidence had no "
+            f"reference and {'are' if left_out != 1 else 'is'} left out."
+            if left_out
+            else ""
+        )
+    )
+
+
+def calibration_chart(entry: Mapping[str, Any], *, chart_id: str) -> Any:
+    """The reliability diagram of the model's stored calibration bins, or None."""
+    stored = entry.get("calibration")
+    if not isinstance(stored, Mapping) or not stored.get("bins"):
+        return None
+    bins = [
+        (float(b["mean_confidence"]), float(b["accuracy"]), int(b["count"])) for b in stored["bins"]
+    ]
+    return charts.reliability_diagram(
+        bins,
+        chart_id=chart_id,
+        desc=f"Model {entry.get('key')}: each dot is a bin of labels of about equal size, at "
+        "its mean confidence and the share of its labels that match the reference; on the "
+        "dashed diagonal confidence equals accuracy, below it the model is over-confident. "
+        "The table beside the diagram lists the same numbers.",
+    )
+
+
 def position_bias_text(entry: Mapping[str, Any]) -> str | None:
     """The model's position bias on pairwise preferences in one sentence."""
     stored = entry.get("position_bias")
@@ -115,7 +165,7 @@ def position_bias_text(entry: Mapping[str, Any]) -> str | None:
     return (
         f"Model {entry.get('key')} picked the option shown first in {round(share * n)} of its "
         f"{n} non-tie choices (share {short(share)}; exact binomial test against one half, "
-        f"p = {short(stored.get('p'))})."
+        f"p = {format(float(stored['p']), '.3g')})."
     )
 
 
@@ -262,6 +312,9 @@ class ModelQuestion:
     refusal: str | None = None
     self_consistency: str | None = None
     position_bias: str | None = None
+    calibration: str | None = None
+    calibration_bins: list[dict[str, Any]] = field(default_factory=list)
+    calibration_chart: Any = None
 
 
 def _latest_entry(computation_id: int, coder_id: int) -> Mapping[str, Any] | None:
@@ -295,6 +348,11 @@ def _question_detail(
     detail.round_name = str(latest["round_name"])
     detail.self_consistency = self_consistency_text(entry)
     detail.position_bias = position_bias_text(entry)
+    detail.calibration = calibration_text(entry)
+    detail.calibration_bins = list((entry.get("calibration") or {}).get("bins") or [])
+    detail.calibration_chart = calibration_chart(
+        entry, chart_id=f"model-q{question.pk}-calibration"
+    )
     if detail.refusal:
         return detail
     detail.verdict = verdict(entry)
