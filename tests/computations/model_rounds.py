@@ -107,12 +107,12 @@ def two_runs(study: Any, question: Any) -> tuple[Any, list[Any]]:
     return round_, runs
 
 
-def preference_round(study: Any, client: Any) -> Any:
+def preference_round(study: Any, client: Any, *, position: int = 1) -> Any:
     """A preference question: the model coder ``judge`` picks the option shown first on 9 of
     its 10 non-tie choices (and makes one tie); people ``ann`` and ``bob`` pick A on items
     where A and B alternate in first place."""
     question = QuestionFactory(study=study, key="pref", kind="preference")
-    RoundFactory(study=study, name="Round 1", position=1)
+    RoundFactory(study=study, name="Round 1", position=position)
     CoderFactory(study=study, key="judge", kind=CoderKind.MODEL, model_name="gpt-judge",
                  model_version="2025-02", prompt_version="p3")  # fmt: skip
     rows = []
