@@ -251,7 +251,8 @@ def scope_confidences(
     *, question_id: int, round_ids: Sequence[int], coder_ids: Sequence[int]
 ) -> ScopeConfidences:
     """The confidences ``coder_ids`` gave with their labels of the question in the rounds,
-    in one query (a separate table: the annotations' reads never carry them)."""
+    in one query (a separate table: the annotations' reads never carry them). The rows go
+    through one float array (ids are far below 2**53, exact as float64)."""
     rows = np.array(
         list(
             ModelConfidence.objects.filter(
