@@ -159,11 +159,14 @@ def structured_result(
     if not isinstance(bias, Mapping):
         return None
     keys = set(coder_key_list)
-    rows = list(
-        Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL, key__in=keys)
+    # The study's model coders are a few rows: read them all rather than name every coder.
+    rows = [
+        row
+        for row in Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL)
         .order_by("key")
         .values("id", "key", "model_name", "model_version", "prompt_version")
-    )
+        if row["key"] in keys
+    ]
     if not rows:
         return None
     versions = model_round_versions_record(
