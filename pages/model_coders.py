@@ -192,6 +192,7 @@ class ModelSummary:
     url: str
     verdict: str
     advantage: str | None
+    diagnostics: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -252,6 +253,11 @@ def model_coders_section(
             url=reverse("pages:model-detail", args=[study.pk, entry["coder"]]),
             verdict=verdict(entry),
             advantage=advantage_text(entry),
+            diagnostics=[
+                sentence
+                for sentence in (self_consistency_text(entry), calibration_text(entry))
+                if sentence is not None
+            ],
         )
         for entry in stored.get("per_model") or []
     ]

@@ -229,6 +229,13 @@ def test_the_model_page_shows_the_self_consistency_of_two_runs(
         "label on 90% of them." in text(html)
     )
     assert cells(html, "round", round_.name, "self-consistency") == "0.808"
+    report = signed_in.get(
+        reverse("pages:round-report", args=[study.pk, round_.pk]), {"question": question.pk}
+    ).content.decode()
+    assert (
+        "Self-consistency of runs llm-a, llm-b: Krippendorff's alpha 0.808, 95% interval "
+        f"[{low}, {high}]" in text(report)
+    )
 
 
 def test_the_model_page_shows_the_calibration_and_its_reliability_diagram(
