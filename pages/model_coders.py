@@ -218,6 +218,21 @@ GROUP_COEFFICIENTS = {
 }
 
 
+def _computed_diagnostics(entry: Mapping[str, Any]) -> list[str]:
+    """The self-consistency and calibration sentences of what was computed (why one is
+    missing is the model page's)."""
+    out = []
+    for name, words in (
+        ("self_consistency", self_consistency_text),
+        ("calibration", calibration_text),
+    ):
+        stored = entry.get(name)
+        sentence = words(entry)
+        if isinstance(stored, Mapping) and "refused" not in stored and sentence is not None:
+            out.append(sentence)
+    return out
+
+
 def model_coders_section(
     *, study: Study, results: Mapping[str, Any] | None
 ) -> ModelCodersSection | None:
@@ -253,11 +268,8 @@ def model_coders_section(
             url=reverse("pages:model-detail", args=[study.pk, entry["coder"]]),
             verdict=verdict(entry),
             advantage=advantage_text(entry),
-            diagnostics=[
-                sentence
-                for sentence in (self_consistency_text(entry), calibration_text(entry))
-                if sentence is not None
-            ],
+            # Only what was computed: why a diagnostic is missing is the model page's.
+            diagnostics=_computed_diagnostics(entry),
         )
         for entry in stored.get("per_model") or []
     ]
