@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from annotations import confidences as confidences_service
 from annotations import history
 from studies.access import Actor
 from studies.exceptions import ApplicationError, ConflictError
@@ -121,6 +122,8 @@ class _ParsedUpload:
     rows: list[tuple[str, str, Label]]
     new_items: set[str]
     new_coders: set[str]
+    # A model coder's confidence in its label, by (item, coder) key, with the row's index.
+    confidences: dict[tuple[str, str], tuple[int, float]] = field(default_factory=dict)
 
 
 # Resolving the request's round and question --------------------------------------------
@@ -300,6 +303,7 @@ def _parse_rows(
     new_items: set[str] = set()
     new_coders: set[str] = set()
     first_row: dict[tuple[str, str], int] = {}
+    confidences: dict[tuple[str, str], tuple[int, float]] = {}
     for index, row in enumerate(rows):
         prefix = f"annotations.{index}"
         if not isinstance(row, dict):
@@ -330,6 +334,11 @@ def _parse_rows(
         except LabelError as error:
             errors.add(f"{prefix}.label", error.code, error.message)
             continue
+        try:
+            confidence = confidences_service.confidence_value(row.get(confidences_service.FIELD))
+        except ValueError as error:
+            errors.add(f"{prefix}.confidence", confidences_service.INVALID, str(error))
+            continue
         if item is None or coder is None:
             continue
         earlier = first_row.setdefault((item, coder), index)
@@ -345,8 +354,28 @@ def _parse_rows(
         if coder_is_new:
             new_coders.add(coder)
         parsed.append((item, coder, label))
+        if confidence is not None:
+            confidences[item, coder] = (index, confidence)
     errors.raise_if_any()
-    return _ParsedUpload(rows=parsed, new_items=new_items, new_coders=new_coders)
+    return _ParsedUpload(
+        rows=parsed, new_items=new_items, new_coders=new_coders, confidences=confidences
+    )
+
+
+def _check_confidences(upload: _ParsedUpload, coder_ids: Mapping[str, int]) -> None:
+    """A confidence is a model coder's: a 400 naming each row that gives one to a person."""
+    if not upload.confidences:
+        return
+    people = confidences_service.person_coders(coder_ids[c] for _, c in upload.confidences)
+    errors = _RowErrors()
+    for (_, coder), (index, _) in upload.confidences.items():
+        if coder_ids[coder] in people:
+            errors.add(
+                f"annotations.{index}.confidence",
+                confidences_service.NOT_A_MODEL,
+                confidences_service.not_a_model_message(coder),
+            )
+    errors.raise_if_any()
 
 
 # Writing -------------------------------------------------------------------------------
@@ -612,6 +641,7 @@ def annotations_bulk_upsert(
     coders_created = _create_keys(
         Coder, study=study, field="key", keys=upload.new_coders, known=coder_ids
     )
+    _check_confidences(upload, coder_ids)
     batches: dict[tuple[int, int], int] = {}
     existing = _existing_labels(
         round_=round_,
@@ -630,6 +660,15 @@ def annotations_bulk_upsert(
     if plan.writes:
         write = _write_postgresql if _uses_copy() else _write_orm
         write(plan, study=study, round_=round_, question=question, actor=actor, now=timezone.now())
+    if upload.confidences:
+        confidences_service.model_confidences_write(
+            round_=round_,
+            question=question,
+            confidences={
+                (item_ids[item], coder_ids[coder]): value
+                for (item, coder), (_, value) in upload.confidences.items()
+            },
+        )
     logger.info(
         "annotations uploaded study=%s round=%s question=%s created=%s updated=%s unchanged=%s",
         study.pk,

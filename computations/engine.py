@@ -46,7 +46,14 @@ from metrics import distance_names as metrics_distance_names
 from metrics import light_kappa_on_rows as light_kappa_on_rows  # for item_sums
 from metrics import report as metrics_report
 from metrics.distances.scalar import midranks as midranks  # for item_sums
-from metrics.models import AltTestRefusedError, alt_tests_on_data, group_agreement, ppi_mean
+from metrics.models import (
+    AltTestRefusedError,
+    alt_tests_on_data,
+    calibration,
+    group_agreement,
+    ppi_mean,
+    self_consistency_on_data,
+)
 from metrics.quality import as_annotations, dawid_skene, mace
 from metrics.report import benchmarks_json
 from metrics.spans import SpanData, decompose_span_f1, decompose_unitizing_alpha
@@ -710,6 +717,87 @@ def model_groups(
         "between": result["between"],
         "distance": params["distance"],
     }
+
+
+def model_self_consistency(
+    data: Any,
+    params: Mapping[str, Any],
+    *,
+    runs: Sequence[Hashable],
+    parents: Mapping[str, str | None],
+) -> dict[str, Any]:
+    """Intra-coder alpha between the ``runs`` of one model (``metrics.models``), with the
+    computation's distance and bootstrap; ``{"refused": reason}`` when undefined."""
+    distance = _distance(params, parents)
+    try:
+        result = self_consistency_on_data(
+            data,
+            runs=runs,
+            distance="nominal" if distance is None else distance,
+            replicates=int(params["bootstrap"]),
+            seed=int(params["seed"]),
+            confidence=float(params["confidence"]),
+        )
+    except ValueError as error:
+        return {"refused": str(error), "runs": [str(run) for run in runs]}
+    body = result.to_json()
+    body["distance"] = params["distance"]
+    return _jsonable(body)  # type: ignore[no-any-return]
+
+
+#: Where calibration takes a label's correct answer: the people's majority label.
+CALIBRATION_REFERENCE = (
+    "the people's majority label (items where one label has more of the people than any "
+    "other; ties left out)"
+)
+
+
+def model_calibration(
+    data: Any,
+    *,
+    model: Hashable,
+    humans: Sequence[Hashable],
+    units: Any,
+    confidences: Any,
+    bins: int,
+) -> dict[str, Any]:
+    """Expected calibration error (equal-mass bins) and the reliability diagram of the
+    model's confidences (``metrics.models.calibration``): a label is correct when it is the
+    people's unique majority label of the item. ``units`` and ``confidences`` are the
+    model's, one per label it gave a confidence with; ``{"refused": reason}`` when no such
+    label has a reference."""
+    coders = list(data.coders)
+    n_items, V = data.n_items, data.n_values
+    model_code = np.full(n_items, -1, dtype=np.intp)
+    mine = data.coder_index == coders.index(model)
+    model_code[data.item_index[mine]] = data.value_code[mine]
+    people = np.isin(data.coder_index, [coders.index(h) for h in humans if h in coders])
+    counts = np.bincount(
+        data.item_index[people] * V + data.value_code[people], minlength=n_items * V
+    ).reshape(n_items, V)
+    top = counts.max(axis=1) if V else np.zeros(n_items, dtype=np.intp)
+    unique = (counts == top[:, None]).sum(axis=1) == 1
+    majority = np.where(unique & (top > 0), counts.argmax(axis=1), -1)
+    known_units = np.asarray(data.items, dtype=np.int64)
+    units = np.asarray(units, dtype=np.int64)
+    index = np.minimum(np.searchsorted(known_units, units), max(n_items - 1, 0))
+    labelled = (known_units[index] == units) if n_items else np.zeros(units.size, dtype=bool)
+    labelled &= model_code[index] >= 0  # a confidence whose label was deleted is not read
+    usable = labelled & (majority[index] >= 0)
+    if not usable.any():
+        return {
+            "refused": "No label the model gave a confidence with has a reference: "
+            f"{CALIBRATION_REFERENCE}.",
+            "n_confidences": int(labelled.sum()),
+        }
+    result = calibration(
+        np.asarray(confidences, dtype=np.float64)[usable],
+        model_code[index[usable]] == majority[index[usable]],
+        bins=bins,
+    ).to_json()
+    result["reference"] = CALIBRATION_REFERENCE
+    result["n_without_reference"] = int(labelled.sum() - usable.sum())
+    return _jsonable(result)  # type: ignore[no-any-return]
 
 
 def model_alt_test(

@@ -10,7 +10,13 @@ stores ``results["model_coders"]``:
   recorded for the round, ``ModelCoderRound``), the alternative annotator test against the
   people (``epsilon`` and ``alt_test_alpha`` parameters; at least
   ``MIN_PEOPLE_FOR_ALT_TEST`` people in the scope, else the reason) and the
-  prediction-powered estimates of each category's prevalence (or the mean of a number);
+  prediction-powered estimates of each category's prevalence (or the mean of a number), and
+  its self-consistency: intra-coder alpha among the model coders that are runs of the same
+  model (the same model name and version; another run or prompt version), with its
+  bootstrap interval, or why there is none; and, when it gave a confidence with its labels
+  (``ModelConfidence``), its calibration: the expected calibration error with
+  ``CALIBRATION_BINS`` equal-mass bins against the people's majority label, and the
+  reliability diagram's bins;
 - ``settings``: ε, the false discovery rate level and the scoring the test used.
 
 The numbers come from ``computations.engine`` (``metrics.models``); a part that cannot be
@@ -29,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from computations import engine
-from computations.scope import ScopeAnnotations, coder_keys
+from computations.scope import ScopeAnnotations, coder_keys, scope_confidences
 from studies.kinds import Feature, Kind
 from studies.models import Coder, CoderKind
 from studies.services.roster import model_round_versions_record
@@ -42,6 +48,8 @@ MIN_PEOPLE_FOR_ALT_TEST = 3
 #: The optional computation parameters of the step, with their defaults (the paper's): left
 #: out of a computation's parameters unless given, so earlier requests keep their hash.
 PARAMETERS: dict[str, float] = {"epsilon": 0.2, "alt_test_alpha": 0.05}
+#: Equal-mass bins of the calibration's expected calibration error and reliability diagram.
+CALIBRATION_BINS = 10
 #: The key of the step's part of ``Computation.results``.
 RESULTS_KEY = "model_coders"
 
@@ -116,6 +124,7 @@ def model_coders_result(
     params: Mapping[str, Any],
     round_ids: Sequence[int],
     study_id: int,
+    question_id: int,
 ) -> dict[str, Any] | None:
     """The scope's ``results["model_coders"]``, or None when it has no model coder; never
     raises (a failure is stored as the reason)."""
@@ -126,7 +135,7 @@ def model_coders_result(
         return {"skipped": _kind_refusal(kind)}
     started = time.monotonic()
     try:
-        result = _result(coders, data, kind, params, round_ids, scope)
+        result = _result(coders, data, kind, params, round_ids, scope, question_id)
     except Exception as error:  # a reading beside the report: its failure is only noted
         logger.exception("model-coder step failed")
         return {"skipped": f"The model-coder tests failed: {type(error).__name__}: {error}"}
@@ -134,10 +143,48 @@ def model_coders_result(
     return result
 
 
-def split_result(coder_ids: Sequence[int], reason: str, *, study_id: int) -> dict[str, Any] | None:
-    """``results["model_coders"]`` of a computation split by items: the reason, when the
-    scope has model coders."""
-    return {"skipped": reason} if scope_coders(coder_ids, study_id=study_id).models else None
+def structured_result(
+    report: Mapping[str, Any],
+    coder_key_list: Sequence[str],
+    *,
+    round_ids: Sequence[int],
+    study_id: int,
+) -> dict[str, Any] | None:
+    """``results["model_coders"]`` of a structured question whose report measures each
+    coder's position bias (pairwise preferences): each model coder's share of non-tie
+    choices picking the option shown first, with the exact binomial p, as the report
+    computed it. None when the scope has no model coder or the report has no position bias.
+    """
+    bias = report.get("position_bias")
+    if not isinstance(bias, Mapping):
+        return None
+    keys = set(coder_key_list)
+    # The study's model coders are a few rows: read them all rather than name every coder.
+    rows = [
+        row
+        for row in Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL)
+        .order_by("key")
+        .values("id", "key", "model_name", "model_version", "prompt_version")
+        if row["key"] in keys
+    ]
+    if not rows:
+        return None
+    versions = model_round_versions_record(
+        round_ids=round_ids, coder_ids=[row["id"] for row in rows]
+    )
+    per_model = [
+        {
+            **_model_entry(row, versions, round_ids),
+            "position_bias": dict(bias.get(row["key"]) or {}),
+        }
+        for row in rows
+    ]
+    models = {row["key"] for row in rows}
+    return {
+        "people": sorted(keys - models),
+        "models": sorted(models),
+        "per_model": per_model,
+    }
 
 
 def _kind_refusal(kind: Kind) -> str:
@@ -155,8 +202,12 @@ def _result(
     params: Mapping[str, Any],
     round_ids: Sequence[int],
     scope: ScopeAnnotations,
+    question_id: int,
 ) -> dict[str, Any]:
     named = engine.with_coder_names(data, coders.keys)
+    confidences = scope_confidences(
+        question_id=question_id, round_ids=round_ids, coder_ids=coders.models
+    )
     people = [coders.keys[c] for c in coders.people]
     models = [coders.keys[c] for c in coders.models]
     epsilon = float(params.get("epsilon", PARAMETERS["epsilon"]))
@@ -167,15 +218,7 @@ def _result(
     per_model = []
     for coder_id in coders.models:
         key = coders.keys[coder_id]
-        row = coders.model_rows[coder_id]
-        recorded = [versions[(coder_id, r)] for r in round_ids if (coder_id, r) in versions]
-        entry: dict[str, Any] = {
-            "coder": coder_id,
-            "key": key,
-            "model_name": row["model_name"],
-            "model_version": _joined(v.model_version for v in recorded) or row["model_version"],
-            "prompt_version": _joined(v.prompt_version for v in recorded) or row["prompt_version"],
-        }
+        entry = _model_entry(coders.model_rows[coder_id], versions, round_ids)
         if len(people) < MIN_PEOPLE_FOR_ALT_TEST:
             entry["alt_test"] = {
                 "refused": (
@@ -198,7 +241,11 @@ def _result(
             )
         else:
             entry["ppi"] = {"refused": "No person labelled this scope: nothing corrects the model."}
+        calibrated = _calibration(named, kind, key, people, confidences, coder_id)
+        if calibrated is not None:
+            entry["calibration"] = calibrated
         per_model.append(entry)
+    _add_self_consistency(per_model, named, params, scope)
     return {
         "people": people,
         "models": models,
@@ -211,6 +258,84 @@ def _result(
             "min_people": MIN_PEOPLE_FOR_ALT_TEST,
             "confidence": float(params["confidence"]),
         },
+    }
+
+
+def _calibration(
+    named: Any, kind: Kind, key: str, people: list[str], confidences: Any, coder_id: int
+) -> dict[str, Any] | None:
+    """The model's calibration against the people's majority label, when it gave
+    confidences (None when it gave none)."""
+    mine = confidences.coder_ids == coder_id
+    if not mine.any():
+        return None
+    if not kind.categorical:
+        return {
+            "refused": f"{kind.title} labels are not one category each: a confidence has no "
+            "right or wrong label to be calibrated against."
+        }
+    if not people:
+        return {"refused": "No person labelled this scope: there is no reference label."}
+    return engine.model_calibration(
+        named,
+        model=key,
+        humans=people,
+        units=confidences.units[mine],
+        confidences=confidences.confidences[mine],
+        bins=CALIBRATION_BINS,
+    )
+
+
+def run_of(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """What makes two model coders runs of one model: the same model name and model version
+    (for the scope); their prompt versions may differ."""
+    return (str(entry.get("model_name") or ""), str(entry.get("model_version") or ""))
+
+
+def _add_self_consistency(
+    per_model: list[dict[str, Any]], named: Any, params: Mapping[str, Any], scope: Any
+) -> None:
+    """Each model's self-consistency: intra-coder alpha among the model coders of the scope
+    that are runs of the same model (:func:`run_of`), computed once per model and stored
+    with each of its runs; a model with one run stores why there is none."""
+    runs: dict[tuple[str, str], list[str]] = {}
+    for entry in per_model:
+        runs.setdefault(run_of(entry), []).append(str(entry["key"]))
+    results: dict[tuple[str, str], dict[str, Any]] = {}
+    for model, keys in runs.items():
+        if len(keys) < 2:
+            name, version = model
+            results[model] = {
+                "refused": (
+                    f"No other run of model {name}"
+                    + (f" (version {version})" if version else "")
+                    + " labelled this scope: self-consistency needs a second model coder "
+                    "with the same model name and version (another run, or another prompt "
+                    "version) on the same items."
+                ),
+                "runs": keys,
+            }
+        else:
+            results[model] = engine.model_self_consistency(
+                named, params, runs=keys, parents=scope.parents
+            )
+    for entry in per_model:
+        entry["self_consistency"] = results[run_of(entry)]
+
+
+def _model_entry(
+    row: Mapping[str, Any], versions: Mapping[tuple[int, int], Any], round_ids: Sequence[int]
+) -> dict[str, Any]:
+    """A model coder's identity in ``per_model``: its key, model name, and the model and
+    prompt versions recorded for the scope's rounds (its current ones when none)."""
+    coder_id = row["id"]
+    recorded = [versions[(coder_id, r)] for r in round_ids if (coder_id, r) in versions]
+    return {
+        "coder": coder_id,
+        "key": row["key"],
+        "model_name": row["model_name"],
+        "model_version": _joined(v.model_version for v in recorded) or row["model_version"],
+        "prompt_version": _joined(v.prompt_version for v in recorded) or row["prompt_version"],
     }
 
 

@@ -31,6 +31,7 @@ from studies.models import (
     Category,
     Coder,
     Item,
+    ModelConfidence,
     Question,
     Round,
 )
@@ -234,6 +235,40 @@ def _unit_ids(rows: NDArray[np.int64], *, pooled: bool) -> NDArray[np.int64]:
     if not pooled:
         return rows[:, 1].astype(np.int64)
     return rows[:, 0].astype(np.int64) * (1 << 40) + rows[:, 1].astype(np.int64)
+
+
+@dataclass(frozen=True)
+class ScopeConfidences:
+    """The model coders' confidences in their labels of a scope (``ModelConfidence``), one
+    row per label: unit ids as ``scope_annotations`` makes them, coder ids, confidences."""
+
+    units: NDArray[np.int64]
+    coder_ids: NDArray[np.int64]
+    confidences: NDArray[np.float64]
+
+
+def scope_confidences(
+    *, question_id: int, round_ids: Sequence[int], coder_ids: Sequence[int]
+) -> ScopeConfidences:
+    """The confidences ``coder_ids`` gave with their labels of the question in the rounds,
+    in one query (a separate table: the annotations' reads never carry them). The rows go
+    through one float array (ids are far below 2**53, exact as float64)."""
+    rows = np.array(
+        list(
+            ModelConfidence.objects.filter(
+                question_id=question_id, round_id__in=list(round_ids), coder_id__in=coder_ids
+            )
+            .order_by()
+            .values_list("round_id", "item_id", "coder_id", "confidence")
+        ),
+        dtype=np.float64,
+    ).reshape(-1, 4)
+    ids = rows[:, :3].astype(np.int64)
+    return ScopeConfidences(
+        units=_unit_ids(ids[:, :2], pooled=len(set(round_ids)) > 1),
+        coder_ids=ids[:, 2],
+        confidences=rows[:, 3],
+    )
 
 
 def unit_label(unit: int) -> tuple[int | None, int]:

@@ -365,6 +365,23 @@ def model_point(
         "epsilon": test.get("epsilon"),
         "refused": test.get("refused"),
         "between": {"value": between.get("value"), "ci": between.get("ci")},
+        "self_consistency": _self_consistency_point(entry.get("self_consistency")),
+        "position_bias": entry.get("position_bias"),
+    }
+
+
+def _self_consistency_point(stored: Any) -> dict[str, Any] | None:
+    """A round's self-consistency in the history: alpha and its interval over the runs, or
+    why there is none."""
+    if not isinstance(stored, dict):
+        return None
+    if "refused" in stored:
+        return {"refused": stored["refused"], "runs": stored.get("runs")}
+    return {
+        "alpha": stored.get("alpha"),
+        "ci": stored.get("ci"),
+        "n_items": stored.get("n_items"),
+        "runs": stored.get("runs"),
     }
 
 
@@ -373,19 +390,28 @@ def model_history(
 ) -> dict[str, Any]:
     """For each question with model-coder tests, each model coder's results round after
     round (from each round's latest one-round computation): model and prompt version,
-    advantage probability, winning rate, pass or not, and the agreement between people and
-    models. Nothing is computed: it reads what the workers stored."""
-    questions = [
+    advantage probability, winning rate, pass or not, the agreement between people and
+    models, the model's self-consistency and (pairwise preferences) its position bias.
+    Nothing is computed: it reads what the workers stored."""
+    asked = [
         q
         for q in Question.objects.filter(study=study).order_by("position", "id")
-        if q.label_kind.supports(Feature.MODELS) and (question_id is None or q.pk == question_id)
+        if question_id is None or q.pk == question_id
     ]
     rounds = list(Round.objects.filter(study=study).order_by("position"))
     models = Coder.objects.filter(study=study, kind=CoderKind.MODEL).order_by("key")
     if coder_id is not None:
         models = models.filter(pk=coder_id)
     coders = list(models.values("id", "key", "model_name"))
-    latest = _model_rows(study=study, question_ids=[q.pk for q in questions])
+    latest = _model_rows(study=study, question_ids=[q.pk for q in asked])
+    # The kinds with model-coder tests, and those whose report stored a reading of each
+    # model (a preference question's position bias).
+    stored_for = {
+        question
+        for (question, _), row in latest.items()
+        if (row.get("models") or {}).get("per_model")
+    }
+    questions = [q for q in asked if q.label_kind.supports(Feature.MODELS) or q.pk in stored_for]
     out = []
     for question in questions:
         series: dict[str, list[dict[str, Any]]] = {c["key"]: [] for c in coders}

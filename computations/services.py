@@ -587,6 +587,7 @@ def _run_step(computation: Computation) -> None:
         params=params,
         round_ids=computation_round_ids(computation),
         study_id=computation.study_id,
+        question_id=computation.question_id,
     )
     if models is not None:
         results[model_coders.RESULTS_KEY] = models
@@ -1096,9 +1097,7 @@ def _merge_step(computation: Computation) -> None:
         },
     }
     results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
-    models = model_coders.split_result(
-        plan["coders"], item_sums.ONE_STEP_REASON, study_id=computation.study_id
-    )
+    models = _split_model_coders(computation, plan["coders"])
     if models is not None:
         results[model_coders.RESULTS_KEY] = models
     replicates = int(params["bootstrap"])
@@ -1143,6 +1142,28 @@ def _merge_step(computation: Computation) -> None:
         pk=computation.pk, status=ComputationStatus.RUNNING, phase="merging"
     ).update(status=ComputationStatus.DONE, progress=1.0, finished_at=timezone.now(), **common)
     logger.info("computation merged id=%s item chunks=%s", computation.pk, len(chunks))
+
+
+def _split_model_coders(
+    computation: Computation, coder_ids: Sequence[int]
+) -> dict[str, Any] | None:
+    """The model-coder step of a computation split by items, on the merged scope: the same
+    ``results["model_coders"]`` as the one-step path stores. Its tests need each person's
+    items together (the alternative annotator test leaves one person out across all items),
+    so a scope with model coders is read once more here, as long arrays (linear in the
+    annotations: no coders × items matrix); a scope without any reads nothing."""
+    if not model_coders.scope_coders(coder_ids, study_id=computation.study_id).models:
+        return None
+    loaded = _load(computation)
+    return model_coders.model_coders_result(
+        scope=loaded.scope,
+        data=loaded.data,
+        kind=computation.question.label_kind,
+        params=computation.parameters,
+        round_ids=computation_round_ids(computation),
+        study_id=computation.study_id,
+        question_id=computation.question_id,
+    )
 
 
 def _chunk_jackknifes(

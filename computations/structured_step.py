@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from computations import engine
+from computations import engine, model_coders
 from computations.models import Computation, ComputationStatus
 from computations.scope import scope_structured
 from computations.selectors import computation_round_ids
@@ -66,6 +66,14 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
         },
         seconds={"report": round(time.monotonic() - started, 3)},
     )
+    models = model_coders.structured_result(
+        results,
+        [coder for _, coder, _ in scope.rows],
+        round_ids=computation_round_ids(computation),
+        study_id=computation.study_id,
+    )
+    if models is not None:
+        results[model_coders.RESULTS_KEY] = models
     Computation.objects.filter(pk=computation.pk, status=ComputationStatus.RUNNING).update(
         status=ComputationStatus.DONE,
         progress=1.0,

@@ -22,6 +22,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -274,6 +275,27 @@ def _service_rejections(
     return out, complete
 
 
+def _model_coder_keys(study: Study, rows: Sequence[ParsedRow]) -> set[str]:
+    """The model coders among the coders of the rows that carry a confidence (one query)."""
+    keys = {row.coder for row in rows if row.confidence is not None}
+    if not keys:
+        return set()
+    return set(
+        Coder.objects.filter(study=study, kind=CoderKind.MODEL, key__in=keys).values_list(
+            "key", flat=True
+        )
+    )
+
+
+def _upload_row(row: ParsedRow, models: set[str]) -> dict[str, Any]:
+    """A parsed row as the annotation writer takes it, with the model's confidence (a
+    prediction imported as a person's label, noted by the import, keeps none)."""
+    out = {"item": row.item, "coder": row.coder, "label": row.label}
+    if row.confidence is not None and row.coder in models:
+        out["confidence"] = row.confidence
+    return out
+
+
 def _write_question(
     *,
     study: Study,
@@ -287,13 +309,14 @@ def _write_question(
     report: ImportReport,
 ) -> None:
     remaining = list(rows)
+    models = _model_coder_keys(study, rows)
     for _ in range(_MAX_PARTIAL_PASSES):
         try:
             result = annotations_bulk_upsert(
                 study=study,
                 round_ref=round_ref,
                 question_key=question_key,
-                rows=[{"item": r.item, "coder": r.coder, "label": r.label} for r in remaining],
+                rows=[_upload_row(r, models) for r in remaining],
                 create_missing=create_missing,
                 actor=actor,
             )

@@ -255,3 +255,66 @@ def heatmap(
             )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text above is escaped
+
+
+#: The reliability diagram's square plot.
+DIAGRAM_SIDE, DIAGRAM_MARGIN = 320, 56
+
+
+def reliability_diagram(
+    bins: Sequence[tuple[float, float, int]], *, chart_id: str, desc: str
+) -> SafeString:
+    """A model's calibration: per equal-mass bin ``(mean confidence, accuracy, count)``, a
+    dot at (confidence, accuracy) and its gap to the diagonal, on which a calibrated model's
+    dots lie (below it: over-confident; above: under-confident)."""
+    side, margin = DIAGRAM_SIDE, DIAGRAM_MARGIN
+    size = side + 2 * margin
+
+    def x(value: float) -> float:
+        return margin + side * value
+
+    def y(value: float) -> float:
+        return margin + side * (1 - value)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart reliability-diagram" role="img" '
+        f'id="{escape(chart_id)}" data-bins="{len(bins)}" viewBox="0 0 {size} {size}" '
+        f'width="{size}" height="{size}" '
+        f'aria-labelledby="{escape(chart_id)}-title {escape(chart_id)}-desc">',
+        f'<title id="{escape(chart_id)}-title">Reliability diagram</title>',
+        f'<desc id="{escape(chart_id)}-desc">{escape(desc)}</desc>',
+        f'<rect class="plot-area" x="{margin}" y="{margin}" width="{side}" height="{side}" '
+        'fill="#fff" stroke="#999"/>',
+    ]
+    for tick in _ticks(0.0, 1.0):
+        parts.append(
+            f'<line class="grid" x1="{margin}" x2="{margin + side}" y1="{y(tick):.1f}" '
+            f'y2="{y(tick):.1f}" stroke="#e5e5e5"/>'
+            f'<text class="y-tick" x="{margin - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
+            f'font-size="11">{tick:.1f}</text>'
+            f'<text class="x-tick" x="{x(tick):.1f}" y="{margin + side + 16}" '
+            f'text-anchor="middle" font-size="11">{tick:.1f}</text>'
+        )
+    parts.append(
+        f'<line class="reference-line" x1="{x(0)}" y1="{y(0)}" x2="{x(1)}" y2="{y(1)}" '
+        'stroke="#555" stroke-dasharray="5 4"><title>Perfect calibration: accuracy equals '
+        "confidence</title></line>"
+        f'<text class="axis-label" x="{margin + side / 2}" y="{size - 12}" '
+        'text-anchor="middle" font-size="12">Mean confidence of the bin</text>'
+        f'<text class="axis-label" transform="translate(16 {margin + side / 2}) rotate(-90)" '
+        'text-anchor="middle" font-size="12">Accuracy (against the reference)</text>'
+    )
+    for confidence, accuracy, count in bins:
+        mark = (
+            f"Bin of {count} label{'s' if count != 1 else ''}: mean confidence "
+            f"{_number(confidence)}, accuracy {_number(accuracy)}"
+        )
+        parts.append(
+            f'<line class="gap" x1="{x(confidence):.1f}" x2="{x(confidence):.1f}" '
+            f'y1="{y(confidence):.1f}" y2="{y(accuracy):.1f}" stroke="{PALETTE[1]}" '
+            'stroke-width="2"/>'
+            f'<circle class="bin" cx="{x(confidence):.1f}" cy="{y(accuracy):.1f}" r="5" '
+            f'fill="{PALETTE[0]}" data-count="{count}"><title>{escape(mark)}</title></circle>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text above is escaped

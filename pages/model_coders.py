@@ -75,6 +75,100 @@ def advantage_text(entry: Mapping[str, Any]) -> str | None:
     )
 
 
+def self_consistency_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's self-consistency in one sentence, or why there is none."""
+    stored = entry.get("self_consistency")
+    if not isinstance(stored, Mapping):
+        return None
+    runs = ", ".join(str(run) for run in stored.get("runs") or [])
+    if "refused" in stored:
+        return f"No self-consistency: {stored['refused']}"
+    if stored.get("alpha") is None:
+        return f"Self-consistency of runs {runs} is undefined: {stored.get('note') or ''}".strip()
+    ci = stored.get("ci")
+    level = stored.get("confidence")
+    interval = (
+        f", {round(100 * float(level))}% interval [{short(ci[0])}, {short(ci[1])}]"
+        if ci and level is not None
+        else ""
+    )
+    return (
+        f"Self-consistency of runs {runs}: Krippendorff's alpha {short(stored['alpha'])}"
+        f"{interval}, on {int(stored.get('n_items') or 0)} items labelled by at least two runs; "
+        f"every run gave the same label on {round(100 * float(stored.get('identical') or 0))}% "
+        "of them."
+    )
+
+
+def calibration_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's calibration in one sentence, or why there is none (None when it gave no
+    confidence)."""
+    stored = entry.get("calibration")
+    if not isinstance(stored, Mapping):
+        return None
+    if "refused" in stored:
+        return f"No calibration: {stored['refused']}"
+    accuracy, confidence = stored.get("accuracy"), stored.get("mean_confidence")
+    lean = ""
+    if accuracy is not None and confidence is not None and accuracy != confidence:
+        lean = (
+            " The model is over-confident on the whole: its mean confidence is above its accuracy."
+            if confidence > accuracy
+            else " The model is under-confident on the whole: its mean confidence is below "
+            "its accuracy."
+        )
+    left_out = int(stored.get("n_without_reference") or 0)
+    return (
+        f"Expected calibration error {short(stored.get('ece'))} over {int(stored.get('n') or 0)} "
+        f"labels with a confidence ({int(stored.get('n_bins') or 0)} equal-mass bins), against "
+        f"{stored.get('reference')}: mean confidence {short(confidence)}, accuracy "
+        f"{short(accuracy)}.{lean}"
+        + (
+            f" {left_out} label{'s' if left_out != 1 else ''} with a confidence had no "
+            f"reference and {'are' if left_out != 1 else 'is'} left out."
+            if left_out
+            else ""
+        )
+    )
+
+
+def calibration_chart(entry: Mapping[str, Any], *, chart_id: str) -> Any:
+    """The reliability diagram of the model's stored calibration bins, or None."""
+    stored = entry.get("calibration")
+    if not isinstance(stored, Mapping) or not stored.get("bins"):
+        return None
+    bins = [
+        (float(b["mean_confidence"]), float(b["accuracy"]), int(b["count"])) for b in stored["bins"]
+    ]
+    return charts.reliability_diagram(
+        bins,
+        chart_id=chart_id,
+        desc=f"Model {entry.get('key')}: each dot is a bin of labels of about equal size, at "
+        "its mean confidence and the share of its labels that match the reference; on the "
+        "dashed diagonal confidence equals accuracy, below it the model is over-confident. "
+        "The table beside the diagram lists the same numbers.",
+    )
+
+
+def position_bias_text(entry: Mapping[str, Any]) -> str | None:
+    """The model's position bias on pairwise preferences in one sentence."""
+    stored = entry.get("position_bias")
+    if not isinstance(stored, Mapping):
+        return None
+    n = int(stored.get("n") or 0)
+    if n == 0 or stored.get("share_first") is None:
+        return (
+            f"No position bias for model {entry.get('key')}: none of its choices is both a "
+            "preference (not a tie) and says which option was shown first."
+        )
+    share = float(stored["share_first"])
+    return (
+        f"Model {entry.get('key')} picked the option shown first in {round(share * n)} of its "
+        f"{n} non-tie choices (share {short(share)}; exact binomial test against one half, "
+        f"p = {format(float(stored['p']), '.3g')})."
+    )
+
+
 # -- the round report's section -----------------------------------------------------------------
 
 
@@ -98,6 +192,7 @@ class ModelSummary:
     url: str
     verdict: str
     advantage: str | None
+    diagnostics: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -121,6 +216,21 @@ GROUP_COEFFICIENTS = {
     "alpha": "Krippendorff's alpha",
     "between_groups_kappa": "Vanbelle & Albert's κ between groups",
 }
+
+
+def _computed_diagnostics(entry: Mapping[str, Any]) -> list[str]:
+    """The self-consistency and calibration sentences of what was computed (why one is
+    missing is the model page's)."""
+    out = []
+    for name, words in (
+        ("self_consistency", self_consistency_text),
+        ("calibration", calibration_text),
+    ):
+        stored = entry.get(name)
+        sentence = words(entry)
+        if isinstance(stored, Mapping) and "refused" not in stored and sentence is not None:
+            out.append(sentence)
+    return out
 
 
 def model_coders_section(
@@ -158,6 +268,8 @@ def model_coders_section(
             url=reverse("pages:model-detail", args=[study.pk, entry["coder"]]),
             verdict=verdict(entry),
             advantage=advantage_text(entry),
+            # Only what was computed: why a diagnostic is missing is the model page's.
+            diagnostics=_computed_diagnostics(entry),
         )
         for entry in stored.get("per_model") or []
     ]
@@ -216,6 +328,11 @@ class ModelQuestion:
     history: list[dict[str, Any]] = field(default_factory=list)
     chart: Any = None
     refusal: str | None = None
+    self_consistency: str | None = None
+    position_bias: str | None = None
+    calibration: str | None = None
+    calibration_bins: list[dict[str, Any]] = field(default_factory=list)
+    calibration_chart: Any = None
 
 
 def _latest_entry(computation_id: int, coder_id: int) -> Mapping[str, Any] | None:
@@ -240,7 +357,6 @@ def _question_detail(
             question.label_kind.require(Feature.MODELS)
         except ValueError as refusal:
             detail.refusal = str(refusal)
-        return detail
     if not points:
         return detail
     latest = points[-1]
@@ -248,6 +364,15 @@ def _question_detail(
     if entry is None:
         return detail
     detail.round_name = str(latest["round_name"])
+    detail.self_consistency = self_consistency_text(entry)
+    detail.position_bias = position_bias_text(entry)
+    detail.calibration = calibration_text(entry)
+    detail.calibration_bins = list((entry.get("calibration") or {}).get("bins") or [])
+    detail.calibration_chart = calibration_chart(
+        entry, chart_id=f"model-q{question.pk}-calibration"
+    )
+    if detail.refusal:
+        return detail
     detail.verdict = verdict(entry)
     detail.advantage = advantage_text(entry)
     test = entry.get("alt_test") or {}
@@ -331,7 +456,7 @@ def model_page(*, study: Study, coder: Coder) -> list[ModelQuestion]:
     out = []
     for question in Question.objects.filter(study=study).order_by("position", "id"):
         detail = _question_detail(question, coder, series.get(question.pk, []))
-        if detail.history:
+        if any(point.get("advantage_probability") is not None for point in detail.history):
             detail.chart = _advantage_chart(detail, coder, rounds, chart_id=f"model-q{question.pk}")
         out.append(detail)
     return out

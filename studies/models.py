@@ -481,6 +481,38 @@ class ModelCoderRound(models.Model):
             raise ValidationError({"round": "The round belongs to another study."})
 
 
+class ModelConfidence(models.Model):
+    """A model coder's confidence in its label of one item (Label Studio's prediction
+    ``score``, an upload's ``confidence``), in [0, 1].
+
+    Kept apart from ``Annotation`` so that the labels' hot path (the crowd-scale COPY, the
+    scope reads) carries no column for it: only model coders have one, and only the
+    calibration of the model-coder step reads it. Keyed as the annotation is; a row whose
+    annotation was deleted is never read (the worker reads confidences of the labels it
+    has).
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    coder = models.ForeignKey(Coder, on_delete=models.CASCADE, related_name="confidences")
+    confidence = models.FloatField()
+
+    class Meta:
+        constraints: ClassVar = [
+            models.UniqueConstraint(
+                fields=["round", "question", "item", "coder"], name="model_confidence_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="model_confidence_in_unit_interval",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.coder_id} on {self.item_id}: {self.confidence}"
+
+
 class Annotation(models.Model):
     """One coder's label for one item, for one question, in one round.
 

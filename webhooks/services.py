@@ -366,7 +366,8 @@ def webhooks_on_computation_finished(*, computation_id: int) -> list[int]:
 def _model_results(computation: Computation, data: dict[str, Any]) -> list[dict[str, Any]]:
     """One ``model.result_stored`` body per model coder of a done computation: the model and
     its versions, the alternative annotator test's verdict (or why it did not run), the
-    prediction-powered estimates (or why not) and the agreement between people and models."""
+    prediction-powered estimates (or why not), the agreement between people and models and
+    the judge diagnostics."""
     stored = (computation.results or {}).get("model_coders") or {}
     between = (stored.get("groups") or {}).get("between") or {}
     history = _api_url("history-models", study_pk=computation.study_id)
@@ -417,10 +418,28 @@ def _model_results(computation: Computation, data: dict[str, Any]) -> list[dict[
                 "alt_test": verdict,
                 "ppi": estimates,
                 "between": {"value": between.get("value"), "ci": between.get("ci")},
+                "diagnostics": _judge_diagnostics(entry),
                 "computation": {"id": computation.pk, "url": data["computation"]["url"]},
                 "history_url": f"{history}?coder={entry.get('coder')}",
             }
         )
+    return out
+
+
+def _judge_diagnostics(entry: dict[str, Any]) -> dict[str, Any]:
+    """The judge diagnostics the worker stored for one model (each only when computed):
+    self-consistency (alpha and interval, or why not), calibration (ECE, or why not),
+    position bias (share picking the option shown first, and p)."""
+    fields = {
+        "self_consistency": ("alpha", "ci", "n_items", "runs", "refused"),
+        "calibration": ("ece", "n", "accuracy", "mean_confidence", "refused"),
+        "position_bias": ("share_first", "n", "p"),
+    }
+    out: dict[str, Any] = {}
+    for name, keys in fields.items():
+        stored = entry.get(name)
+        if isinstance(stored, dict):
+            out[name] = {key: stored[key] for key in keys if key in stored}
     return out
 
 

@@ -94,16 +94,19 @@ class CsvParser(BaseParser):
                     "expected item,coder,label."
                 )
             item_at, coder_at, label_at = (columns.index(name) for name in CSV_COLUMNS)
+            # A model coder's confidence, when the file has the column (empty: none).
+            confidence_at = columns.index("confidence") if "confidence" in columns else None
             rows: list[dict[str, str]] = []
             for line in lines:
                 cells = line.cells
-                rows.append(
-                    {
-                        "item": restore_text(cells[item_at]),
-                        "coder": restore_text(cells[coder_at]),
-                        "label": restore_text(cells[label_at]),
-                    }
-                )
+                row = {
+                    "item": restore_text(cells[item_at]),
+                    "coder": restore_text(cells[coder_at]),
+                    "label": restore_text(cells[label_at]),
+                }
+                if confidence_at is not None:
+                    row["confidence"] = cells[confidence_at].strip()
+                rows.append(row)
                 if len(rows) > MAX_BULK_ROWS:
                     return {"csv_lines": recorded.replay()}
         except UnicodeDecodeError:

@@ -75,6 +75,13 @@ class AnnotationRowSerializer(serializers.Serializer):
     item = serializers.CharField(help_text="The item's external id.")
     coder = serializers.CharField(help_text="The coder's key.")
     label = LabelInputField()  # type: ignore[assignment]  # the API's name for it
+    confidence = serializers.FloatField(
+        required=False,
+        min_value=0,
+        max_value=1,
+        help_text="A model coder's confidence in its label, from 0 to 1 (optional; read by "
+        "the model's calibration; a person's row with one is refused).",
+    )
 
 
 @extend_schema_field(AnnotationRowSerializer(many=True))

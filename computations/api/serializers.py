@@ -427,6 +427,18 @@ class ModelRoundPointSerializer(serializers.Serializer):
     between = StoredObjectField(
         help_text="The agreement between people and models this round: value and ci."
     )
+    self_consistency = StoredObjectField(
+        allow_null=True,
+        help_text="Intra-coder alpha among the model's runs this round (the model coders "
+        "with its model name and version): alpha, ci, n_items, runs; or refused (why "
+        "not); null for a result stored before it was computed.",
+    )
+    position_bias = StoredObjectField(
+        allow_null=True,
+        help_text="Pairwise preferences: the share of the model's non-tie choices that "
+        "picked the option shown first (share_first), of n, with the exact binomial p; "
+        "null for other questions.",
+    )
 
 
 class ModelSeriesSerializer(serializers.Serializer):

@@ -80,6 +80,8 @@ class ParsedRow:
     coder: str
     label: Any
     field: str | None = None
+    # A model's confidence in the label (Label Studio's prediction ``score``), in [0, 1].
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -237,6 +239,12 @@ class ParsedFile:
     def text_of(self, item: str, text: object) -> None:
         if isinstance(text, str) and text and item not in self.item_texts:
             self.item_texts[item] = text
+
+    #: Prediction scores that are not a number in [0, 1], not kept as confidences.
+    scores_skipped: int = 0
+
+    def skip_score(self) -> None:
+        self.scores_skipped += 1
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1

@@ -181,6 +181,11 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
             "outside the Basic Multilingual Plane (an emoji...) twice; they were converted "
             "to character offsets, checked against the span's text."
         )
+    if parsed.scores_skipped:
+        parsed.notes.append(
+            f"{parsed.scores_skipped} prediction score(s) not a number from 0 to 1 were not "
+            "kept as the model's confidence (its calibration reads confidences in [0, 1])."
+        )
     return parsed
 
 
@@ -259,7 +264,18 @@ def _prediction(
         parsed.skip(NO_MODEL_VERSION)
         return
     parsed.model_coders.setdefault(version, ModelCoderSpec(version, version))
-    _annotation(parsed, task, index, prediction, model=version)
+    _annotation(parsed, task, index, prediction, model=version, score=prediction.get("score"))
+
+
+def _confidence(parsed: ParsedFile, score: Any) -> float | None:
+    """A prediction's ``score`` as the model's confidence, when it is a number in [0, 1]
+    (a tool may score on another scale: those are counted in a note, not kept)."""
+    if score is None:
+        return None
+    if isinstance(score, int | float) and not isinstance(score, bool) and 0 <= score <= 1:
+        return float(score)
+    parsed.skip_score()
+    return None
 
 
 def _annotation(
@@ -269,9 +285,11 @@ def _annotation(
     annotation: Any,
     *,
     model: str | None = None,
+    score: Any = None,
 ) -> None:
     """One annotation of the task, or with ``model`` one prediction of that model (its
-    coder)."""
+    coder) and its ``score``, the confidence of each of its results without a score of
+    their own."""
     what = "prediction" if model is not None else "annotation"
     if not isinstance(annotation, dict):
         parsed.records += 1
@@ -322,7 +340,7 @@ def _annotation(
     answered: set[str] = set()
     for result_index, result in enumerate(results):
         parsed.records += 1
-        span_field = _result(parsed, task, coder, source, result_index, result)
+        span_field = _result(parsed, task, coder, source, result_index, result, score)
         if span_field is not None:
             answered.add(span_field)
     for name in sorted(task.span_fields - answered):
@@ -356,7 +374,13 @@ def _found_nothing(
 
 
 def _result(
-    parsed: ParsedFile, task: _Task, coder: str, source: str, index: int, result: Any
+    parsed: ParsedFile,
+    task: _Task,
+    coder: str,
+    source: str,
+    index: int,
+    result: Any,
+    score: Any = None,
 ) -> str | None:
     """Read one result; return its span field when it is a span result (even rejected)."""
     if not isinstance(result, dict):
@@ -427,9 +451,15 @@ def _result(
     if is_span:
         _span(parsed, task, coder, result_source, from_name, kind, value)
         return from_name
+    own = result.get("score")
     parsed.rows.append(
         ParsedRow(
-            source=result_source, item=task.document, coder=coder, label=label, field=from_name
+            source=result_source,
+            item=task.document,
+            coder=coder,
+            label=label,
+            field=from_name,
+            confidence=_confidence(parsed, own if own is not None else score),
         )
     )
     return None

@@ -39,6 +39,7 @@ from metrics.models.judge import (
     calibration,
     judge_report,
     self_consistency,
+    self_consistency_on_data,
 )
 from metrics.models.ppi import (
     CategoryEstimate,
@@ -83,5 +84,6 @@ __all__ = [
     "ppi_prevalence_from_labels",
     "ppi_prevalence_on_data",
     "self_consistency",
+    "self_consistency_on_data",
     "wilson_interval",
 ]

@@ -54,6 +54,7 @@ __all__ = [
     "calibration",
     "judge_report",
     "self_consistency",
+    "self_consistency_on_data",
 ]
 
 
@@ -271,6 +272,23 @@ def self_consistency(
     """
     data = ReliabilityData.from_long(items, runs, labels, domain=domain)
     return _self_consistency(data, distance, replicates, seed, confidence)
+
+
+def self_consistency_on_data(
+    data: ReliabilityData,
+    *,
+    runs: Sequence[Hashable],
+    distance: DistanceLike = "nominal",
+    replicates: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> SelfConsistency:
+    """:func:`self_consistency` of the coders ``runs`` of ``data`` (the runs of one model
+    among other coders, whose labels are left out), on ``data``'s domain."""
+    positions = [data.coders.index(run) for run in dict.fromkeys(runs) if run in data.coders]
+    return _self_consistency(
+        data.restricted_to_coders(positions), distance, replicates, seed, confidence
+    )
 
 
 def _self_consistency(

@@ -15,7 +15,7 @@ from computations.services import computation_request
 from metrics.models import alt_test
 from studies.models import Study
 from tests.computations.helpers import nominal_question
-from tests.computations.model_rounds import PEOPLE, model_round
+from tests.computations.model_rounds import PEOPLE, model_round, preference_round, two_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +103,32 @@ def test_epsilon_is_a_computation_parameter_of_the_api(
     body = annotator_client.get(posted["Location"]).json()
     assert body["parameters"]["epsilon"] == 0.1
     assert body["results"]["model_coders"]["per_model"][0]["alt_test"]["epsilon"] == 0.1
+
+
+def test_the_history_shows_each_models_self_consistency_and_position_bias(
+    viewer_client: APIClient, manager_client: APIClient, study: Study
+) -> None:
+    question = nominal_question(study, key="topic")
+    round_, _ = two_runs(study, question)
+    compute(study, question, round_)
+    preferences = preference_round(study, manager_client, position=2)
+    compute(study, preferences, study.rounds.get(name="Round 1"))
+
+    response = viewer_client.get(f"/api/v1/studies/{study.pk}/history/models/")
+    assert response.status_code == 200, response.json()
+    by_key = {entry["question_key"]: entry for entry in response.json()["questions"]}
+    assert set(by_key) == {"topic", "pref"}
+    runs = {model["key"]: model["rounds"] for model in by_key["topic"]["models"]}
+    (point,) = runs["llm-a"]
+    consistency = point["self_consistency"]
+    # alpha = 80/99 by hand (tests/computations/model_rounds.py); the interval as stored.
+    assert consistency["alpha"] == pytest.approx(80 / 99, abs=1e-12)
+    assert consistency["n_items"] == 10
+    assert consistency["runs"] == ["llm-a", "llm-b"]
+    assert len(consistency["ci"]) == 2
+    assert runs["llm-b"][0]["self_consistency"] == consistency
+    judges = {model["key"]: model["rounds"] for model in by_key["pref"]["models"]}
+    (preference,) = judges["judge"]
+    # 9 of 10 non-tie choices picked the option shown first: p = 22/1024 by hand.
+    assert preference["position_bias"] == {"share_first": 0.9, "n": 10, "p": 22 / 1024}
+    assert preference["advantage_probability"] is None

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from studies.models import Coder, CoderKind, Item, Question, Round, Study
-from tests.computations.helpers import label_round
-from tests.factories import CoderFactory, ItemFactory, RoundFactory
+from tests.computations.helpers import label_round, nominal_question
+from tests.factories import CoderFactory, ItemFactory, QuestionFactory, RoundFactory
 
 PEOPLE = ("ann", "bob", "cid", "dan")
 
@@ -79,3 +79,95 @@ def model_round(
                 result.coder_keys.append(coder.key)
                 result.labels.append(label)
     return result
+
+
+# -- judge diagnostics ---------------------------------------------------------------------
+
+#: Two runs of one model on ten items that differ on item 8 only. Nominal alpha by hand: 20
+#: values, 9 "a" and 11 "b"; the one disagreeing item puts 1 in o_ab and 1 in o_ba, so
+#: D_o = 2/20 = 0.1 and D_e = 2·9·11/(20·19) = 198/380; alpha = 1 − 0.1·380/198 = 80/99
+#: (0.80808…, as krippendorff 0.9.0 gives: docs/references.md).
+RUN_ONE = list("aabbabbaab")
+RUN_TWO = list("aabbabbabb")
+
+
+def two_runs(study: Any, question: Any) -> tuple[Any, list[Any]]:
+    """Three people and two model coders of one model (same name and version, prompts v1
+    and v2) on ten items."""
+    round_ = RoundFactory(study=study, position=1)
+    model = {"kind": CoderKind.MODEL, "model_name": "gpt-test", "model_version": "2025-01"}
+    runs = [
+        CoderFactory(study=study, key=key, prompt_version=prompt, **model)
+        for key, prompt in (("llm-a", "v1"), ("llm-b", "v2"))
+    ]
+    people = [CoderFactory(study=study, key=key) for key in ("ann", "bob", "cid")]
+    items = [ItemFactory(study=study, external_id=f"i{u}") for u in range(10)]
+    label_round(round_, question, [list("aabbabbaab")] * 3, coders=people, items=items)
+    label_round(round_, question, [RUN_ONE, RUN_TWO], coders=runs, items=items)
+    return round_, runs
+
+
+def preference_round(study: Any, client: Any, *, position: int = 1) -> Any:
+    """A preference question: the model coder ``judge`` picks the option shown first on 9 of
+    its 10 non-tie choices (and makes one tie); people ``ann`` and ``bob`` pick A on items
+    where A and B alternate in first place."""
+    question = QuestionFactory(study=study, key="pref", kind="preference")
+    RoundFactory(study=study, name="Round 1", position=position)
+    CoderFactory(study=study, key="judge", kind=CoderKind.MODEL, model_name="gpt-judge",
+                 model_version="2025-02", prompt_version="p3")  # fmt: skip
+    rows = []
+    for u in range(11):
+        shown = "A" if u % 2 == 0 else "B"
+        other = "B" if shown == "A" else "A"
+        choice = "tie" if u == 10 else (other if u == 9 else shown)
+        rows.append({"item": f"d{u}", "coder": "judge", "choice": choice, "shown_first": shown})
+        for person in ("ann", "bob"):
+            rows.append({"item": f"d{u}", "coder": person, "choice": "A", "shown_first": shown})
+    response = client.post(
+        f"/api/v1/studies/{study.pk}/annotations/structured/",
+        {"round": "Round 1", "question": "pref", "rows": rows},
+        format="json",
+    )
+    assert response.status_code in (200, 201), response.content
+    return question
+
+
+#: Twenty model labels in ten pairs of confidences (0.50, 0.52), (0.55, 0.57), …, (0.95,
+#: 0.97): ten equal-mass bins of two (percentile edges at positions 1.9·j of the sorted
+#: confidences fall strictly between each pair). The people say "a" on every item; the model
+#: says "a" then "b" in the first five pairs (accuracy ½) and "a" twice in the last five.
+#: By hand, bin b has mean confidence 0.51 + 0.05·b and
+#: ECE = (2/20)·[Σ_{b<5} (0.01 + 0.05·b) + Σ_{b≥5} (0.49 − 0.05·b)] = 0.1·(0.55 + 0.70) = 0.125.
+CONFIDENCES = [round(0.50 + 0.05 * b + 0.02 * k, 2) for b in range(10) for k in range(2)]
+MODEL_LABELS = ["a", "b"] * 5 + ["a", "a"] * 5
+
+
+def calibration_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for u, (label, confidence) in enumerate(zip(MODEL_LABELS, CONFIDENCES, strict=True)):
+        rows += [{"item": f"i{u}", "coder": person, "label": "a"} for person in PEOPLE[:3]]
+        rows.append({"item": f"i{u}", "coder": "llm", "label": label, "confidence": confidence})
+    # The people split three ways on i20: no majority, so its confidence has no reference.
+    split = zip(PEOPLE[:3], "abc", strict=True)
+    rows += [{"item": "i20", "coder": person, "label": code} for person, code in split]
+    rows.append({"item": "i20", "coder": "llm", "label": "a", "confidence": 0.9})
+    return rows
+
+
+def upload(client: Any, study: Any, rows: list[dict[str, Any]]) -> Any:
+    return client.post(
+        f"/api/v1/studies/{study.pk}/annotations/bulk/",
+        {"round": "R1", "question": "q", "annotations": rows, "create_missing": True},
+        format="json",
+    )
+
+
+def calibration_round(study: Study, client: Any) -> tuple[Question, Round]:
+    """Question ``q``, round ``R1``, three people and the model coder ``llm`` with the
+    confidences of :func:`calibration_rows`, uploaded through the API."""
+    question = nominal_question(study, key="q")
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    response = upload(client, study, calibration_rows())
+    assert response.status_code in (200, 201), response.content
+    return question, round_

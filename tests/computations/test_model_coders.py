@@ -16,13 +16,23 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.test import override_settings
 
-from computations.models import ComputationScope
+from computations.models import Computation, ComputationScope
 from computations.services import computation_parameters, computation_request
 from metrics import ReliabilityData
-from metrics.models import alt_test, group_agreement, ppi_mean
-from studies.models import CoderKind, LabelKind, ModelCoderRound
+from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
+from studies.models import Annotation, CoderKind, LabelKind, ModelCoderRound, ModelConfidence
 from tests.computations.helpers import label_round, nominal_question
-from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
+from tests.computations.model_rounds import (
+    PEOPLE,
+    RUN_ONE,
+    RUN_TWO,
+    ModelRound,
+    calibration_round,
+    model_round,
+    preference_round,
+    two_runs,
+    upload,
+)
 from tests.factories import CoderFactory, ItemFactory, QuestionFactory, RoundFactory
 
 pytestmark = pytest.mark.django_db
@@ -245,20 +255,24 @@ def test_two_models_get_agreement_among_models_and_one_test_each(
     assert {row["coder"] for row in stored["per_model"][0]["alt_test"]["humans"]} == set(PEOPLE)
 
 
-def test_a_computation_split_by_items_says_why_there_are_no_model_tests(
+def test_a_computation_split_by_items_stores_the_model_results_of_an_unsplit_one(
     study: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     question = nominal_question(study)
-    data = model_round(study, question, n_items=20, model_only=10)
+    data = model_round(study, question, n_items=40, model_only=20)
+    with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=10**9):
+        single = compute(study, question, data.round, django_capture_on_commit_callbacks)
+    assert "item_chunks" not in single
+    Computation.objects.filter(question=question).delete()  # the same request again is new
     with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=40):
-        stored = compute(
-            study, question, data.round, django_capture_on_commit_callbacks, bootstrap=0
-        )
-    assert stored["item_chunks"]["split"] is True
-    assert stored["model_coders"] == {
-        "skipped": "Not computed for a computation split by items (more annotations than "
-        "AGREEMENT_ITEM_CHUNK_ANNOTATIONS): it needs every annotation on one worker."
-    }
+        split = compute(study, question, data.round, django_capture_on_commit_callbacks)
+    assert split["item_chunks"]["split"] is True
+    assert split["item_chunks"]["chunks"] > 1
+    single_models, split_models = single["model_coders"], split["model_coders"]
+    single_models.pop("seconds")
+    split_models.pop("seconds")
+    assert "alt_test" in split_models["per_model"][0]  # computed, not a reason
+    assert split_models == single_models
 
 
 def test_a_round_without_models_stores_nothing_new(
@@ -314,3 +328,119 @@ def test_a_smaller_epsilon_is_used(study: Any, django_capture_on_commit_callback
     assert stored["settings"]["epsilon"] == 0.1
     assert stored["per_model"][0]["alt_test"]["epsilon"] == 0.1
     assert stored["per_model"][0]["alt_test"]["winning_rate"] == expected.winning_rate
+
+
+# -- self-consistency -------------------------------------------------------------------------
+
+
+def test_two_runs_of_one_model_store_its_self_consistency_with_an_interval(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    round_, _ = two_runs(study, question)
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks)
+    first, second = stored["model_coders"]["per_model"]
+    assert first["self_consistency"] == second["self_consistency"]  # one model, stored twice
+    entry = first["self_consistency"]
+    assert entry["alpha"] == pytest.approx(80 / 99, abs=1e-12)
+    assert entry["n_items"] == 10
+    assert entry["identical"] == pytest.approx(0.9)
+    assert entry["runs"] == ["llm-a", "llm-b"]
+    assert entry["distance"] == "nominal"
+    # The interval: the library's bootstrap of the same two runs, read from the lists.
+    expected = self_consistency(
+        list(range(10)) * 2, ["llm-a"] * 10 + ["llm-b"] * 10, RUN_ONE + RUN_TWO,
+        replicates=200, seed=0,
+    )  # fmt: skip
+    assert expected.ci is not None
+    assert entry["ci"] == pytest.approx(list(expected.ci), abs=1e-12)
+
+
+def test_a_model_with_one_run_stores_why_it_has_no_self_consistency(
+    study: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study)
+    data = model_round(study, question)
+    (model,) = compute(study, question, data.round, django_capture_on_commit_callbacks)[
+        "model_coders"
+    ]["per_model"]
+    assert model["self_consistency"] == {
+        "refused": "No other run of model gpt-test (version 2025-01) labelled this scope: "
+        "self-consistency needs a second model coder with the same model name and version "
+        "(another run, or another prompt version) on the same items.",
+        "runs": ["llm"],
+    }
+
+
+# -- position bias on pairwise preferences ------------------------------------------------------
+
+
+def test_a_model_coders_position_bias_on_preferences_is_stored(
+    study: Any, manager_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = preference_round(study, manager_client)
+    round_ = question.study.rounds.get(name="Round 1")
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks, bootstrap=0)
+    models = stored["model_coders"]
+    assert models["people"] == ["ann", "bob"]
+    assert models["models"] == ["judge"]
+    (entry,) = models["per_model"]
+    assert {k: entry[k] for k in ("key", "model_name", "model_version", "prompt_version")} == {
+        "key": "judge",
+        "model_name": "gpt-judge",
+        "model_version": "2025-02",
+        "prompt_version": "p3",
+    }
+    # 9 of 10 non-tie choices picked the option shown first; the exact two-sided binomial
+    # p by hand: 2·(C(10,9) + C(10,10))/2^10 = 22/1024.
+    assert entry["position_bias"] == {"share_first": 0.9, "n": 10, "p": 22 / 1024}
+
+
+# -- calibration ------------------------------------------------------------------------------
+
+
+def test_a_models_confidences_store_its_calibration_against_the_peoples_majority(
+    study: Any, manager_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    question, round_ = calibration_round(study, manager_client)
+    assert ModelConfidence.objects.count() == 21
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks, bootstrap=0)
+    calibration = stored["model_coders"]["per_model"][0]["calibration"]
+    assert calibration["ece"] == pytest.approx(0.125, abs=1e-12)
+    assert calibration["binning"] == "equal-mass"
+    assert calibration["n"] == 20
+    assert calibration["n_bins"] == 10
+    assert calibration["n_without_reference"] == 1
+    assert calibration["accuracy"] == pytest.approx(0.75)
+    assert calibration["mean_confidence"] == pytest.approx(0.735)
+    assert [b["count"] for b in calibration["bins"]] == [2] * 10
+    assert [b["mean_confidence"] for b in calibration["bins"]] == pytest.approx(
+        [0.51 + 0.05 * b for b in range(10)]
+    )
+    assert [b["accuracy"] for b in calibration["bins"]] == [0.5] * 5 + [1.0] * 5
+    assert calibration["reference"].startswith("the people's majority label")
+
+
+def test_a_confidence_is_a_model_coders_and_a_number_from_0_to_1(
+    study: Any, manager_client: Any
+) -> None:
+    nominal_question(study, key="q")
+    RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    rows = [
+        {"item": "i0", "coder": "ann", "label": "a", "confidence": 0.8},
+        {"item": "i0", "coder": "llm", "label": "a", "confidence": 1.5},
+    ]
+    response = upload(manager_client, study, rows)
+    assert response.status_code == 400
+    errors = response.json()
+    assert "annotations.1.confidence" in str(errors)
+    rows[1]["confidence"] = 0.7
+    response = upload(manager_client, study, rows)
+    assert response.status_code == 400
+    assert "Only a model coder's label has a confidence; coder 'ann' is a person" in str(
+        response.json()
+    )
+    assert "annotations.0.confidence" in str(response.json())
+    assert ModelConfidence.objects.count() == 0  # nothing half-written
+    assert not Annotation.objects.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.core.exceptions import ValidationError
 from exchange.imports import ImportReport, annotations_import
 from studies.access import Actor
 from studies.exceptions import ConflictError
-from studies.models import Coder, CoderKind, Question
+from studies.models import Coder, CoderKind, ModelConfidence, Question
 from tests.exchange.conftest import ImportStudy, db_state, sample, stored, stored_units
 
 pytestmark = pytest.mark.django_db
@@ -76,6 +77,33 @@ def test_label_studio_maps_from_name_onto_questions_and_skips_cancelled(
         "taxon": 2,
         "topics": 4,
     }
+
+
+def test_a_label_studio_predictions_score_is_kept_as_the_models_confidence(
+    target: ImportStudy, actor: Actor
+) -> None:
+    run(target, actor, "label_studio", sample("label_studio.json"))
+    # The sample's one prediction: model_version sentiment-v3, score 0.91, "neg" on task 101.
+    kept = ModelConfidence.objects.values_list(
+        "item__external_id", "coder__key", "question__key", "confidence"
+    )
+    assert list(kept) == [("101", "sentiment-v3", "sentiment", 0.91)]
+
+
+def test_a_prediction_score_outside_0_to_1_is_noted_not_kept(
+    target: ImportStudy, actor: Actor
+) -> None:
+    tasks = json.loads(sample("label_studio.json"))
+    for task in tasks:
+        for prediction in task.get("predictions") or []:
+            prediction["score"] = 7.5
+    report = run(target, actor, "label_studio", json.dumps(tasks).encode())
+    assert report.committed
+    assert (
+        "1 prediction score(s) not a number from 0 to 1 were not kept as the model's "
+        "confidence (its calibration reads confidences in [0, 1])." in report.notes
+    )
+    assert not ModelConfidence.objects.exists()
 
 
 def test_label_studio_predictions_are_skipped_when_asked(target: ImportStudy, actor: Actor) -> None:

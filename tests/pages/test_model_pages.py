@@ -18,10 +18,19 @@ from django.test import Client
 from django.urls import reverse
 
 from metrics import ReliabilityData
-from metrics.models import alt_test, group_agreement, ppi_mean
-from studies.models import Study
+from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
+from studies.models import Coder, Study
 from tests.computations.helpers import nominal_question
-from tests.computations.model_rounds import PEOPLE, ModelRound, model_round
+from tests.computations.model_rounds import (
+    PEOPLE,
+    RUN_ONE,
+    RUN_TWO,
+    ModelRound,
+    calibration_round,
+    model_round,
+    preference_round,
+    two_runs,
+)
 from tests.pages.conftest import compute
 
 pytestmark = pytest.mark.django_db
@@ -190,3 +199,84 @@ def test_a_person_has_no_model_page(
     assert response.status_code == 404
     coder_page = signed_in.get(reverse("pages:coder-detail", args=[study.pk, data.model.pk]))
     assert "its model page" in coder_page.content.decode()
+
+
+# -- judge diagnostics ---------------------------------------------------------------------------
+
+
+def model_page(client: Client, study: Study, key: str) -> str:
+    coder = Coder.objects.get(study=study, key=key)
+    return client.get(reverse("pages:model-detail", args=[study.pk, coder.pk])).content.decode()
+
+
+def test_the_model_page_shows_the_self_consistency_of_two_runs(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    question = nominal_question(study, key="topic")
+    round_, _ = two_runs(study, question)
+    compute(study, question, round_, django_capture_on_commit_callbacks)
+    expected = self_consistency(
+        list(range(10)) * 2, ["llm-a"] * 10 + ["llm-b"] * 10, RUN_ONE + RUN_TWO,
+        replicates=200, seed=0,
+    )  # fmt: skip
+    assert expected.ci is not None
+    low, high = (format(round(bound, 3), "g") for bound in expected.ci)
+    html = model_page(signed_in, study, "llm-b")
+    # alpha = 80/99 by hand (tests/computations/model_rounds.py).
+    assert (
+        "Self-consistency of runs llm-a, llm-b: Krippendorff's alpha 0.808, 95% interval "
+        f"[{low}, {high}], on 10 items labelled by at least two runs; every run gave the same "
+        "label on 90% of them." in text(html)
+    )
+    assert cells(html, "round", round_.name, "self-consistency") == "0.808"
+    report = signed_in.get(
+        reverse("pages:round-report", args=[study.pk, round_.pk]), {"question": question.pk}
+    ).content.decode()
+    assert (
+        "Self-consistency of runs llm-a, llm-b: Krippendorff's alpha 0.808, 95% interval "
+        f"[{low}, {high}]" in text(report)
+    )
+
+
+def test_the_model_page_shows_the_calibration_and_its_reliability_diagram(
+    study: Study,
+    signed_in: Client,
+    manager_client: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    question, round_ = calibration_round(study, manager_client)
+    compute(study, question, round_, django_capture_on_commit_callbacks)
+    html = model_page(signed_in, study, "llm")
+    # ECE 0.125, accuracy 15/20 and mean confidence 0.735 by hand (model_rounds.py).
+    assert (
+        "Expected calibration error 0.125 over 20 labels with a confidence (10 equal-mass "
+        "bins), against the people's majority label (items where one label has more of the "
+        "people than any other; ties left out): mean confidence 0.735, accuracy 0.75. The "
+        "model is under-confident on the whole: its mean confidence is below its accuracy. "
+        "1 label with a confidence had no reference and is left out." in text(html)
+    )
+    diagram = re.search(r'<svg[^>]*class="chart reliability-diagram".*?</svg>', html, re.S)
+    assert diagram is not None
+    assert 'data-bins="10"' in diagram.group(0)
+    assert diagram.group(0).count('<circle class="bin"') == 10
+    assert "Bin of 2 labels: mean confidence 0.510, accuracy 0.500" in diagram.group(0)
+    assert "Bin of 2 labels: mean confidence 0.960, accuracy 1.000" in diagram.group(0)
+
+
+def test_the_model_page_shows_the_position_bias_on_preferences(
+    study: Study,
+    signed_in: Client,
+    manager_client: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    question = preference_round(study, manager_client)
+    compute(study, question, study.rounds.get(name="Round 1"), django_capture_on_commit_callbacks)
+    html = model_page(signed_in, study, "judge")
+    page = text(html)
+    # 9 of 10, p = 22/1024 = 0.0215 (three significant digits) by hand.
+    assert (
+        "Model judge picked the option shown first in 9 of its 10 non-tie choices (share 0.9; "
+        "exact binomial test against one half, p = 0.0215)." in page
+    )
+    assert cells(html, "round", "Round 1", "position-bias") == "0.900"
+    assert "passes the alternative annotator test" not in page

@@ -80,6 +80,15 @@ def test_a_models_stored_result_is_sent_once_per_model(
     between = computation.results["model_coders"]["groups"]["between"]
     assert data["between"] == {"value": between["value"], "ci": between["ci"]}
     assert data["question"]["key"] == "topic"
+    # One run of the model, no confidences: the reason, and no calibration.
+    assert data["diagnostics"] == {
+        "self_consistency": {
+            "runs": ["llm"],
+            "refused": "No other run of model gpt-test (version 2025-01) labelled this scope: "
+            "self-consistency needs a second model coder with the same model name and version "
+            "(another run, or another prompt version) on the same items.",
+        }
+    }
     assert data["history_url"] == f"/api/v1/studies/{study.pk}/history/models/?coder={coder}"
     assert WebhookDelivery.objects.get().endpoint == endpoint
 

@@ -11,7 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.models import alt_test, calibration, judge_report, self_consistency
+from metrics import ReliabilityData
+from metrics.models import (
+    alt_test,
+    calibration,
+    judge_report,
+    self_consistency,
+    self_consistency_on_data,
+)
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -116,3 +123,17 @@ def test_judge_report_names_a_refused_alt_test() -> None:
     items, coders, labels = read("alt_nominal.csv")
     report = judge_report(items, coders, labels, model="llm", min_items_per_human=500)
     assert "No human coder qualifies" in report["alt_test"]["refused"]
+
+
+def test_self_consistency_on_data_leaves_the_other_coders_out() -> None:
+    # The doctest's runs (alpha 80/99 by hand, krippendorff 0.9.0: docs/references.md) among
+    # a person's labels, which must not count.
+    first, second = list("aabbabbaab"), list("aabbabbabb")
+    data = ReliabilityData.from_long(
+        list(range(10)) * 3, ["r1"] * 10 + ["r2"] * 10 + ["person"] * 10,
+        first + second + list("bbbbbbbbbb"),
+    )  # fmt: skip
+    result = self_consistency_on_data(data, runs=["r1", "r2"], replicates=0)
+    assert result.alpha == pytest.approx(80 / 99, abs=1e-12)
+    assert result.runs == ("r1", "r2")
+    assert result.identical == pytest.approx(0.9)
