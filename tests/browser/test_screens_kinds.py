@@ -9,6 +9,7 @@ others give d2, so the tables have a disagreement to show.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,17 @@ def _with_a_third_coder(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows + cyd
 
 
+#: Every row of the span report's coefficients table, as the page shows it.
+SPAN_ROWS = (
+    "Unitizing alpha (αᵤ)",
+    "Span F1, exact match",
+    "Span F1, overlapping match",
+    "Token-level alpha",
+    "Pₖ",
+    "WindowDiff",
+)
+
+
 @pytest.mark.parametrize("key", sorted(KINDS))
 def test_the_round_report_of_every_kind_reads_cleanly_wide_and_narrow(
     key: str,
@@ -91,6 +103,11 @@ def test_the_round_report_of_every_kind_reads_cleanly_wide_and_narrow(
     )
     for text in texts.values():
         assert "Round report: Round 1, question q" in text
+        # Once, "P_k" named a row and raw keys ("alpha_u") headed the skipped coefficients.
+        assert re.findall(r"\b[A-Za-z]+_[A-Za-z_]+\b", text) == []
+        if key == "span":
+            for row in SPAN_ROWS:
+                assert any(line.startswith(row + " ") for line in text.splitlines()), row
         assert HEADLINE_ROW[key] in text.splitlines() or any(
             line.startswith(HEADLINE_ROW[key] + " ") for line in text.splitlines()
         )
