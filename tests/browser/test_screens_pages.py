@@ -3,8 +3,8 @@
 (``screens.assert_no_overlap_or_clip``), and each page's text, from the data built here, reads
 as written here.
 
-The pages' study (``pages_world``): question "relevant" (yes/no), coders coder-0..2, rounds
-R1 and R2, each computed.
+The pages' study (``pages_world``, and the coder page's own like it): question "relevant"
+(yes/no), three coders, rounds R1 and R2, each computed.
 """
 
 from __future__ import annotations
@@ -18,34 +18,55 @@ from django.urls import reverse
 from planning.services import plan_request_create
 from studies.models import Study
 from tests.browser.screens import check_page, emulate, sign_in
-from tests.computations.helpers import nominal_question
+from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.computations.model_rounds import model_round
-from tests.factories import RoundFactory
+from tests.factories import CoderFactory, RoundFactory
 from tests.pages.conftest import PagesWorld, compute
 from tests.planning.pilot import pilot_round
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_coder_page_keeps_its_captions_and_the_page_in_the_window(
-    pages_world: PagesWorld, manager: Any, live_server: Any, chromium_driver: Any, tmp_path: Path
+#: A coder key as long as a team's real ones: the chart's legend once cut it off.
+LONG_KEY = "annotator-from-the-berlin-office"
+
+
+def test_the_coder_page_keeps_its_legend_captions_and_the_page_in_the_window(
+    study: Study,
+    manager: Any,
+    live_server: Any,
+    chromium_driver: Any,
+    tmp_path: Path,
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
-    """Once, at 390 px the page scrolled sideways (a table's hidden "Bars" header escaped its
-    scrolling box) and the captions of the wide tables were cut off."""
-    study, coder = pages_world.study, pages_world.coders[0]
+    """Once, the chart's legend was cut off after ~14 characters, at 390 px the page scrolled
+    sideways (a table's hidden "Bars" header escaped its scrolling box) and the captions of
+    the wide tables were cut off."""
+    from selenium.webdriver.common.by import By
+
+    question = nominal_question(study, codes=("yes", "no"), key="relevant")
+    coders = [CoderFactory(study=study, key=key) for key in ("ann", "bob", LONG_KEY)]
+    items = None
+    for n in range(2):
+        round_ = RoundFactory(study=study, name=f"R{n + 1}", position=n + 1)
+        table = random_table(3, 40, ("yes", "no"), agree=0.6 + 0.3 * n, seed=n)
+        _, items = label_round(round_, question, table, coders=coders, items=items)
+        compute(study, question, round_, django_capture_on_commit_callbacks)
     sign_in(chromium_driver, live_server.url, manager)
     texts = check_page(
         chromium_driver,
         live_server.url,
-        reverse("pages:coder-detail", args=[study.pk, coder.pk]),
+        reverse("pages:coder-detail", args=[study.pk, coders[0].pk]),
         tmp_path,
         "coder",
     )
     for text in texts.values():
-        assert "Coder Coder-0 (coder-0)" in text
+        assert "Coder Ann (ann)" in text.splitlines()
         assert "Question relevant" in text
         assert "Label distribution in R2 against the pooled one" in text
         assert "Coder quality in each round (from the round's latest computation)" in text
+    legend = chromium_driver.find_elements(By.CSS_SELECTOR, "ul.chart-legend li")
+    assert [item.text for item in legend] == ["ann", LONG_KEY, "bob"]  # ann first
 
 
 def test_the_adjudication_page_keeps_each_choice_with_its_label(
