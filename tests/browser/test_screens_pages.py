@@ -136,6 +136,8 @@ def test_the_model_page_reads_cleanly(
     tmp_path: Path,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
+    from selenium.webdriver.common.by import By
+
     question = nominal_question(study, key="topic")
     data = model_round(study, question)
     compute(study, question, data.round, django_capture_on_commit_callbacks)
@@ -153,6 +155,9 @@ def test_the_model_page_reads_cleanly(
             "Model llm (gpt-test, prompt v1) passes the alternative annotator test against "
             "your 4 coders (winning rate 1, ε = 0.2). (round R1)"
         ) in " ".join(text.split())
+    # Once, "docs/models.md" was plain text: it links the documentation's page.
+    link = chromium_driver.find_element(By.LINK_TEXT, "docs/models.md")
+    assert link.get_attribute("href") == live_server.url + reverse("pages:help", args=["models"])
 
 
 def test_the_reliability_reports_read_cleanly(
