@@ -207,6 +207,21 @@ def _cell_colour(value: float | None) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+#: A heatmap label's width per character at 11 px (DejaVu Sans' widest letters are ~10 px,
+#: its average ~6.5 px), and the longest label drawn in full.
+LABEL_CHAR = 7
+LABEL_CHARS = 28
+
+
+def _short(label: str) -> str:
+    """A label cut to ``LABEL_CHARS`` characters (its full text is the mark's title)."""
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def _full(label: str, shown: str) -> str:
+    return "" if label == shown else f"<title>{escape(label)}</title>"
+
+
 def heatmap(
     matrix: Matrix, *, chart_id: str, title: str, desc: str, digits: int = 2, scale: bool = True
 ) -> SafeString:
@@ -216,7 +231,12 @@ def heatmap(
     largest value (counts).
     """
     size = 46
-    left, top = 110, 90
+    # Margins as wide as the longest label (a generous 7 px a character at 11 px), so that no
+    # label is cut off; column labels stand upright, one per column, so none overlaps another.
+    columns = [_short(column) for column in matrix.columns]
+    rows = [_short(row) for row in matrix.rows]
+    left = 16 + LABEL_CHAR * max((len(row) for row in rows), default=0)
+    top = 16 + LABEL_CHAR * max((len(column) for column in columns), default=0)
     width = left + size * len(matrix.columns) + 10
     height = top + size * len(matrix.rows) + 10
     largest = (
@@ -229,17 +249,18 @@ def heatmap(
         f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
         f'<desc id="{escape(chart_id)}-desc">{escape(desc)}</desc>',
     ]
-    for j, column in enumerate(matrix.columns):
+    for j, column in enumerate(columns):
         cx = left + size * j + size / 2
         parts.append(
-            f'<text class="column-label" transform="translate({cx:.1f} {top - 6}) rotate(-45)" '
-            f'font-size="11">{escape(column)}</text>'
+            f'<text class="column-label" transform="translate({cx + 4:.1f} {top - 6}) '
+            f'rotate(-90)" font-size="11">{escape(column)}{_full(matrix.columns[j], column)}'
+            "</text>"
         )
     for i, row in enumerate(matrix.rows):
         cy = top + size * i
         parts.append(
             f'<text class="row-label" x="{left - 6}" y="{cy + size / 2 + 4:.1f}" '
-            f'text-anchor="end" font-size="11">{escape(row)}</text>'
+            f'text-anchor="end" font-size="11">{escape(rows[i])}{_full(row, rows[i])}</text>'
         )
         for j, value in enumerate(matrix.values[i]):
             shade = value if scale or value is None else value / largest

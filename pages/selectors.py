@@ -57,13 +57,13 @@ COEFFICIENT_NAMES = {
     "light_kappa": "Light's kappa",
     "ac1": "Gwet's AC1 / AC2",
     "brennan_prediger": "Brennan–Prediger",
-    "alpha_u": "Unitizing alpha (α_U)",
+    "alpha_u": "Unitizing alpha (αᵤ)",
     "gamma": "Mathet et al.'s gamma (γ)",
     "span_f1": "Span F1, exact match",
     "span_f1_overlap": "Span F1, overlapping match",
     "token_alpha": "Token-level alpha",
     "token_kappa": "Token-level kappa",
-    "pk": "P_k",
+    "pk": "Pₖ",
     "window_diff": "WindowDiff",
 }
 

@@ -6,7 +6,7 @@ draws its values (``StructuredValues.names``, ``.draw``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from computations.models import Computation
@@ -153,8 +153,9 @@ def structured_round_report(
         study=study, round=round_, question=question, computation=computation
     )
     history = study_history(study=study, question_id=question.pk)
+    # Named as the kind names them (the site's common names know only the category kinds').
     report.history = [
-        h
+        replace(h, name=values.names[h.coefficient])
         for h in history_by_coefficient(history, chosen=study.benchmark_scale)
         if h.coefficient in values.names
     ]
@@ -164,7 +165,8 @@ def structured_round_report(
     report.stale = computation_is_stale(computation)
     report.results = results
     report.coefficients = coefficient_rows(results, values, chosen=study.benchmark_scale)
-    report.category_columns, report.categories = category_rows(results)
+    columns, report.categories = category_rows(results)
+    report.category_columns = [values.names.get(key, key) for key in columns]
     report.disputed_measure = values.disputed_measure
     report.disputed_counts = any(row.n_records is not None for row in report.disputed)
     report.summary = [

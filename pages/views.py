@@ -30,6 +30,7 @@ from computations.services import computation_request
 from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
+from pages.coder_chart import coder_chart
 from pages.model_coders import model_coders_section
 from pages.selectors import (
     coder_history,
@@ -238,7 +239,7 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
         "questions": [
             (
                 entry,
-                charts.history_chart(
+                coder_chart(
                     coder_history(entry, coder),
                     chart_id=f"coder-q{entry.question.pk}",
                     desc=f"Each coder's mean agreement with the other coders on question "

@@ -263,7 +263,7 @@ CASES: dict[str, KindCase] = {
             ],
         },
         headline="alpha_u",
-        page_text='<th scope="row">Unitizing alpha (α_U)</th>',
+        page_text='<th scope="row">Unitizing alpha (αᵤ)</th>',
         export="spans",
         export_lines=[
             "document,coder,begin,end,label",

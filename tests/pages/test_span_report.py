@@ -165,7 +165,7 @@ def test_the_span_report_lists_each_coefficient_with_its_interval_and_reading(
     question, rounds, _ = span_rounds
     html = _report(site_client(viewer), study, rounds[1], question)
     alpha = _row(html, r'<tr data-coefficient="alpha_u">.*?</tr>')
-    assert "Unitizing alpha (α_U)" in alpha
+    assert "Unitizing alpha (αᵤ)" in alpha
     assert '<td class="num value">0.859</td>' in alpha
     # Small disagreements with the digits they need, not 0.006 and 0.045.
     assert '<td class="num observed">0.00640 <small>D<sub>o</sub></small></td>' in alpha
