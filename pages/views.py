@@ -24,21 +24,24 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import coder_against_reference
 from agreement_server.middleware import policy_header
-from computations.models import Computation, ComputationScope, ComputationTrigger
-from computations.selectors import study_history
+from computations.models import (
+    Computation,
+    ComputationScope,
+    ComputationStatus,
+    ComputationTrigger,
+)
 from computations.services import computation_request
 from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
+from pages.dashboard import PENDING_LISTED, study_dashboard
 from pages.model_coders import model_coders_section
 from pages.selectors import (
     coder_history,
     coder_report,
     coefficient_name,
-    history_by_coefficient,
     latest_annotated_rounds,
     pair_min_items,
-    question_headlines,
     round_report,
     study_coders,
     study_computations,
@@ -106,13 +109,10 @@ def study_list_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 @site_login_required
 def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    """The study page: the dashboard first (``pages.dashboard``), then requesting a
+    computation, the round reports, the coders and the recent computations. The charts of
+    every coefficient are on the history page (``pages.history``)."""
     study, role = _study_for(request, study_pk)
-    history = study_history(study=study)
-    coefficient_histories = history_by_coefficient(history, chosen=study.benchmark_scale)
-    chart_rows = [
-        (item, charts.history_chart(item, chart_id=f"history-{item.coefficient}"))
-        for item in coefficient_histories
-    ]
     rounds = list(round_list(study=study))
     questions = list(question_list(study=study))
     # Propose a scope that has annotations: the first question that has any, in its
@@ -127,8 +127,7 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "study": study,
         "role": role,
         "can_request": role_allows(role, Role.ANNOTATOR),
-        "headlines": question_headlines(history, chosen=study.benchmark_scale),
-        "charts": chart_rows,
+        "dashboard": study_dashboard(study=study),
         "rounds": rounds,
         "questions": questions,
         "coders": study_coders(study=study, limit=CODERS_LISTED),
@@ -467,6 +466,22 @@ def computation_status_view(
     if computation is None:
         raise Http404("No such computation in this study.")
     return JsonResponse(_status_body(study, computation))
+
+
+@require_GET
+@site_login_required
+def computations_pending_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    """The study's unfinished computations (JSON): what a page waiting for one polls. Reads
+    the stored state only: one indexed statement after the membership check."""
+    study, _ = _study_for(request, study_pk)
+    rows = (
+        Computation.objects.filter(
+            study=study, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
+        )
+        .order_by("created_at", "id")
+        .values("id", "status", "progress")[:PENDING_LISTED]
+    )
+    return JsonResponse({"pending": list(rows)})
 
 
 # -- downloads (the exports services of the imports/exports module) ----------------------------
