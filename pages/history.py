@@ -22,8 +22,9 @@ from pages.dashboard import pending_computations
 from pages.selectors import CoefficientHistory, history_by_coefficient
 from pages.views import _study_for, site_login_required
 
-#: The drawn size of a chart of the grid (it shrinks to its column) and of a chosen one.
-SMALL = (420, 250)
+#: The drawn size of a chart of the grid (it fills its column) and of a chosen one (drawn
+#: twice: wide for a wide window, small for a phone, so that its text stays legible).
+SMALL = (380, 240)
 WIDE = (760, 340)
 
 
@@ -38,6 +39,20 @@ class LegendEntry:
 class Panel:
     history: CoefficientHistory
     svg: SafeString
+    #: The same chart drawn small, for a narrow window (the chosen coefficient only).
+    narrow: SafeString | None = None
+
+
+def _chart(history: CoefficientHistory, size: tuple[int, int], suffix: str = "") -> SafeString:
+    width, height = size
+    return charts.history_chart(
+        history,
+        chart_id=f"history-{history.coefficient}{suffix}",
+        legend=False,
+        width=width,
+        height=height,
+        y_label="Value",
+    )
 
 
 def legend_of(histories: list[CoefficientHistory]) -> list[LegendEntry]:
@@ -58,21 +73,10 @@ def study_history_view(request: HttpRequest, study_pk: int) -> HttpResponse:
     known = {history.coefficient for history in histories}
     unknown = chosen if chosen and chosen not in known else ""
     shown = [h for h in histories if h.coefficient == chosen] if chosen in known else histories
-    width, height = WIDE if chosen in known else SMALL
-    panels = [
-        Panel(
-            history,
-            charts.history_chart(
-                history,
-                chart_id=f"history-{history.coefficient}",
-                legend=False,
-                width=width,
-                height=height,
-                y_label="Value",
-            ),
-        )
-        for history in shown
-    ]
+    if chosen in known:
+        panels = [Panel(h, _chart(h, WIDE), _chart(h, SMALL, "-narrow")) for h in shown]
+    else:
+        panels = [Panel(h, _chart(h, SMALL)) for h in shown]
     context = {
         "study": study,
         "role": role,

@@ -46,6 +46,15 @@ function path(element) {
   }
   return parts.join(" > ");
 }
+// Text hidden on purpose for screen readers (clip: rect(0 0 0 0), a 1 px box).
+function hiddenByClip(element) {
+  for (let e = element; e && e !== root.parentElement; e = e.parentElement) {
+    const style = getComputedStyle(e);
+    if (style.clip && style.clip !== "auto") { return true; }
+    if (style.clipPath && style.clipPath !== "none") { return true; }
+  }
+  return false;
+}
 function box(r) { return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; }
 function inside(inner, outer) {
   return inner.left >= outer.left - tolerance && inner.right <= outer.right + tolerance &&
@@ -108,6 +117,9 @@ for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   const isSvg = parent instanceof SVGElement;
   const style = getComputedStyle(parent);
   if (style.visibility !== "visible" || style.display === "none") { continue; }
+  // Not drawn: inside a closed <details>, a display: none or content-visibility: hidden box.
+  if (parent.checkVisibility && !parent.checkVisibility({visibilityProperty: true})) { continue; }
+  if (hiddenByClip(parent)) { continue; }
   let rects;
   if (isSvg) {
     const textElement = parent.closest("text") || parent;

@@ -31,11 +31,39 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 WAIT = 60
 WIDTHS = (1400, 390)
 
-VALUE_PANEL = "RECORD"
-TONE_PANEL = "RECORD"
+VALUE_PANEL = """value Nominal category
+Krippendorff's alpha in R2: 0.743 [0.381, 1.000]
+tentative on Krippendorff's scale
+no band above discard reaches probability 0.95; most probable band: discard (0.35)
+▲ +0.262 since R1 (up)
+Weakest categories (Cohen's kappa / multi-kappa, each against the rest)
+2 (0.688); 1 (0.743); 3 (0.771)
+Weakest coders (mean Cohen's kappa / multi-kappa with the others)
+C (0.566); A (0.739); B (0.762)
+Most disputed items (disagreement)
+u6 (1.000); u2 (0.500); u8 (0.500)
+Review queue: 0 open items (no review rule set) · Adjudication: 0 items decided · Round report
+Next: C's mean agreement with the other coders in R2 (Cohen's kappa / multi-kappa) is 0.566, \
+0.195 below the others' mean of 0.761. Retrain C."""
+TONE_PANEL = """tone Nominal category
+Krippendorff's alpha in R2: 0.710 [0.260, 1.000]
+tentative on Krippendorff's scale
+no band above discard reaches probability 0.95; most probable band: discard (0.41)
+no previous round to compare
+Weakest categories (Cohen's kappa / multi-kappa, each against the rest)
+pos (0.583); neg (0.737); neu (0.783)
+Weakest coders (mean Cohen's kappa / multi-kappa with the others)
+A (0.697); B (0.697)
+Most disputed items (disagreement)
+u4 (1.000); u10 (1.000)
+Review queue: 1 open item · Adjudication: 1 item decided · Round report
+Next: The review queue of tone in R2 holds 1 open item. Review it."""
 #: The history page's legend and selector, and the table of the chosen coefficient.
 LEGEND = "Questions\nvalue\ntone"
-ALPHA_TABLE = "RECORD"
+ALPHA_TABLE = """Krippendorff's alpha per round and question (value and confidence interval)
+Round value tone
+R1 0.482 [0.160, 0.832] —
+R2 0.743 [0.381, 1.000] 0.710 [0.260, 1.000]"""
 
 
 def _sign_in(driver: Any, base: str, user: Any) -> None:
