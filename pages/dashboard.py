@@ -102,7 +102,9 @@ class Dashboard:
         return any(panel.headline.round_id is not None for panel in self.panels)
 
 
-def _latest_computations(history: Mapping[str, Any], headlines: Sequence[Headline]) -> dict[int, int]:
+def _latest_computations(
+    history: Mapping[str, Any], headlines: Sequence[Headline]
+) -> dict[int, int]:
     """Per question id, the computation id of its headline round."""
     out = {}
     by_question = {q["question"]: q for q in history["questions"]}
@@ -128,7 +130,7 @@ def _stored_diagnostics(computation_ids: Sequence[int]) -> dict[int, dict[str, A
         )
         .values("id", "per_category", "per_coder", "disputed", "pair_coefficient")
     )
-    return {row["id"]: row for row in rows}
+    return {row["id"]: dict(row) for row in rows}
 
 
 def _weakest_categories(per_category: Any, labels: LabelText) -> list[Weak]:
@@ -222,7 +224,7 @@ def study_dashboard(*, study: Study) -> Dashboard:
         for question_id, computation in latest.items()
     }
     names = {coder for rows in weak_coders.values() for coder, _ in rows}
-    for question_id, computation in latest.items():
+    for computation in latest.values():
         gap = lowest_coder(stored.get(computation, {}).get("per_coder") or {})
         if gap is not None:
             names.add(gap.coder)

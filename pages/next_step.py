@@ -123,9 +123,7 @@ def next_step(state: QuestionState, *, retrain_gap: float) -> NextStep:
     return NextStep(
         "report",
         f"{key} in {round_name} has nothing waiting: no open review items, no coder far "
-        "below the others"
-        + (", a plan from this round" if state.can_plan else "")
-        + ".",
+        "below the others" + (", a plan from this round" if state.can_plan else "") + ".",
         "Read its reliability report",
         state.report_url or state.compute_url,
     )

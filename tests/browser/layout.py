@@ -93,7 +93,8 @@ function check(piece, element, isSvg) {
     if (kind === "scroller") {
       const own = limit.getBoundingClientRect();
       if (!inside(box(own), box(rootBox))) {
-        clipped.push({text: piece.text, where: piece.where, limit: "scroll box " + path(limit) + " leaves the root"});
+        clipped.push({text: piece.text, where: piece.where,
+                      limit: "scroll box " + path(limit) + " leaves the root"});
       }
       continue;
     }
@@ -133,7 +134,8 @@ for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   const text = label(node);
   const where = path(parent);
   for (const r of rects) {
-    const piece = {id: index, text: text, where: where, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+    const piece = {id: index, text: text, where: where,
+                   left: r.left, top: r.top, right: r.right, bottom: r.bottom};
     texts.push(piece);
     check(piece, parent, isSvg);
   }
@@ -191,7 +193,9 @@ def assert_no_overlap_or_clip(
     container, or the page scrolls sideways; returns how many text boxes were checked."""
     found = text_boxes(driver, selector_root, tolerance)
     scroll_width, client_width = found["page"]
-    assert scroll_width <= client_width, f"the page scrolls sideways: {scroll_width} > {client_width}"
+    assert scroll_width <= client_width, (
+        f"the page scrolls sideways: {scroll_width} > {client_width}"
+    )
     clipped = found["clipped"]
     assert not clipped, "text outside its container:\n" + "\n".join(
         f"  {c['text']!r} ({c['where']}) outside {c['limit']}: {c.get('piece')} vs {c.get('box')}"

@@ -120,9 +120,7 @@ def test_the_dashboard_and_the_history_read_as_written_and_no_text_overlaps(
         driver.save_screenshot(str(screenshot_dir / f"41-history-{width}.png"))
         assert_no_overlap_or_clip(driver, selector_root="main")
         assert driver.find_element(By.CSS_SELECTOR, "aside.history-legend-box").text == LEGEND
-        names = [
-            a.text for a in driver.find_elements(By.CSS_SELECTOR, ".coefficient-selector a")
-        ]
+        names = [a.text for a in driver.find_elements(By.CSS_SELECTOR, ".coefficient-selector a")]
         assert names == [
             "All coefficients",
             "Observed agreement",

@@ -222,5 +222,6 @@ def test_a_question_without_a_computation_asks_for_one(
     page = site_client(viewer).get(reverse("pages:study-detail", args=[study.pk]))
     panel = _panel(page.content.decode(), "fresh")
     assert _text(panel) == (
-        "fresh Nominal category Next: No computation of fresh has finished yet. Request a computation."
+        "fresh Nominal category Next: No computation of fresh has finished yet. "
+        "Request a computation."
     )
