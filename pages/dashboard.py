@@ -42,7 +42,7 @@ from pages.selectors import (
 from planning.models import PlanRequest, PlanStatus
 from review.models import ReviewEntry, ReviewRule
 from studies.kinds import Feature
-from studies.models import Coder, Question, Study
+from studies.models import Coder, Question, Round, Study
 
 #: How many of the weakest categories, coders and items a panel lists.
 WEAKEST = 3
@@ -251,13 +251,20 @@ def study_dashboard(*, study: Study) -> Dashboard:
     )
 
 
-def pending_computations(*, study: Study) -> list[Computation]:
-    """The study's unfinished computations, oldest first (at most ``PENDING_LISTED``)."""
+def pending_computations(
+    *, study: Study, question: Question | None = None, round_: Round | None = None
+) -> list[Computation]:
+    """The study's unfinished computations (of one question and round when given), oldest
+    first (at most ``PENDING_LISTED``)."""
+    queryset = Computation.objects.filter(
+        study=study, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
+    )
+    if question is not None:
+        queryset = queryset.filter(question=question)
+    if round_ is not None:
+        queryset = queryset.filter(rounds=round_)
     return list(
-        Computation.objects.filter(
-            study=study, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
-        )
-        .defer("results", "item_plan", "parameters")
+        queryset.defer("results", "item_plan", "parameters")
         .select_related("question")
         .prefetch_related("rounds")
         .order_by("created_at", "id")[:PENDING_LISTED]

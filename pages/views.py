@@ -34,7 +34,7 @@ from computations.services import computation_request
 from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
-from pages.dashboard import PENDING_LISTED, study_dashboard
+from pages.dashboard import PENDING_LISTED, pending_computations, study_dashboard
 from pages.model_coders import model_coders_section
 from pages.selectors import (
     coder_history,
@@ -153,6 +153,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
             "role": role,
             "report": structured_round_report(study=study, round_=round_, question=question),
             "questions": list(question_list(study=study)),
+            "pending": pending_computations(study=study, question=question, round_=round_),
             "kind_title": question.label_kind.title,
         }
         return render(request, "pages/structured_round_report.html", context)
@@ -187,6 +188,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "heatmap": heatmap,
         "coincidence_chart": coincidence_chart,
         "pair_minimum": pair_min_items(),
+        "pending": pending_computations(study=study, question=question, round_=round_),
         "model_coders": model_coders_section(study=study, results=report.results),
     }
     return render(request, "pages/round_report.html", context)
@@ -219,6 +221,7 @@ def _span_round_report(
         "report": report,
         "questions": list(question_list(study=study)),
         "history_charts": charts_,
+        "pending": pending_computations(study=study, question=question, round_=round_),
     }
     return render(request, "pages/span_round_report.html", context)
 

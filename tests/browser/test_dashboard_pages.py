@@ -174,13 +174,15 @@ def test_many_rounds_with_long_names_never_overlap_on_the_history_page(
         assert_no_overlap_or_clip(driver, selector_root="main")
 
 
-def _queued(study: Study, world: PagesWorld, monkeypatch: pytest.MonkeyPatch) -> Computation:
+def _queued(
+    study: Study, world: PagesWorld, monkeypatch: pytest.MonkeyPatch, bootstrap: int = 100
+) -> Computation:
     """A computation of round R3 requested but not yet run (its message not sent)."""
     with monkeypatch.context() as patch:
         patch.setattr("computations.dispatch.computation_run_enqueue", lambda pk: None)
         result = computation_request(
             study=study, question=world.question, rounds=[world.rounds[2]],
-            parameters={"bootstrap": 100},
+            parameters={"bootstrap": bootstrap},
         )  # fmt: skip
     computation = Computation.objects.get(pk=result.computation.pk)
     assert computation.status == ComputationStatus.QUEUED
@@ -221,8 +223,20 @@ def test_a_page_waiting_for_a_computation_shows_its_result_when_it_is_stored(
     assert driver.execute_script("return window.__stayed === true;")
     driver.save_screenshot(str(screenshot_dir / "45-refreshed.png"))
 
+    # The round report waits for its own round and question the same way.
+    computation = _queued(study, pages_world, monkeypatch, bootstrap=150)
+    report = live_server.url + reverse("pages:round-report", args=[study.pk, round_three.pk])
+    _open(driver, report, f'li[data-computation="{computation.pk}"]')
+    driver.execute_script("window.__stayed = true;")
+    computation_run_task(computation.pk)
+    wait.until(
+        lambda d: f"#{computation.pk}," in d.find_element(By.CSS_SELECTOR, "dl.summary").text
+    )
+    assert driver.find_elements(By.CSS_SELECTOR, "section.pending") == []
+    assert driver.execute_script("return window.__stayed === true;")
+
     # Without JavaScript: the pending computation and a plain refresh link.
-    Computation.objects.filter(pk=computation.pk).delete()
+    Computation.objects.filter(rounds=round_three).delete()
     computation = _queued(study, pages_world, monkeypatch)
     driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
     try:

@@ -97,6 +97,6 @@ def test_a_sparkline_draws_the_known_rounds_and_marks_the_last() -> None:
     # R3 at x = 116.
     assert '<circle class="spark-last" cx="116.0" cy="10.0"' in svg
     assert (
-        "<title id=\"s-title\">Krippendorff&#x27;s alpha of q&lt;1&gt; by round: R1 0.250, "
+        '<title id="s-title">Krippendorff&#x27;s alpha of q&lt;1&gt; by round: R1 0.250, '
         "R2 —, R3 0.750</title>"
     ) in svg
