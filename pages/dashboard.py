@@ -7,10 +7,10 @@ where is the disagreement (the weakest categories, coders and items of the lates
 round, as the worker stored them), and what to do next (``pages.next_step``), with the
 round's open review queue and its adjudications.
 
-Statements are bounded: the history read, then one statement each for the stored
-diagnostics of every question's latest round, the coders named, the review queue, the
-review rules, the adjudications, the plans and the pending computations, whatever the
-numbers of coders, items and rounds.
+Statements are bounded: the history read, the questions, one per question for its
+categories, then one each for the stored diagnostics of every question's latest round, the
+review queue, the review rules, the adjudications, the plans, the coders named and the
+pending computations, whatever the numbers of coders and items; none reads annotations.
 """
 
 from __future__ import annotations
@@ -190,9 +190,7 @@ def _counts(rows: Any) -> dict[tuple[int, int], int]:
 def study_dashboard(*, study: Study) -> Dashboard:
     history = study_history(study=study)
     headlines = question_headlines(history, chosen=study.benchmark_scale)
-    questions = {
-        q.pk: q for q in Question.objects.filter(study=study).prefetch_related("categories")
-    }
+    questions = {q.pk: q for q in Question.objects.filter(study=study)}
     latest = _latest_computations(history, headlines)
     stored = _stored_diagnostics(list(latest.values()))
     rounds = [h.round_id for h in headlines if h.round_id is not None]
