@@ -12,8 +12,9 @@ results come from a real computation (bootstrap interval, diagnostics, compariso
 previous round), plus one round of ``--annotations`` annotations (NetEaseCrowd-shaped:
 2,413 coders, six per item; written with COPY on PostgreSQL, batched INSERTs on SQLite) and
 its finished computation. Then times, with Django's test client as a signed-in member,
-``--requests`` GETs of the study page, the history (API), the round report of the large
-round, the study list and the reliability reports (the study's, the large round's),
+``--requests`` GETs of the study page (its dashboard), the history page, the history (API),
+the round report of the large round, the study list and the reliability reports (the
+study's, the large round's),
 printing p50 and p95 in milliseconds. Goal (issue 12): p95 at most 200 ms on SQLite and
 PostgreSQL.
 """
@@ -292,6 +293,7 @@ def main() -> None:
     question = Question.objects.get(study=study, key="q")
     pages = [
         ("study page", f"/studies/{study.pk}/"),
+        ("history page", f"/studies/{study.pk}/history/"),
         ("history (API)", f"/api/v1/studies/{study.pk}/history/"),
         ("round report", f"/studies/{study.pk}/rounds/{big.pk}/?question={question.pk}"),
         ("study list", "/"),

@@ -55,13 +55,54 @@ def _segments(points: Sequence[tuple[float, float] | None]) -> list[list[tuple[f
     return [run for run in runs if run]
 
 
+#: The right margin without a legend inside the chart: room for the reference lines' labels
+#: and half of the last round's name.
+RIGHT_WITHOUT_LEGEND = 56
+#: Round names longer than this are shortened on the axis (the points' titles and the
+#: table beside the chart keep them whole).
+TICK_CHARS = 14
+#: About the width of one character of the axis' 11 px text.
+TICK_CHAR_WIDTH = 6.6
+
+
+def series_style(number: int) -> tuple[str, str]:
+    """The colour and dash of the ``number``-th question on every chart (and its legend)."""
+    return PALETTE[number % len(PALETTE)], DASHES[number % len(DASHES)]
+
+
+def _tick_text(name: str) -> str:
+    return name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…"
+
+
+def _tick_step(names: Sequence[str], plot_w: float) -> int:
+    """Label every ``step``-th round so that no two labels meet, however many rounds."""
+    if len(names) <= 1:
+        return 1
+    widest = max(len(_tick_text(name)) for name in names) * TICK_CHAR_WIDTH + 8
+    spacing = plot_w / (len(names) - 1)
+    return max(1, math.ceil(widest / spacing))
+
+
 def history_chart(
-    history: CoefficientHistory, *, chart_id: str, desc: str | None = None
+    history: CoefficientHistory,
+    *,
+    chart_id: str,
+    desc: str | None = None,
+    legend: bool = True,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    y_label: str | None = None,
 ) -> SafeString:
     """One coefficient across the study's rounds: a line and a confidence band per question,
-    with Krippendorff's 0.667 and 0.8 reference lines when the coefficient is chance-corrected."""
+    with Krippendorff's 0.667 and 0.8 reference lines when the coefficient is chance-corrected.
+
+    ``legend=False`` leaves the legend to the page (an HTML list beside the charts, which
+    never overlaps however many questions); with many rounds only every few rounds are
+    named on the axis, so that the names never overlap either.
+    """
     rounds = history.rounds
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    right = RIGHT if legend else RIGHT_WITHOUT_LEGEND
+    plot_w, plot_h = width - LEFT - right, height - TOP - BOTTOM
     low, high = _y_range(history)
 
     def x(index: int) -> float:
@@ -85,7 +126,7 @@ def history_chart(
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart history-chart" role="img" '
         f'id="{escape(chart_id)}" data-coefficient="{escape(history.coefficient)}" '
         f'data-rounds="{len(rounds)}" data-series="{len(history.series)}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'aria-labelledby="{escape(chart_id)}-title {escape(chart_id)}-desc">',
         f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
         f'<desc id="{escape(chart_id)}-desc">{escape(desc)}</desc>',
@@ -111,19 +152,31 @@ def history_chart(
                 f'<text class="reference-label" x="{LEFT + plot_w + 4}" y="{ry + 4:.1f}" '
                 f'font-size="10" fill="#555">{reference}</text>'
             )
+    step = _tick_step(rounds, plot_w)
     for index, name in enumerate(rounds):
+        if index % step:
+            continue
         parts.append(
             f'<text class="round-tick" x="{x(index):.1f}" y="{TOP + plot_h + 16}" '
-            f'text-anchor="middle" font-size="11">{escape(name)}</text>'
+            f'text-anchor="middle" font-size="11">{escape(_tick_text(name))}</text>'
         )
     parts.append(
-        f'<text class="axis-label" x="{LEFT + plot_w / 2}" y="{HEIGHT - 10}" '
+        f'<text class="axis-label" x="{LEFT + plot_w / 2}" y="{height - 10}" '
         'text-anchor="middle" font-size="12">Round</text>'
         f'<text class="axis-label" transform="translate(14 {TOP + plot_h / 2}) rotate(-90)" '
-        f'text-anchor="middle" font-size="12">{escape(history.name)}</text>'
+        f'text-anchor="middle" font-size="12">{escape(y_label or history.name)}</text>'
     )
     for number, series in enumerate(history.series):
-        parts.extend(_series_marks(series, number, x, y, legend_x=LEFT + plot_w))
+        parts.extend(
+            _series_marks(
+                series,
+                number if series.number is None else series.number,
+                x,
+                y,
+                legend_x=LEFT + plot_w if legend else None,
+                legend_row=number,
+            )
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text above is escaped
 
@@ -134,12 +187,13 @@ def _series_marks(
     x: Callable[[int], float],
     y: Callable[[float], float],
     *,
-    legend_x: float,
+    legend_x: float | None,
+    legend_row: int,
 ) -> list[str]:
-    """One question's band, line, points (each with its number) and legend entry."""
+    """One question's band, line, points (each with its number) and legend entry (none when
+    ``legend_x`` is None: the page lists the legend)."""
     out: list[str] = []
-    colour = PALETTE[number % len(PALETTE)]
-    dash = DASHES[number % len(DASHES)]
+    colour, dash = series_style(number)
     key = escape(series.question_key)
     out.append(f'<g class="series" data-question="{key}">')
     bands = _segments(
@@ -186,7 +240,10 @@ def _series_marks(
             f'fill="{colour}" data-value="{p.value}"><title>{key}, '
             f"{escape(p.round_name)}: {_number(p.value)}{escape(interval)}</title></circle>"
         )
-    legend_y = TOP + 14 + 18 * number
+    if legend_x is None:
+        out.append("</g>")
+        return out
+    legend_y = TOP + 14 + 18 * legend_row
     out.append(
         f'<line x1="{legend_x + 30}" x2="{legend_x + 52}" y1="{legend_y - 4}" '
         f'y2="{legend_y - 4}" stroke="{colour}" stroke-width="2" '
@@ -336,6 +393,57 @@ def reliability_diagram(
             'stroke-width="2"/>'
             f'<circle class="bin" cx="{x(confidence):.1f}" cy="{y(accuracy):.1f}" r="5" '
             f'fill="{PALETTE[0]}" data-count="{count}"><title>{escape(mark)}</title></circle>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text above is escaped
+
+
+SPARK_WIDTH, SPARK_HEIGHT, SPARK_PAD = 120, 32, 4
+
+
+def sparkline(history: CoefficientHistory, *, chart_id: str) -> SafeString:
+    """A question's headline coefficient across the rounds, small: one line (a missing round
+    breaks it), the last value marked, on the same 0-1 scale as the history charts (so a
+    steep line means a large change). ``history`` holds one series."""
+    series = history.series[0] if history.series else Series("", [])
+    values = [p.value for p in series.points]
+    known = [v for v in values if v is not None]
+    low, high = min([0.0, *known]), max([1.0, *known])
+    inner_w, inner_h = SPARK_WIDTH - 2 * SPARK_PAD, SPARK_HEIGHT - 2 * SPARK_PAD
+
+    def x(index: int) -> float:
+        if len(values) <= 1:
+            return SPARK_PAD + inner_w / 2
+        return SPARK_PAD + inner_w * index / (len(values) - 1)
+
+    def y(value: float) -> float:
+        return SPARK_PAD + inner_h * (high - value) / (high - low)
+
+    said = ", ".join(f"{p.round_name} {_number(p.value)}" for p in series.points)
+    title = f"{history.name} of {series.question_key} by round: {said or 'no rounds'}"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="sparkline" role="img" '
+        f'id="{escape(chart_id)}" viewBox="0 0 {SPARK_WIDTH} {SPARK_HEIGHT}" '
+        f'width="{SPARK_WIDTH}" height="{SPARK_HEIGHT}" aria-labelledby="{escape(chart_id)}-title"'
+        f' data-points="{len(known)}">',
+        f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
+        f'<line class="baseline" x1="{SPARK_PAD}" x2="{SPARK_WIDTH - SPARK_PAD}" '
+        f'y1="{y(low):.1f}" y2="{y(low):.1f}" stroke="#ddd"/>',
+    ]
+    runs = _segments([(x(i), y(v)) if v is not None else None for i, v in enumerate(values)])
+    for run in runs:
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in run)
+        parts.append(
+            f'<polyline class="spark-line" points="{path}" fill="none" stroke="{PALETTE[0]}" '
+            'stroke-width="1.5"/>'
+        )
+    last = next((i for i in range(len(values) - 1, -1, -1) if values[i] is not None), None)
+    if last is not None:
+        value = values[last]
+        assert value is not None
+        parts.append(
+            f'<circle class="spark-last" cx="{x(last):.1f}" cy="{y(value):.1f}" r="2.5" '
+            f'fill="{PALETTE[0]}"/>'
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text above is escaped

@@ -235,6 +235,9 @@ class Series:
 
     question_key: str
     points: list[Point]
+    #: The question's place in the study (its colour and dash on every chart); None: the
+    #: series' place on its chart.
+    number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -265,7 +268,7 @@ def history_by_coefficient(
     for name in ordered:
         series = []
         distances: list[str | None] = []
-        for question in history["questions"]:
+        for number, question in enumerate(history["questions"]):
             points = []
             for entry in question["rounds"]:
                 point = entry["coefficients"].get(name) or {}
@@ -274,7 +277,7 @@ def history_by_coefficient(
                     Point(entry["round_name"], point.get("value"), ci.get("low"), ci.get("high"))
                 )
             if any(p.value is not None for p in points):
-                series.append(Series(question["question_key"], points))
+                series.append(Series(question["question_key"], points, number))
                 distances.append(
                     next((e.get("distance") for e in question["rounds"] if e.get("distance")), None)
                 )

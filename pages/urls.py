@@ -12,6 +12,7 @@ from pages.adjudication import (
     reference_results_view,
 )
 from pages.help import help_view
+from pages.history import study_history_view
 from pages.model_page import model_view
 from pages.planning import plan_request_view, plans_view
 from pages.reports import (
@@ -48,6 +49,7 @@ urlpatterns = [
     re_path(r"^help/(?P<name>[a-z0-9][a-z0-9-]{0,60})/$", help_view, name="help"),
     path("studies/<id:study_pk>/", views.study_detail_view, name="study-detail"),
     path("studies/<id:study_pk>/edit/", study_edit_view, name="study-edit"),
+    path("studies/<id:study_pk>/history/", study_history_view, name="study-history"),
     path("studies/<id:study_pk>/report/", study_reliability_view, name="study-reliability"),
     re_path(
         r"^studies/(?P<study_pk>[0-9]{1,18})/report\.(?P<fmt>md|tex|json)$",
@@ -69,6 +71,11 @@ urlpatterns = [
         "studies/<id:study_pk>/computations/request/",
         views.computation_request_view,
         name="computation-request",
+    ),
+    path(
+        "studies/<id:study_pk>/computations/pending/",
+        views.computations_pending_view,
+        name="computations-pending",
     ),
     path(
         "studies/<id:study_pk>/computations/<id:computation_pk>/status/",

@@ -24,22 +24,25 @@ from django.views.decorators.http import require_GET, require_POST
 
 from adjudication.selectors import coder_against_reference
 from agreement_server.middleware import policy_header
-from computations.models import Computation, ComputationScope, ComputationTrigger
-from computations.selectors import study_history
+from computations.models import (
+    Computation,
+    ComputationScope,
+    ComputationStatus,
+    ComputationTrigger,
+)
 from computations.services import computation_request
 from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
 from pages.coder_chart import coder_chart
+from pages.dashboard import PENDING_LISTED, pending_computations, study_dashboard
 from pages.model_coders import model_coders_section
 from pages.selectors import (
     coder_history,
     coder_report,
     coefficient_name,
-    history_by_coefficient,
     latest_annotated_rounds,
     pair_min_items,
-    question_headlines,
     round_report,
     study_coders,
     study_computations,
@@ -107,13 +110,10 @@ def study_list_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 @site_login_required
 def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    """The study page: the dashboard first (``pages.dashboard``), then requesting a
+    computation, the round reports, the coders and the recent computations. The charts of
+    every coefficient are on the history page (``pages.history``)."""
     study, role = _study_for(request, study_pk)
-    history = study_history(study=study)
-    coefficient_histories = history_by_coefficient(history, chosen=study.benchmark_scale)
-    chart_rows = [
-        (item, charts.history_chart(item, chart_id=f"history-{item.coefficient}"))
-        for item in coefficient_histories
-    ]
     rounds = list(round_list(study=study))
     questions = list(question_list(study=study))
     # Propose a scope that has annotations: the first question that has any, in its
@@ -128,8 +128,7 @@ def study_detail_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "study": study,
         "role": role,
         "can_request": role_allows(role, Role.ANNOTATOR),
-        "headlines": question_headlines(history, chosen=study.benchmark_scale),
-        "charts": chart_rows,
+        "dashboard": study_dashboard(study=study),
         "rounds": rounds,
         "questions": questions,
         "coders": study_coders(study=study, limit=CODERS_LISTED),
@@ -155,6 +154,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
             "role": role,
             "report": structured_round_report(study=study, round_=round_, question=question),
             "questions": list(question_list(study=study)),
+            "pending": pending_computations(study=study, question=question, round_=round_),
             "kind_title": question.label_kind.title,
         }
         return render(request, "pages/structured_round_report.html", context)
@@ -189,6 +189,7 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "heatmap": heatmap,
         "coincidence_chart": coincidence_chart,
         "pair_minimum": pair_min_items(),
+        "pending": pending_computations(study=study, question=question, round_=round_),
         "model_coders": model_coders_section(study=study, results=report.results),
     }
     return render(request, "pages/round_report.html", context)
@@ -221,6 +222,7 @@ def _span_round_report(
         "report": report,
         "questions": list(question_list(study=study)),
         "history_charts": charts_,
+        "pending": pending_computations(study=study, question=question, round_=round_),
     }
     return render(request, "pages/span_round_report.html", context)
 
@@ -468,6 +470,22 @@ def computation_status_view(
     if computation is None:
         raise Http404("No such computation in this study.")
     return JsonResponse(_status_body(study, computation))
+
+
+@require_GET
+@site_login_required
+def computations_pending_view(request: HttpRequest, study_pk: int) -> HttpResponse:
+    """The study's unfinished computations (JSON): what a page waiting for one polls. Reads
+    the stored state only: one indexed statement after the membership check."""
+    study, _ = _study_for(request, study_pk)
+    rows = (
+        Computation.objects.filter(
+            study=study, status__in=(ComputationStatus.QUEUED, ComputationStatus.RUNNING)
+        )
+        .order_by("created_at", "id")
+        .values("id", "status", "progress")[:PENDING_LISTED]
+    )
+    return JsonResponse({"pending": list(rows)})
 
 
 # -- downloads (the exports services of the imports/exports module) ----------------------------

@@ -112,7 +112,8 @@ def test_the_site_study_pages_fit_a_1280_px_window(
     _wait_for(driver, "span.who")  # signed in: the session cookie is set
     study = pages_world.study
     pages = {
-        "11-study-page.png": (reverse("pages:study-detail", args=[study.pk]), "#history-alpha"),
+        "11-study-page.png": (reverse("pages:study-detail", args=[study.pk]), "#dashboard"),
+        "11-history-page.png": (reverse("pages:study-history", args=[study.pk]), "#history-alpha"),
         "12-round-report.png": (
             reverse("pages:round-report", args=[study.pk, pages_world.rounds[1].pk]),
             "table.coefficients",

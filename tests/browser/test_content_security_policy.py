@@ -56,6 +56,7 @@ def test_the_pages_the_admin_and_the_api_docs_keep_to_the_policy(
 
     pages = {
         "study": reverse("pages:study-detail", args=[study.pk]),
+        "history": reverse("pages:study-history", args=[study.pk]),
         "round report": reverse("pages:round-report", args=[study.pk, pages_world.rounds[1].pk]),
         "coder": reverse("pages:coder-detail", args=[study.pk, pages_world.coders[0].pk]),
         "admin": reverse("admin:index"),

@@ -1,5 +1,6 @@
-"""In headless Chromium: sign in, read the study's history chart, request a computation and
-watch it finish without a reload, open the report. Screenshots go to artifacts/screenshots/."""
+"""In headless Chromium: sign in, read the study's dashboard and its history chart, request a
+computation and watch it finish without a reload (the page's results put in place), open the
+report. Screenshots go to artifacts/screenshots/."""
 
 from __future__ import annotations
 
@@ -50,13 +51,25 @@ def test_a_member_reads_the_history_and_requests_a_computation_that_finishes(
     driver.save_screenshot(str(screenshot_dir / "01-study-list.png"))
 
     driver.find_element(By.LINK_TEXT, study.name).click()
+    panel = wait.until(
+        ec.presence_of_element_located((By.CSS_SELECTOR, 'article[data-question="relevant"]'))
+    )
+    assert panel.find_element(By.CSS_SELECTOR, "svg.sparkline").get_attribute("data-points") == "2"
+    driver.save_screenshot(str(screenshot_dir / "02-study-page.png"))
+    study_url = driver.current_url
+
+    driver.find_element(By.LINK_TEXT, "History: every coefficient across rounds").click()
     chart = wait.until(ec.presence_of_element_located((By.ID, "history-alpha")))
     assert chart.get_attribute("data-rounds") == str(len(pages_world.rounds))
     ticks = chart.find_elements(By.CSS_SELECTOR, "text.round-tick")
     assert [t.text for t in ticks] == [r.name for r in pages_world.rounds]
     assert len(chart.find_elements(By.CSS_SELECTOR, "circle.point")) == len(pages_world.rounds)
     assert len(chart.find_elements(By.CSS_SELECTOR, "line.reference-line")) == 2
-    driver.save_screenshot(str(screenshot_dir / "02-study-page.png"))
+    legend = driver.find_element(By.CSS_SELECTOR, "ul.history-legend")
+    assert legend.text == "relevant"
+    driver.save_screenshot(str(screenshot_dir / "02-history-page.png"))
+    driver.get(study_url)
+    wait.until(ec.presence_of_element_located((By.ID, "request-computation")))
 
     before = Computation.objects.count()
     url_before = driver.current_url
@@ -79,6 +92,12 @@ def test_a_member_reads_the_history_and_requests_a_computation_that_finishes(
     assert Computation.objects.count() == before + 1
     assert created is not None
     assert created.status == ComputationStatus.DONE
+    # The page put its fresh parts in place (no reload): the new computation is listed done.
+    row = f'tr[data-computation="{created.pk}"] td.status'
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, row))
+    assert driver.find_element(By.CSS_SELECTOR, row).text == "done"
+    assert driver.execute_script("return document.documentElement.dataset.refreshed") == "1"
+    assert driver.current_url == url_before
 
     driver.find_element(By.CSS_SELECTOR, ".compute-report").click()
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, "table.coefficients")))

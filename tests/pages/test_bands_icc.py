@@ -273,14 +273,14 @@ def test_the_study_page_reads_the_headline_alpha_on_krippendorffs_scale(
         " ",
         site_client(viewer).get(reverse("pages:study-detail", args=[study.pk])).content.decode(),
     )
-    row = re.search(r'<tr data-question="ab">.*?</tr>', html)
+    row = re.search(r'<article class="question-panel" data-question="ab".*?</article>', html)
     assert row is not None
     # The headline is alpha: Krippendorff's scale, never Landis & Koch's (which read it
     # "almost perfect (Landis & Koch)" with its title twice).
     assert (
-        '<td class="reliability"><span class="reading" data-scale="krippendorff"><strong '
+        '<p class="reliability"><span class="reading" data-scale="krippendorff"><strong '
         'class="band">good</strong> <small>on Krippendorff\'s scale</small><br><small '
         'class="benchmark">good or better with probability 1.00; most probable band: good '
-        "(1.00)</small></span></td>"
+        "(1.00)</small></span></p>"
     ) in row.group(0)
     assert "Landis" not in row.group(0)

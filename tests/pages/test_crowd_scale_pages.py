@@ -75,3 +75,31 @@ def test_the_study_page_lists_the_first_coders_and_says_how_many(
     assert "The first 2 of 3 coders by key; the API's <code>coders/</code> lists them all." in text
     coder = pages_world.study.coders.order_by("key").first()
     assert f'<li><a href="/studies/{pages_world.study.pk}/coders/{coder.pk}/">' in text
+
+
+def test_the_dashboard_of_a_crowd_sized_study_never_reads_annotations(
+    pages_world: PagesWorld, crowd_sized: None
+) -> None:
+    """The dashboard reads stored results only: the history's statements (its questions,
+    rounds and results, and per computed round the indexed staleness probes of a crowd round,
+    ``LIMIT 1`` each), then the questions, one for each question's categories, and one each
+    for the diagnostics, review queue, review rules, adjudications, plans, coders and
+    unfinished computations; no statement reads the annotations otherwise."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from pages.dashboard import study_dashboard
+
+    with CaptureQueriesContext(connection) as captured:
+        dashboard = study_dashboard(study=pages_world.study)
+    (panel,) = dashboard.panels
+    assert panel.headline.round_name == "R2"
+    assert [weak.label for weak in panel.coders] == sorted(
+        (weak.label for weak in panel.coders),
+        key=lambda key: pages_world.computations[1].results["diagnostics"]["per_coder"][key],
+    )
+    statements = [query["sql"] for query in captured.captured_queries]
+    probes = [sql for sql in statements if "studies_annotation" in sql]
+    assert len(probes) == 4  # an annotation and a change after each of R1's and R2's results
+    assert all(sql.endswith("LIMIT 1") for sql in probes), probes
+    assert len(statements) - len(probes) == 3 + 1 + 1 + 7, statements

@@ -102,11 +102,12 @@ def test_pages_show_no_negative_zero(study: Any, viewer: Any, site_client: Any) 
     assert (
         '<tr data-category="yes"><th scope="row">yes</th><td class="num value">0.000</td>'
     ) in report
-    for url in (reverse("pages:study-detail", args=[study.pk]), reverse("pages:study-list")):
+    pages = ("pages:study-detail", "pages:study-history")
+    for url in (*(reverse(name, args=[study.pk]) for name in pages), reverse("pages:study-list")):
         html = _shown(client.get(url).content.decode())
         for zero in NEGATIVE_ZEROS:
             assert zero not in html, url
-    page = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
+    page = client.get(reverse("pages:study-history", args=[study.pk])).content.decode()
     chart = re.search(r'<svg[^>]*id="history-kappa".*?</svg>', page, re.S)
     assert chart is not None
     assert "<title>binary, only: 0.000, interval 0.000 to 0.300</title>" in chart.group(0)

@@ -113,12 +113,14 @@ def test_the_headline_and_chart_of_observed_agreement_carry_no_band(
         '<td class="label"><span class="reading" data-scale="none"><small class="no-scale">'
         "no benchmark scale: not chance-corrected</small></span></td>"
     ) in row
-    page = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
-    chart = re.search(r'<svg[^>]*id="history-observed_agreement".*?</svg>', page, re.S)
+    history = client.get(reverse("pages:study-history", args=[study.pk])).content.decode()
+    chart = re.search(r'<svg[^>]*id="history-observed_agreement".*?</svg>', history, re.S)
     assert chart is not None
     assert 'class="reference-line"' not in chart.group(0)
     assert "0.667" not in chart.group(0)
-    headline = re.search(r'<tr data-question="binary">.*?</tr>', page, re.S)
+    page = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
+    headline = re.search(r'<article class="question-panel" data-question="binary".*?</article>',
+                         page, re.S)  # fmt: skip
     assert headline is not None
     assert "good" not in headline.group(0)
     assert "no benchmark scale: not chance-corrected" in headline.group(0)

@@ -272,11 +272,12 @@ def test_the_study_and_coder_pages_show_span_questions_by_their_alpha_u(
     question, _, _ = span_rounds
     client = site_client(viewer)
     html = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
-    headline = _row(html, r'<tr data-question="entities">.*?</tr>')
-    assert "<td>alpha_u</td>" in headline
-    assert '<td class="num value">0.859</td>' in headline
-    assert 'id="history-alpha_u"' in html
-    assert 'id="history-span_f1"' in html
+    headline = _row(html, r'<article class="question-panel" data-question="entities".*?</article>')
+    assert '<span class="coefficient">Unitizing alpha (α_U)</span>' in headline
+    assert '<strong class="num value">0.859</strong>' in headline
+    history = client.get(reverse("pages:study-history", args=[study.pk])).content.decode()
+    assert 'id="history-alpha_u"' in history
+    assert 'id="history-span_f1"' in history
     coder = question.study.coders.get(key="r0")
     page = client.get(reverse("pages:coder-detail", args=[study.pk, coder.pk]))
     assert page.status_code == 200

@@ -57,4 +57,4 @@ def test_the_study_page_marks_the_same_headline(
     _no_computing(monkeypatch)
     Annotation.objects.filter(round=pages_world.rounds[1]).first().delete()
     html = site_client(viewer).get(reverse("pages:study-detail", args=[pages_world.study.pk]))
-    assert f"<td>R2 {STALE}</td>" in html.content.decode()
+    assert f'<span class="round">R2</span> {STALE}:' in html.content.decode()

@@ -19,6 +19,8 @@ def _study_urls(world: PagesWorld) -> list[str]:
     c = world.computations[0].pk
     return [
         reverse("pages:study-detail", args=[s]),
+        reverse("pages:study-history", args=[s]),
+        reverse("pages:computations-pending", args=[s]),
         reverse("pages:round-report", args=[s, r]),
         reverse("pages:coder-detail", args=[s, world.coders[0].pk]),
         reverse("pages:computation-status", args=[s, c]),

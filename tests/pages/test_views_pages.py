@@ -81,10 +81,10 @@ def test_study_list_lists_only_the_users_studies(
     assert pages_world.study.name not in html
 
 
-def test_study_page_charts_every_coefficient_over_both_rounds(
+def test_history_page_charts_every_coefficient_over_both_rounds(
     k2011: PagesWorld, viewer: Any, site_client: Any
 ) -> None:
-    response = site_client(viewer).get(reverse("pages:study-detail", args=[k2011.study.pk]))
+    response = site_client(viewer).get(reverse("pages:study-history", args=[k2011.study.pk]))
     html = _text(response)
     for name in ROUND_TWO:
         assert f'data-coefficient="{name}" data-rounds="2" data-series="1"' in html

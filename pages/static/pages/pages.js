@@ -1,6 +1,7 @@
 // "Request a computation": POST the form (with its CSRF token) and poll the computation's
-// status until it finishes, without reloading the page. Without JavaScript the form posts
-// normally and the page reloads.
+// status until it finishes, without reloading the page; once it is done, refresh.js puts
+// the page's fresh results in place. Without JavaScript the form posts normally and the
+// page reloads.
 (function () {
   "use strict";
   var POLL_MS = 1000;
@@ -25,6 +26,7 @@
         link.href = body.report_url;
         link.hidden = false;
       }
+      document.dispatchEvent(new CustomEvent("computation-finished", { detail: body }));
     } else {
       show(form, "Computation " + body.id + " failed: " + (body.error || "unknown error"), 0);
     }
