@@ -273,7 +273,7 @@ def test_the_study_and_coder_pages_show_span_questions_by_their_alpha_u(
     client = site_client(viewer)
     html = client.get(reverse("pages:study-detail", args=[study.pk])).content.decode()
     headline = _row(html, r'<article class="question-panel" data-question="entities".*?</article>')
-    assert '<span class="coefficient">Unitizing alpha (α_U)</span>' in headline
+    assert '<span class="coefficient">Unitizing alpha (αᵤ)</span>' in headline
     assert '<strong class="num value">0.859</strong>' in headline
     history = client.get(reverse("pages:study-history", args=[study.pk])).content.decode()
     assert 'id="history-alpha_u"' in history
