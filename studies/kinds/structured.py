@@ -130,6 +130,9 @@ class StructuredValues:
     disputed_measure: str = "Agreement"
     #: The template of the per-item view, drawing every coder's value of one item.
     item_template: str = "pages/structured_item.html"
+    #: Whether the per-item view marks each coder's text's differences from the first
+    #: coder's (a word-level diff of ``text``): for free texts.
+    marks_differences: bool = False
     #: ``parameter_errors(params) -> {field: message}``: the kind's own options checked.
     parameter_errors: Callable[[Mapping[str, Any]], Mapping[str, str]] = lambda params: {}
 

@@ -74,6 +74,7 @@ VALUES = StructuredValues(
     max_records=1,
     item_template=item_values.ITEM_TEMPLATE,
     parameter_errors=parameter_errors,
+    marks_differences=True,
 )
 
 KIND = Kind(
