@@ -1,4 +1,5 @@
-"""The word-level marks of the per-item view of a text question (``pages.text_diff``):
+"""The word-level marks of the per-item view of a text question (``pages.text_diff``;
+docs/references.md#word-diff-hand-cases):
 literal HTML, every text escaped."""
 
 from __future__ import annotations
