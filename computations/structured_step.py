@@ -16,6 +16,7 @@ from computations import engine, model_coders
 from computations.models import Computation, ComputationStatus
 from computations.scope import scope_structured
 from computations.selectors import computation_round_ids
+from studies.distance_tables import distance_mapping
 from studies.kinds import Kind
 
 #: Why a structured computation has no comparison with the previous round (yet).
@@ -51,6 +52,8 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
     if scope.n_annotations == 0:
         raise ValueError("There are no annotations in this scope.")
     beat(computation.pk, 0.1)
+    if kind.structured.takes_distance_table and params.get("distance") == "user":
+        params = {**params, "distance_table": distance_mapping(question=computation.question)}
     results = kind.structured.report(scope.rows, scope.code_by_id, scope.items, params)
     for entry in results.get("most_disputed", []):
         entry["item"] = scope.item_ids.get(str(entry.get("name")))

@@ -439,10 +439,10 @@ def _map_onto_study(
         format_title=format_title,
     ):
         raise ValidationError({"question": errors})
-    _report_fields(report, mapped, span_mapped)
     region_mapped = regions_to_questions(
         parsed, question_key=question_key, question_map=question_map, questions=questions
     )
+    _report_fields(report, mapped, span_mapped, region_mapped.ignored)
     for rejection in region_mapped.rejections:
         report.reject(rejection)
     for reason, count in region_mapped.skipped.items():
@@ -484,11 +484,16 @@ def _map_onto_study(
     return out
 
 
-def _report_fields(report: ImportReport, mapped: FieldGroups, span_mapped: SpanGroups) -> None:
+def _report_fields(
+    report: ImportReport,
+    mapped: FieldGroups,
+    span_mapped: SpanGroups,
+    region_ignored: Mapping[str, int],
+) -> None:
     """Report what mapping the tool fields rejected, ignored and skipped."""
     for rejection in (*mapped.rejections, *span_mapped.rejections):
         report.reject(rejection)
-    for ignored in (mapped.ignored, span_mapped.ignored):
+    for ignored in (mapped.ignored, span_mapped.ignored, region_ignored):
         for tool_field, count in ignored.items():
             report.ignored_fields[tool_field] = report.ignored_fields.get(tool_field, 0) + count
     for tool_field, count in report.ignored_fields.items():

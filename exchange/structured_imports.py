@@ -10,6 +10,7 @@ region's (a box into a box question). Its label goes through the question's labe
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,7 +63,7 @@ def regions_to_questions(
                     "from_name",
                     ImportErrorCode.UNMAPPED_FIELD,
                     f"No question for the {region.kind} field {region.field!r}: name one "
-                    "with question (or question_map).",
+                    "with question (or question_map)" + _ignore_hint(region.field),
                     region.field,
                 )
             )
@@ -91,6 +92,13 @@ def regions_to_questions(
             continue
         groups.regions.setdefault(question.key, []).append(region)
     return groups
+
+
+def _ignore_hint(tool_field: str | None) -> str:
+    if tool_field is None:
+        return "."
+    ignore = json.dumps({"question_map": {tool_field: None}}, ensure_ascii=False)[1:-1]
+    return f", or leave the field out by mapping it to null: {ignore}."
 
 
 def match_region_labels(

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.utils.safestring import SafeString
+
 from computations.models import Computation
 from computations.selectors import computation_is_stale, study_history
 from metrics import Reading
@@ -18,6 +20,7 @@ from pages.selectors import (
     reading_of,
     round_computation,
 )
+from pages.text_diff import word_diff
 from studies.kinds.structured import StructuredValues
 from studies.models import Annotation, Category, Item, Question, Round, Study
 
@@ -191,6 +194,9 @@ class CoderDrawing:
     shapes: list[dict[str, Any]]
     text: str
     annotated_nothing: bool
+    #: The text with its differences from the first coder's marked (escaped HTML), when
+    #: the kind compares texts; None for the first coder and otherwise.
+    marked: SafeString | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +210,8 @@ class StructuredItem:
     #: Whether the latest computation stored this item's matched units (it does for its
     #: most disputed items): then each shape says its unit, or that it is unmatched.
     matched: bool = False
+    #: The coder whose text the others' are compared with (kinds that mark differences).
+    baseline: str | None = None
 
 
 def _stored_units(round_: Round, question: Question, item: Item) -> list[list[Any]] | None:
@@ -263,11 +271,25 @@ def structured_item(*, round_: Round, question: Question, item: Item) -> Structu
     units = _stored_units(round_, question, item)
     if units is not None:
         drawings = _mark(drawings, units)
+    baseline = None
+    if values.marks_differences and len(drawings) > 1:
+        baseline = drawings[0].coder
+        drawings = [
+            drawings[0],
+            *(replace(d, marked=word_diff(drawings[0].text, d.text)) for d in drawings[1:]),
+        ]
     width, height = item.image_width, item.image_height
     if width is None or height is None:
         extent = [point for d in drawings for shape in d.shapes for point in shape["extent"]]
         width = max((x for x, _ in extent), default=100.0)
         height = max((y for _, y in extent), default=100.0)
     return StructuredItem(
-        round_, question, item, float(width), float(height), drawings, matched=units is not None
+        round_,
+        question,
+        item,
+        float(width),
+        float(height),
+        drawings,
+        matched=units is not None,
+        baseline=baseline,
     )

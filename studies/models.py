@@ -812,3 +812,21 @@ class ApiToken(models.Model):
     @staticmethod
     def hash_secret(secret: str) -> str:
         return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class QuestionDistanceTable(models.Model):
+    """A distance between a question's values that the team computed elsewhere (embedding
+    distances between texts, say), uploaded with the question and used by a computation
+    whose ``distance`` is ``user``. ``pairs`` holds ``[value_a, value_b, distance]`` once per
+    unordered pair of different values, ``value_a < value_b`` (``studies.distance_tables``
+    checks and writes it whole)."""
+
+    question = models.OneToOneField(
+        Question, on_delete=models.CASCADE, related_name="distance_table"
+    )
+    pairs = models.JSONField(default=list)
+    n_pairs = models.PositiveIntegerField(default=0)
+    uploaded_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.question}: {self.n_pairs} distances"

@@ -6,6 +6,7 @@ Importing this package registers every format module.
 from __future__ import annotations
 
 from exchange.formats import (
+    argilla,
     coco,
     conll,
     cvat,
@@ -42,6 +43,7 @@ __all__ = [
     "ParsedRow",
     "ParsedSpan",
     "Rejection",
+    "argilla",
     "coco",
     "conll",
     "cvat",

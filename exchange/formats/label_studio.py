@@ -15,14 +15,17 @@
 - image regions by result ``type`` (``exchange.formats.label_studio_regions``):
   ``rectanglelabels`` (boxes, with ``rotation``), ``polygonlabels`` and ``keypointlabels``,
   their percent coordinates turned into pixels with ``original_width`` and
-  ``original_height``; the task's ``data.image`` is the item's image URL.
+  ``original_height``; the task's ``data.image`` is the item's image URL;
+- structured values by result ``type`` (``exchange.formats.label_studio_structured``):
+  ``textarea`` (a free text), ``ranker`` (a ranking of a list's items) and ``pairwise``
+  (a choice between the left and the right object).
 
 A submitted annotation is the coder's whole answer for the task: for every span field of
 the file it has no result of, the coder annotated the document and found nothing (an
 annotation with an empty ``result`` is such a mark for every span field, or, in a file
 without span results, for the import's ``question``); likewise it drew nothing for every
 region field it has no result of. Cancelled annotations
-(``was_cancelled``) are skipped. A result of another type (``textarea``...) is rejected,
+(``was_cancelled``) are skipped. A result of another type (``video``...) is rejected,
 with its ``from_name`` as the rejection's tool field: an import that maps that field to null
 ignores it.
 
@@ -67,6 +70,7 @@ from exchange.formats.label_studio_regions import (
     region_fields,
     region_result,
 )
+from exchange.formats.label_studio_structured import STRUCTURED_TYPES, structured_result
 
 SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
 SUPPORTED_TYPES = ("choices", "rating", "number", "taxonomy", *SPAN_TYPES)
@@ -146,7 +150,8 @@ def _span_fields(tasks: list[Any]) -> frozenset[str]:
     title="Label Studio JSON export",
     description="Tasks with annotations[].result[]: choices, rating, number, taxonomy; spans "
     "(labels, hypertextlabels, paragraphlabels); image regions (rectanglelabels, "
-    "polygonlabels, keypointlabels, percent coordinates turned into pixels).",
+    "polygonlabels, keypointlabels, percent coordinates turned into pixels); textarea, "
+    "ranker and pairwise (free text, rankings and preferences).",
 )
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     tasks = load_json(decode(data))
@@ -407,6 +412,17 @@ def _result(
             result=result,
         )
         return from_name
+    if isinstance(kind, str) and kind in STRUCTURED_TYPES and from_name is not None:
+        structured_result(
+            parsed,
+            item=task.document,
+            coder=coder,
+            source=result_source,
+            from_name=from_name,
+            kind=kind,
+            result=result,
+        )
+        return None
     if kind not in SUPPORTED_TYPES:
         parsed.reject(
             result_source,
@@ -554,7 +570,7 @@ def _characters(task: _Task, begin: int, end: int, span_text: Any) -> tuple[int,
 
 
 def _unsupported_type_detail(kind: Any, from_name: str | None) -> str:
-    supported = ", ".join(SUPPORTED_TYPES)
+    supported = ", ".join((*SUPPORTED_TYPES, *REGION_TYPES, *STRUCTURED_TYPES))
     if from_name is None:
         return f"Result type {kind!r} is not imported (supported: {supported})."
     ignore = json.dumps({"question_map": {from_name: None}}, ensure_ascii=False)[1:-1]

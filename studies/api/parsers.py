@@ -213,3 +213,30 @@ class ImageParser(parsers.BaseParser):
         parser_context: Mapping[str, Any] | None = None,
     ) -> dict[str, bytes]:
         return {"image": stream.read(int(settings.AGREEMENT_IMAGE_MAX_BYTES) + 1)}
+
+
+#: The largest CSV body a distance table upload reads (bytes).
+MAX_DISTANCE_CSV_BYTES = 64 * 1024 * 1024
+
+
+class DistanceCsvParser(parsers.BaseParser):
+    """Reads a ``text/csv`` distance table as text, ``{"csv": str}`` (UTF-8, an optional
+    byte-order mark); ``studies.distance_tables`` reads its rows."""
+
+    media_type = "text/csv"
+
+    def parse(
+        self,
+        stream: Any,
+        media_type: str | None = None,
+        parser_context: Any = None,
+    ) -> dict[str, str]:
+        data = stream.read(MAX_DISTANCE_CSV_BYTES + 1)
+        if len(data) > MAX_DISTANCE_CSV_BYTES:
+            raise exceptions.ValidationError(
+                {"file": [f"A distance table has at most {MAX_DISTANCE_CSV_BYTES >> 20} MB."]}
+            )
+        try:
+            return {"csv": data.decode("utf-8-sig")}
+        except UnicodeDecodeError:
+            raise exceptions.ParseError("The CSV body must be UTF-8 text.") from None

@@ -562,3 +562,19 @@ class RoundCloseInputSerializer(serializers.Serializer):
     closed_at = serializers.DateTimeField(
         required=False, allow_null=True, default=None, help_text="Now when omitted."
     )
+
+
+class DistanceTableOutputSerializer(serializers.Serializer):
+    """A question's uploaded distance table: its size and date (the pairs stay stored)."""
+
+    question = serializers.CharField(source="question.key")
+    n_pairs = serializers.IntegerField(help_text="0: no table uploaded.")
+    uploaded_at = serializers.DateTimeField(allow_null=True)
+
+
+class DistanceTableInputSerializer(serializers.Serializer):
+    rows = serializers.ListField(
+        child=serializers.DictField(),
+        allow_empty=False,
+        help_text="One object per pair: text_a, text_b, distance.",
+    )

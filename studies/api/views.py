@@ -18,7 +18,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from studies import images, selectors
+from studies import distance_tables, images, selectors
 from studies.access import (
     actor_from_request,
     grant_refusal,
@@ -29,7 +29,7 @@ from studies.access import (
 )
 from studies.api import filters
 from studies.api import serializers as s
-from studies.api.parsers import ImageParser, JSONParser
+from studies.api.parsers import DistanceCsvParser, ImageParser, JSONParser
 from studies.api.permissions import StudyScopedMixin
 from studies.api.query import QueryParametersMixin
 from studies.images import image_response
@@ -377,6 +377,52 @@ class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         scheme.question_delete(question=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="Get the size of a free-text question's distance table",
+        responses={200: s.DistanceTableOutputSerializer},
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Upload a free-text question's distance table (replaces it whole)",
+        description=(
+            "The distance between two texts as computed elsewhere (from embeddings, say), "
+            "used by a computation with `distance` `user`. CSV (`text/csv`) "
+            "`text_a,text_b,distance`, or JSON `{rows: [{text_a, text_b, distance}]}`. "
+            "Distances are finite and not negative, 0 between a text and itself, the same "
+            "in both orders; a pair once. Errors name the row and field (`line 3.distance`, "
+            "`rows.2.text_b`)."
+        ),
+        request=s.DistanceTableInputSerializer,
+        responses={200: s.DistanceTableOutputSerializer},
+    )
+    @extend_schema(methods=["DELETE"], summary="Delete a question's distance table")
+    @action(
+        detail=True,
+        methods=["get", "post", "delete"],
+        url_path="distances",
+        parser_classes=[JSONParser, DistanceCsvParser],
+        pagination_class=None,
+        filterset_class=None,
+    )
+    def distances(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        question = self.get_object()
+        if request.method == "DELETE":
+            distance_tables.distance_table_delete(question=question)
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        if request.method == "POST":
+            media_type = (request.content_type or "").split(";")[0].strip().lower()
+            if media_type == DistanceCsvParser.media_type:
+                body = request.data if isinstance(request.data, dict) else {}
+                rows = distance_tables.distance_rows_from_csv(body.get("csv", ""))
+            else:
+                data = self.validated(s.DistanceTableInputSerializer)
+                rows = distance_tables.distance_rows_from_json(data["rows"])
+            distance_tables.distance_table_replace(question=question, rows=rows)
+        table = distance_tables.distance_table_summary(question=question)
+        found = table or {"question": question, "n_pairs": 0, "uploaded_at": None}
+        return Response(s.DistanceTableOutputSerializer(found).data)
 
 
 @extend_schema(parameters=[STUDY_PK, QUESTION_PK])

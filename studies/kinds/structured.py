@@ -130,6 +130,13 @@ class StructuredValues:
     disputed_measure: str = "Agreement"
     #: The template of the per-item view, drawing every coder's value of one item.
     item_template: str = "pages/structured_item.html"
+    #: Whether the per-item view marks each coder's text's differences from the first
+    #: coder's (a word-level diff of ``text``): for free texts.
+    marks_differences: bool = False
+    #: Whether the question takes a user-supplied distance table between its values
+    #: (``studies.distance_tables``): its computation then gets it as
+    #: ``params["distance_table"]`` when its ``distance`` is ``user``.
+    takes_distance_table: bool = False
     #: ``parameter_errors(params) -> {field: message}``: the kind's own options checked.
     parameter_errors: Callable[[Mapping[str, Any]], Mapping[str, str]] = lambda params: {}
 

@@ -15,7 +15,9 @@ from studies.kinds.base import Kind, ValueForm
 from studies.kinds.structured import ItemFacts, RowError, StructuredValues, Value
 
 MAX_TEXT = 100_000
-DISTANCES = ("levenshtein", "token_jaccard")
+#: ``user``: the question's uploaded distance table (``studies.distance_tables``).
+USER_DISTANCE = "user"
+DISTANCES = ("levenshtein", "token_jaccard", USER_DISTANCE)
 
 
 def parse(row: Mapping[str, Any], id_by_code: Mapping[str, int], item: ItemFacts) -> list[Any]:
@@ -44,12 +46,27 @@ def report(
     )
     result = text_report(
         data,
-        distance=params["distance"],
+        distance=_distance(params),
         bootstrap=int(params["bootstrap"]),
         confidence=float(params["confidence"]),
         seed=int(params["seed"]),
     )
+    if params["distance"] == USER_DISTANCE:
+        result["distance"] = USER_DISTANCE
     return item_values.with_disputed(result, "observed_disagreement", params)
+
+
+def _distance(params: Mapping[str, Any]) -> Any:
+    """The distance by its name, or the uploaded table as ``{(text_a, text_b): distance}``."""
+    if params["distance"] != USER_DISTANCE:
+        return params["distance"]
+    table = params.get("distance_table")
+    if table is None:
+        raise ValueError(
+            "The distance is user, but this question has no distance table: upload one "
+            "(POST .../questions/{id}/distances/) or choose levenshtein or token_jaccard."
+        )
+    return table
 
 
 def parameter_errors(params: Mapping[str, Any]) -> dict[str, str]:
@@ -74,6 +91,8 @@ VALUES = StructuredValues(
     max_records=1,
     item_template=item_values.ITEM_TEMPLATE,
     parameter_errors=parameter_errors,
+    marks_differences=True,
+    takes_distance_table=True,
 )
 
 KIND = Kind(

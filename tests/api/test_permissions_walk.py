@@ -119,6 +119,9 @@ ACCESS: dict[tuple[str, str], Rule] = {
     ("GET", f"{S}/questions/<pk>/"): VIEWER,
     ("PATCH", f"{S}/questions/<pk>/"): MANAGER,
     ("DELETE", f"{S}/questions/<pk>/"): MANAGER,
+    ("GET", f"{S}/questions/<pk>/distances/"): VIEWER,
+    ("POST", f"{S}/questions/<pk>/distances/"): MANAGER,
+    ("DELETE", f"{S}/questions/<pk>/distances/"): MANAGER,
     ("GET", f"{S}/questions/<question_pk>/categories/"): VIEWER,
     ("POST", f"{S}/questions/<question_pk>/categories/"): MANAGER,
     ("POST", f"{S}/questions/<question_pk>/categories/reorder/"): MANAGER,
@@ -402,6 +405,7 @@ def _extend(world: World) -> dict[str, Any]:
     CategoryFactory(question=span, code="PER")
     document = ItemFactory(study=study, external_id="doc-1", text="Alice met Bob.")
     boxes = QuestionFactory(study=study, key="boxes", kind=LabelKind.BOX)
+    caption = QuestionFactory(study=study, key="caption", kind=LabelKind.TEXT)
     CategoryFactory(question=boxes, code="car")
     image = ItemFactory(study=study, external_id="img-1", image_width=100, image_height=50)
     ItemImage.objects.create(
@@ -437,6 +441,7 @@ def _extend(world: World) -> dict[str, Any]:
         "span": span,
         "document": document,
         "boxes": boxes,
+        "caption": caption,
         "image": image,
         "webhook": endpoint.pk,
         "comparison": comparison.pk,
@@ -542,6 +547,12 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
             body={"key": "new-question", "kind": "nominal", "categories": [{"code": "a"}]}
         ),
         ("PATCH", f"{S}/questions/<pk>/"): Call(body={"text": "Changed?"}),
+        ("POST", f"{S}/questions/<pk>/distances/"): Call(
+            params={"pk": ids["caption"].pk},
+            body={"rows": [{"text_a": "a", "text_b": "b", "distance": 0.5}]},
+        ),
+        ("GET", f"{S}/questions/<pk>/distances/"): Call(params={"pk": ids["caption"].pk}),
+        ("DELETE", f"{S}/questions/<pk>/distances/"): Call(params={"pk": ids["caption"].pk}),
         ("POST", f"{S}/questions/<question_pk>/categories/"): Call(
             body={"code": "new", "parent": "root"}
         ),

@@ -53,28 +53,29 @@ def test_a_textarea_mapped_to_null_is_ignored_and_the_rest_imports(
     }
 
 
-def test_a_textarea_not_ignored_is_rejected_saying_how_to_ignore_it(
+def test_a_textarea_without_a_question_is_rejected_saying_how_to_ignore_it(
     target: ImportStudy, actor: Actor, tone: Question
 ) -> None:
+    # A textarea is a free text: it goes to a text question of its name, and without one
+    # it is rejected with the way to leave it out.
     before = db_state(target.study)
     report = run(target, actor, "label_studio", sample("label_studio_comment_box.json"))
     assert not report.committed
     assert rejected(report) == [
-        ("task 501, annotation 5001, result c1", "type", "unsupported_type"),
-        ("task 501, annotation 5002, result c2", "type", "unsupported_type"),
-        ("task 502, annotation 5003, result c3", "type", "unsupported_type"),
+        ("task 501, annotation 5001, result c1", "from_name", "unmapped_field"),
+        ("task 501, annotation 5002, result c2", "from_name", "unmapped_field"),
+        ("task 502, annotation 5003, result c3", "from_name", "unmapped_field"),
     ]
     assert report.rejected[0].detail == (
-        "Result type 'textarea' of field 'comment' is not imported (supported: choices, "
-        "rating, number, taxonomy, labels, hypertextlabels, paragraphlabels); to leave the "
-        "field out, map it to null: "
+        "No question for the text field 'comment': name one with question (or "
+        "question_map), or leave the field out by mapping it to null: "
         '"question_map": {"comment": null}.'
     )
     assert report.ignored_fields == {}
     assert db_state(target.study) == before
 
 
-def test_mapping_an_unsupported_field_onto_a_question_still_rejects_it(
+def test_mapping_a_textarea_onto_a_label_question_still_rejects_it(
     target: ImportStudy, actor: Actor, tone: Question
 ) -> None:
     report = run(

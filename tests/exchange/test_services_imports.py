@@ -162,8 +162,9 @@ def test_label_studio_wrong_types_and_missing_fields_are_reported_by_source(
         ("task 301, annotation 3001, result a", "value.choices", "invalid_type"),
         ("task 301, annotation 3002", "completed_by", "required"),
         ("task 301, annotation 3003, result c", "value.rating", "invalid_type"),
-        ("task 301, annotation 3003, result d", "type", "unsupported_type"),
         ("task[1]", "id", "required"),
+        # a textarea with no text question for it: rejected when mapped onto the questions
+        ("task 301, annotation 3003, result d", "from_name", "unmapped_field"),
     ]
     assert db_state(target.study) == before
 

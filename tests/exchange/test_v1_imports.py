@@ -219,7 +219,7 @@ def test_the_formats_are_listed(viewer_client: APIClient, target: ImportStudy) -
     assert {f["name"] for f in response.json()} == {
         "label_studio", "doccano", "prodigy", "inception", "inception_diagnosis",
         "inception_tsv", "conll", "long_csv", "wide_csv", "agreement_table", "coco", "cvat",
-        "structured_csv",
+        "structured_csv", "argilla",
     }  # fmt: skip
 
 
@@ -261,10 +261,10 @@ def test_a_comment_box_not_ignored_answers_400_naming_result_and_remedy(
     )
     assert response.status_code == 400
     first = response.json()["errors"][0]
-    assert first["code"] == "unsupported_type"
-    assert first["attr"] == "task 501, annotation 5001, result c1.type"
+    assert first["code"] == "unmapped_field"
+    assert first["attr"] == "task 501, annotation 5001, result c1.from_name"
     assert first["detail"].endswith(
-        'to leave the field out, map it to null: "question_map": {"comment": null}.'
+        'leave the field out by mapping it to null: "question_map": {"comment": null}.'
     )
     assert db_state(target.study) == before
 
