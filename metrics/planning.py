@@ -69,13 +69,21 @@ from metrics.uncertainty.abc import abc_limits
 #: (:mod:`metrics.uncertainty.abc`).
 METHOD = "bca-abc"
 #: How the pilot's own uncertainty enters the plan (``pilot_uncertainty``):
+#: ``"lower-bound"`` plans on the pilot's one-sided lower bound (see :data:`PILOT_LEVEL`);
 #: ``"bootstrap"`` draws each simulated round's population from the pilot's bootstrap
 #: distribution (a bootstrap resample of the pilot's items, or for the model an alpha drawn
-#: from the pilot's bootstrap replicates); ``"none"`` takes the pilot as the truth.
-PILOT_UNCERTAINTY = ("bootstrap", "none")
+#: from the pilot's bootstrap replicates), which keeps the promise on average over pilots;
+#: ``"none"`` takes the pilot as the truth.
+PILOT_UNCERTAINTY = ("lower-bound", "bootstrap", "none")
+#: ``"lower-bound"``: every simulated round is drawn from a bootstrap resample of the pilot
+#: whose coefficient sits at the pilot's one-sided lower bound at this level (the 20%
+#: quantile of its bootstrap replicates), after Browne (1995), who plans on an 80% upper
+#: confidence limit of a pilot's standard deviation: the plan then keeps its power for
+#: about 80% of the pilots a population gives.
+PILOT_LEVEL = 0.8
 #: The default: plans keep their promise under the process that generated the pilot, not
 #: only under the pilot (docs/planning.md).
-DEFAULT_PILOT_UNCERTAINTY = "bootstrap"
+DEFAULT_PILOT_UNCERTAINTY = "lower-bound"
 #: Rounds ``start`` to ``stop - 1`` → their populations, one row per round: either the
 #: probabilities of drawing each population row (float), or the list of population rows a
 #: resample holds (integer; a round draws uniformly from the list).
@@ -363,6 +371,51 @@ def pilot_resamples(n_items: int, seed: int) -> Populations:
     return populations
 
 
+def pilot_lower_resamples(
+    decomposition: Decomposition, *, seed: int, replicates: int, level: float = PILOT_LEVEL
+) -> tuple[Populations, float]:
+    """Populations at the pilot's one-sided lower bound, and that bound.
+
+    ``replicates`` bootstrap resamples of the pilot (:func:`pilot_resamples`) are drawn; the
+    bound is the ``1 - level`` quantile of their coefficients, and the ``max(10,
+    replicates // 20)`` resamples whose coefficients lie nearest to it are the populations,
+    round ``r`` drawing from the ``r``-th of them (cyclically)."""
+    n_items = decomposition.n_items
+    resamples = pilot_resamples(n_items, seed)
+    blocks = [resamples(start, start + rows) for start, rows in _blocks(n_items, replicates)]
+    values = np.concatenate([_population_values(decomposition, block) for block in blocks])
+    defined = np.isfinite(values)
+    if np.count_nonzero(defined) < 2:
+        raise ValueError(
+            f"The {decomposition.name} is undefined on almost every bootstrap resample of the "
+            "pilot; there is no lower bound to plan on."
+        )
+    bound = float(np.quantile(values[defined], 1.0 - level))
+    keep = max(10, replicates // 20)
+    nearest = np.argsort(np.where(defined, np.abs(values - bound), np.inf), kind="stable")[:keep]
+    chosen = np.concatenate(blocks)[nearest]
+
+    def populations(start: int, stop: int) -> NDArray[np.intp]:
+        return chosen[np.arange(start, stop) % len(chosen)]
+
+    return populations, bound
+
+
+def _population_values(
+    decomposition: Decomposition, drawn: NDArray[Any]
+) -> NDArray[np.float64]:
+    """The coefficient of each population (rows of indices or of probabilities) in the limit
+    of a very large round."""
+    size = decomposition.n_items
+    rows = len(drawn)
+    if np.issubdtype(drawn.dtype, np.integer):
+        flat = (drawn + size * np.arange(rows)[:, None]).ravel()
+        drawn = np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(float)
+    shares = drawn / drawn.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _finalize(decomposition, decomposition.totals(shares * 1e9))
+
+
 def _ceiling(
     decomposition: Decomposition, populations: Populations, replicates: int, target: float
 ) -> float:
@@ -370,15 +423,8 @@ def _ceiling(
     reaching it that rounds approach as they grow (each round's bound tends to its
     population's value)."""
     above = 0
-    size = decomposition.n_items
-    for start, rows in _blocks(size, replicates):
-        drawn = populations(start, start + rows)
-        if np.issubdtype(drawn.dtype, np.integer):
-            flat = (drawn + size * np.arange(rows)[:, None]).ravel()
-            drawn = np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(float)
-        shares = drawn / drawn.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = _finalize(decomposition, decomposition.totals(shares * 1e9))
+    for start, rows in _blocks(decomposition.n_items, replicates):
+        values = _population_values(decomposition, populations(start, start + rows))
         above += int(np.count_nonzero(values > target))
     return above / replicates
 
@@ -437,12 +483,16 @@ def plan_items(
     item_probabilities : ndarray, optional
         Probability of each row of ``decomposition`` (a model's label patterns); uniform
         when omitted.
-    pilot_uncertainty : {"bootstrap", "none"}, default "bootstrap"
-        From a pilot (no ``item_probabilities``): ``"bootstrap"`` draws every simulated
-        round from its own bootstrap resample of the pilot's items, so the plan averages
-        over what the pilot's data say the population may be (its bootstrap distribution);
-        ``"none"`` draws every round from the pilot itself, taking its estimate as the
-        truth. Ignored for a model (see ``populations``).
+    pilot_uncertainty : {"lower-bound", "bootstrap", "none"}, default "lower-bound"
+        From a pilot (no ``item_probabilities``), how its own uncertainty enters:
+        ``"lower-bound"`` draws every simulated round from a bootstrap resample of the pilot
+        whose coefficient is the pilot's one-sided :data:`PILOT_LEVEL` lower bound (the
+        plan then holds for about 80% of the pilots a population gives, Browne 1995);
+        ``"bootstrap"`` draws every round from its own bootstrap resample of the pilot, so
+        the probability is an average over what the pilot says the population may be (it
+        holds on average over pilots, less for a pilot that came out high); ``"none"``
+        draws every round from the pilot itself, taking its estimate as the truth.
+        Ignored for a model (see ``populations``).
     populations : callable, optional
         Per-round populations (``populations(start, stop)`` → rounds × rows probabilities),
         e.g. a model whose alpha is drawn per round (:func:`plan_without_pilot`); given,
@@ -496,8 +546,6 @@ def plan_items(
         )
     probabilities = _item_probabilities(decomposition, item_probabilities)
     source = "pilot" if item_probabilities is None else "model"
-    if populations is None and source == "pilot" and pilot_uncertainty == "bootstrap":
-        populations = pilot_resamples(decomposition.n_items, int(seed))
     # The pilot's own value; for a model, its population value (a very large round).
     scale = decomposition.n_items if item_probabilities is None else 1e9
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -514,6 +562,24 @@ def plan_items(
             f"{estimate:.4f}, not above the target {target}; more items only make the lower "
             "bound approach that value. Lower the target or improve agreement first."
         )
+    carried = "none"
+    if populations is not None:
+        carried = "bootstrap"
+    elif source == "pilot" and pilot_uncertainty == "bootstrap":
+        populations, carried = pilot_resamples(decomposition.n_items, int(seed)), "bootstrap"
+    elif source == "pilot" and pilot_uncertainty == "lower-bound":
+        populations, bound = pilot_lower_resamples(
+            decomposition, seed=int(seed), replicates=replicates
+        )
+        carried = "lower-bound"
+        if bound <= target:
+            raise ValueError(
+                f"The target cannot be reached: the pilot's {decomposition.name} is "
+                f"{estimate:.4f} but its one-sided {PILOT_LEVEL:.0%} lower bound is "
+                f"{bound:.4f}, not above the target {target}; a plan on that bound cannot "
+                "reach it. Lower the target, start from a larger pilot, or plan with "
+                "pilot_uncertainty 'bootstrap' or 'none' (optimistic)."
+            )
     ceiling = 1.0
     if populations is not None:
         ceiling = _ceiling(decomposition, populations, replicates, target)
@@ -554,7 +620,7 @@ def plan_items(
         estimate=estimate,
         replicates=int(replicates),
         source=source,
-        pilot_uncertainty="none" if populations is None else "bootstrap",
+        pilot_uncertainty=carried,
         ceiling=ceiling,
     )
 

@@ -18,6 +18,7 @@ from pages.views import _question_of, _study_for, _wants_json, site_login_requir
 from planning.models import PlanRequest, PlanStatus
 from planning.selectors import plan_request_list
 from planning.services import plan_request_create
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY
 from planning.simulation import PLAN_COEFFICIENTS
 from studies.access import role_allows
 from studies.models import Question, Role, Round, Study
@@ -42,6 +43,18 @@ class PlanRequestForm(forms.Form):
         label="Other designs (coders per item)",
         help_text="e.g. 2, 4; empty: the pilot's design only (nominal questions)",
     )
+    pilot_uncertainty = forms.ChoiceField(
+        choices=[
+            ("bootstrap", "carry it: simulate from the pilot's bootstrap distribution"),
+            ("none", "ignore it: take the pilot's estimate as the truth"),
+        ],
+        initial=DEFAULT_PILOT_UNCERTAINTY,
+        required=False,
+        label="The pilot's uncertainty",
+    )
+
+    def clean_pilot_uncertainty(self) -> str:
+        return str(self.cleaned_data.get("pilot_uncertainty") or DEFAULT_PILOT_UNCERTAINTY)
 
     def __init__(self, *args: Any, study: Study, question: Question, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -182,6 +195,7 @@ def plan_request_view(request: HttpRequest, study_pk: int) -> HttpResponse:
             confidence=data["confidence"],
             power=data["power"],
             coders_per_item=data["coders_per_item"],
+            pilot_uncertainty=data["pilot_uncertainty"],
             requested_by=request.user,
         )
     except ValidationError as error:
