@@ -17,7 +17,7 @@ from studies.models import Question, Round, Study
 
 #: (question key, target, other designs) of each demo plan.
 DEMO_PLANS: tuple[tuple[str, float, tuple[int, ...]], ...] = (
-    ("genre", 0.6, ()),
+    ("genre", 0.5, ()),
     ("sentiment", 0.3, (2, 4)),
 )
 DEMO_PLAN_POWER = 0.8

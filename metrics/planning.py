@@ -585,11 +585,11 @@ def plan_items(
         ceiling = _ceiling(decomposition, populations, replicates, target)
         if ceiling < power:
             raise ValueError(
-                f"The target cannot be reached with probability {power}: only {ceiling:.3f} "
-                f"of the populations the {source}'s uncertainty allows have a "
-                f"{decomposition.name} above {target} (the {source}'s estimate is "
-                f"{estimate:.4f}), and no round size does better than that share. Lower the "
-                "target or the power, or start from a larger pilot."
+                f"The target cannot be reached with probability {power}: the {source}'s "
+                f"{decomposition.name} is {estimate:.4f}, but only {ceiling:.3f} of the "
+                f"populations its uncertainty allows (its bootstrap resamples) have a "
+                f"{decomposition.name} above {target}, and no round size does better than that "
+                "share. Lower the target or the power, or start from a larger pilot."
             )
     curve: dict[int, float] = {}
 

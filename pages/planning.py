@@ -45,8 +45,9 @@ class PlanRequestForm(forms.Form):
     )
     pilot_uncertainty = forms.ChoiceField(
         choices=[
-            ("bootstrap", "carry it: simulate from the pilot's bootstrap distribution"),
-            ("none", "ignore it: take the pilot's estimate as the truth"),
+            ("lower-bound", "plan on the pilot's one-sided 80 % lower bound (default)"),
+            ("bootstrap", "average over the pilot's bootstrap distribution"),
+            ("none", "take the pilot's estimate as the truth (optimistic)"),
         ],
         initial=DEFAULT_PILOT_UNCERTAINTY,
         required=False,
