@@ -55,9 +55,7 @@ def main() -> None:
         for mode in PILOT_UNCERTAINTY:
             start = time.perf_counter()
             try:
-                plan = plan_items(
-                    pilot, target=TARGET, power=POWER, seed=0, pilot_uncertainty=mode
-                )
+                plan = plan_items(pilot, target=TARGET, power=POWER, seed=0, pilot_uncertainty=mode)
             except ValueError as error:
                 print(f"pilot seed {seed}, {mode}: refused: {error}", flush=True)
                 continue

@@ -639,9 +639,14 @@ def _plan_main(args: argparse.Namespace) -> int:
         f"(required {result.power}; {args.coefficient} of the {result.source} "
         f"{result.estimate:.4f}; {result.replicates} simulated rounds per size, seed {result.seed})"
     )
+    carried = (
+        f"the pilot's uncertainty: {_UNCERTAINTY_TEXT[result.pilot_uncertainty]}"
+        if result.source == "pilot"
+        else "the model's assumed values are taken as the truth"
+    )
     print(
         "Each simulated round's lower bound: the report's BCa interval (its analytic ABC "
-        f"form); the pilot's uncertainty: {_UNCERTAINTY_TEXT[result.pilot_uncertainty]}."
+        f"form); {carried}."
     )
     print(f"{'items':>8}  probability")
     for n, probability in result.curve:

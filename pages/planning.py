@@ -13,12 +13,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY
 from pages.stale_marks import StaleMark, change_log
 from pages.views import _question_of, _study_for, _wants_json, site_login_required
 from planning.models import PlanRequest, PlanStatus
 from planning.selectors import plan_request_list
 from planning.services import plan_request_create
-from metrics.planning import DEFAULT_PILOT_UNCERTAINTY
 from planning.simulation import PLAN_COEFFICIENTS
 from studies.access import role_allows
 from studies.models import Question, Role, Round, Study

@@ -10,7 +10,6 @@ from metrics.planning import DEFAULT_PILOT_UNCERTAINTY, PILOT_UNCERTAINTY
 from planning.models import PlanRequest
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
 
-
 PILOT_UNCERTAINTY_HELP = (
     "How the pilot's uncertainty enters the plan. bootstrap (default): every simulated round "
     "is drawn from its own bootstrap resample of the pilot (for the other designs' model, an "
