@@ -155,12 +155,12 @@ def _second_derivative_sum(
     t0: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """``Σ_u w_u ẗ_u`` per round: second derivatives of ``f`` along ``n s_u − T``."""
-    stats = decomposition.item_stats
+    stats: Any = decomposition.item_stats
+    dense = stats.toarray() if sparse.issparse(stats) else np.asarray(stats)
     k = totals.shape[1]
     sizes = weights.sum(axis=1)
     if k <= _MAX_EIGEN_COLUMNS and decomposition.n_items * k * k <= _BLOCK_ELEMENTS:
         # Σ w (n s − T)ᵀ H (n s − T) = n² tr(H C) = n² Σ_j λ_j v_jᵀ H v_j.
-        dense = stats.toarray() if sparse.issparse(stats) else np.asarray(stats)
         outer = (dense[:, :, None] * dense[:, None, :]).reshape(len(dense), k * k)
         mean = totals / sizes[:, None]
         scatter = (weights @ outer).reshape(-1, k, k) - sizes[:, None, None] * (
@@ -172,10 +172,9 @@ def _second_derivative_sum(
         return _along(decomposition, totals, t0, directions, np.ones((len(totals), k)))
     total = np.zeros(len(totals))
     rows = max(1, _BLOCK_ELEMENTS // max(decomposition.n_items * k, 1))
-    block: Any = stats.toarray() if sparse.issparse(stats) else np.asarray(stats)
     for start in range(0, len(totals), rows):
         part = slice(start, start + rows)
-        directions = sizes[part, None, None] * block[None, :, :] - totals[part, None, :]
+        directions = sizes[part, None, None] * dense[None, :, :] - totals[part, None, :]
         total[part] = _along(decomposition, totals[part], t0[part], directions, weights[part])
     return total
 

@@ -23,6 +23,7 @@ from metrics import (
     decompose_krippendorff_alpha,
 )
 from metrics.planning import simulated_rounds
+from metrics.uncertainty import abc
 from metrics.uncertainty.abc import abc_interval, abc_limits
 from metrics.uncertainty.bootstrap import bootstrap
 
@@ -74,6 +75,20 @@ def test_abc_of_many_rounds_equals_abc_of_each_round_alone() -> None:
     for row, expected in zip(weights, together, strict=True):
         single = abc_limits(decomposition, row[None, :].astype(float), levels)
         np.testing.assert_allclose(single[0], expected, rtol=1e-9)
+
+
+def test_wide_statistics_take_one_direction_per_item_with_the_same_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Σ_u w_u ẗ_u = n² tr(H C): along C's eigenvectors (k directions) or along every item's
+    # own direction n s_u − T; the two sums are the same number, so are the bounds.
+    decomposition = decompose_cohen_kappa(generate(np.random.default_rng(3), 60, 2))
+    weights = np.random.default_rng(4).multinomial(60, np.full(60, 1 / 60), size=4).astype(float)
+    levels = np.array([0.025, 0.975])
+    by_eigenvectors = abc_limits(decomposition, weights, levels)
+    monkeypatch.setattr(abc, "_MAX_EIGEN_COLUMNS", 0)
+    by_items = abc_limits(decomposition, weights, levels)
+    np.testing.assert_allclose(by_items, by_eigenvectors, atol=1e-6)
 
 
 def test_a_round_without_spread_has_its_estimate_as_both_bounds() -> None:
