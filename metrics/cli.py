@@ -547,7 +547,8 @@ def _add_plan_parser(commands: Any) -> None:
         choices=("lower-bound", "bootstrap", "none"),
         default="lower-bound",
         help="from a pilot: plan on its one-sided 80%% lower bound (lower-bound), average over "
-        "its bootstrap distribution (bootstrap), or take it as the truth (none)",
+        "its bootstrap distribution (bootstrap), or take it as the truth (none); default "
+        "lower-bound",
     )
     plan.add_argument("--json", action="store_true", help="print the JSON contract")
 

@@ -525,7 +525,7 @@ def plan_items(
 
     >>> carried = plan_items(ao, target=0.8, power=0.8, seed=1)
     >>> carried.n_items > plan.n_items, carried.pilot_uncertainty
-    (True, 'bootstrap')
+    (True, 'lower-bound')
     """
     _check_common(
         target=target, power=power, confidence=confidence, replicates=replicates, seed=seed
