@@ -542,6 +542,14 @@ def _add_plan_parser(commands: Any) -> None:
     plan.add_argument("--alpha", type=float, help="no pilot: the assumed population alpha")
     plan.add_argument("--agreement", type=float, help="no pilot: the assumed agreement rate")
     plan.add_argument("--coders", type=int, default=2, help="no pilot: coders per item")
+    plan.add_argument(
+        "--pilot-uncertainty",
+        choices=("lower-bound", "bootstrap", "none"),
+        default="lower-bound",
+        help="from a pilot: plan on its one-sided 80%% lower bound (lower-bound), average over "
+        "its bootstrap distribution (bootstrap), or take it as the truth (none); default "
+        "lower-bound",
+    )
     plan.add_argument("--json", action="store_true", help="print the JSON contract")
 
 
@@ -606,7 +614,14 @@ def _plan_run(args: argparse.Namespace) -> Any:
     data = read_annotations(args.file, level=args.level, domain=domain)
     distance = report_distance(args.level, args.distance)
     decompose = _plan_decompose(args.coefficient, data.n_coders, distance)
-    return plan_items(decompose(data), **common)
+    return plan_items(decompose(data), pilot_uncertainty=args.pilot_uncertainty, **common)
+
+
+_UNCERTAINTY_TEXT = {
+    "lower-bound": "planned on its one-sided 80% lower bound",
+    "bootstrap": "averaged over its bootstrap distribution",
+    "none": "not carried (taken as the truth)",
+}
 
 
 def _plan_main(args: argparse.Namespace) -> int:
@@ -624,6 +639,15 @@ def _plan_main(args: argparse.Namespace) -> int:
         f"reaches {result.target} with probability {result.probability:.3f} "
         f"(required {result.power}; {args.coefficient} of the {result.source} "
         f"{result.estimate:.4f}; {result.replicates} simulated rounds per size, seed {result.seed})"
+    )
+    carried = (
+        f"the pilot's uncertainty: {_UNCERTAINTY_TEXT[result.pilot_uncertainty]}"
+        if result.source == "pilot"
+        else "the model's assumed values are taken as the truth"
+    )
+    print(
+        "Each simulated round's lower bound: the report's BCa interval (its analytic ABC "
+        f"form); {carried}."
     )
     print(f"{'items':>8}  probability")
     for n, probability in result.curve:

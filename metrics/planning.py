@@ -59,13 +59,35 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from metrics.data import ReliabilityData
 from metrics.decomposition import Decomposition
+from metrics.uncertainty.abc import abc_limits
 
-#: How each simulated round's lower bound is computed (``PlanResult.method``).
-METHOD = "normal-delta"
+#: How each simulated round's lower bound is computed (``PlanResult.method``): the ABC
+#: interval, the analytic form of the report's BCa bootstrap interval
+#: (:mod:`metrics.uncertainty.abc`).
+METHOD = "bca-abc"
+#: How the pilot's own uncertainty enters the plan (``pilot_uncertainty``):
+#: ``"lower-bound"`` plans on the pilot's one-sided lower bound (see :data:`PILOT_LEVEL`);
+#: ``"bootstrap"`` draws each simulated round's population from the pilot's bootstrap
+#: distribution (a bootstrap resample of the pilot's items, or for the model an alpha drawn
+#: from the pilot's bootstrap replicates), which keeps the promise on average over pilots;
+#: ``"none"`` takes the pilot as the truth.
+PILOT_UNCERTAINTY = ("lower-bound", "bootstrap", "none")
+#: ``"lower-bound"``: every simulated round is drawn from a bootstrap resample of the pilot
+#: whose coefficient sits at the pilot's one-sided lower bound at this level (the 20%
+#: quantile of its bootstrap replicates), after Browne (1995), who plans on an 80% upper
+#: confidence limit of a pilot's standard deviation: the plan then keeps its power for
+#: about 80% of the pilots a population gives.
+PILOT_LEVEL = 0.8
+#: The default: plans keep their promise under the process that generated the pilot, not
+#: only under the pilot (docs/planning.md).
+DEFAULT_PILOT_UNCERTAINTY = "lower-bound"
+#: Rounds ``start`` to ``stop - 1`` → their populations, one row per round: either the
+#: probabilities of drawing each population row (float), or the list of population rows a
+#: resample holds (integer; a round draws uniformly from the list).
+Populations = Callable[[int, int], NDArray[Any]]
 #: At most this many label patterns (categories ** coders) are enumerated by the model.
 MAX_PATTERNS = 200_000
 # Elements of one block of resampling counts (rounds × items); bounds memory to ~32 MB.
@@ -74,10 +96,14 @@ _BLOCK_ELEMENTS = 1 << 22
 _STEP = 1e-6
 
 __all__ = [
+    "DEFAULT_PILOT_UNCERTAINTY",
     "MAX_PATTERNS",
     "METHOD",
+    "PILOT_UNCERTAINTY",
     "PlanResult",
+    "model_draws",
     "model_pilot",
+    "pilot_resamples",
     "plan_items",
     "plan_without_pilot",
     "round_probability",
@@ -102,8 +128,8 @@ class PlanResult:
     curve : tuple of (int, float)
         Every evaluated size with its probability, by size.
     method : str
-        :data:`METHOD`: the lower bound of a simulated round is the normal interval with the
-        delta-method standard error.
+        :data:`METHOD`: the lower bound of a simulated round is the ABC interval, the
+        analytic form of the BCa bootstrap interval the report prints.
     seed : int
         Seed of the simulated rounds (size ``n`` uses ``np.random.default_rng([seed, n])``).
     estimate : float
@@ -112,6 +138,13 @@ class PlanResult:
         Simulated rounds per evaluated size.
     source : str
         ``"pilot"`` or ``"model"``.
+    pilot_uncertainty : str
+        One of :data:`PILOT_UNCERTAINTY`: ``"bootstrap"`` when every simulated round drew its
+        population from the pilot's bootstrap distribution, ``"none"`` when the pilot (or the
+        model's assumed value) was taken as the truth.
+    ceiling : float
+        The probability very large rounds approach: the share of simulated populations
+        whose coefficient exceeds the target (1 when the pilot is taken as the truth).
     """
 
     n_items: int
@@ -125,6 +158,8 @@ class PlanResult:
     estimate: float
     replicates: int
     source: str
+    pilot_uncertainty: str = "none"
+    ceiling: float = 1.0
 
     def to_json(self) -> dict[str, Any]:
         """The JSON contract of ``python -m metrics plan --json``."""
@@ -140,6 +175,8 @@ class PlanResult:
             "estimate": self.estimate,
             "replicates": self.replicates,
             "source": self.source,
+            "pilot_uncertainty": self.pilot_uncertainty,
+            "ceiling": self.ceiling,
         }
 
 
@@ -227,8 +264,13 @@ def round_probability(
     replicates: int = 1000,
     seed: int = 0,
     item_probabilities: NDArray[np.float64] | None = None,
+    populations: Populations | None = None,
 ) -> float:
     """Share of simulated rounds of ``n`` items whose lower bound reaches ``target``.
+
+    Each round's lower bound is the lower end of its two-sided ABC interval at
+    ``confidence`` (:func:`metrics.uncertainty.abc.abc_limits`), the report's BCa interval
+    in analytic form.
 
     Parameters
     ----------
@@ -239,13 +281,17 @@ def round_probability(
     target : float
         The value the lower bound must reach (``≥``).
     confidence : float, default 0.95
-        Confidence level of the two-sided normal interval whose lower end is compared.
+        Confidence level of the two-sided interval whose lower end is compared.
     replicates : int, default 1000
         Simulated rounds.
     seed : int, default 0
         Rounds of size ``n`` draw from ``np.random.default_rng([seed, n])``.
     item_probabilities : ndarray, optional
         Probability of drawing each row of ``decomposition`` (uniform when omitted: a pilot).
+    populations : callable, optional
+        ``populations(start, stop)`` gives the rows' probabilities for rounds ``start`` to
+        ``stop - 1``, one population per round (the pilot's uncertainty, see
+        :func:`plan_items`); it replaces ``item_probabilities``.
 
     Returns
     -------
@@ -255,17 +301,27 @@ def round_probability(
     if not (_is_int(n) and n >= 2):
         raise ValueError(f"n must be an integer ≥ 2; got {n!r}.")
     probabilities = _item_probabilities(decomposition, item_probabilities)
-    z = float(special.ndtri((1.0 + confidence) / 2.0))
+    level = np.array([(1.0 - confidence) / 2.0])
     rng = np.random.default_rng([seed, int(n)])
     reached = 0
-    block = max(1, min(replicates, _BLOCK_ELEMENTS // decomposition.n_items))
-    for start in range(0, replicates, block):
-        rows = min(block, replicates - start)
-        weights = _draw_rounds(rng, int(n), probabilities, rows)
-        estimates, se = simulated_rounds(decomposition, weights)
+    for start, rows in _blocks(decomposition.n_items, replicates):
+        if populations is None:
+            weights = _draw_rounds(rng, int(n), probabilities, rows)
+        else:
+            weights = _draw_rounds_from(
+                rng, int(n), populations(start, start + rows), decomposition.n_items
+            )
+        lower = abc_limits(decomposition, weights, level)[:, 0]
         with np.errstate(invalid="ignore"):
-            reached += int(np.count_nonzero(estimates - z * se >= target))
+            reached += int(np.count_nonzero(lower >= target))
     return reached / replicates
+
+
+def _blocks(n_items: int, replicates: int) -> list[tuple[int, int]]:
+    """``(start, rows)`` of the blocks of rounds; a function of the sizes only, so that a
+    population drawn per block is the same for every round size."""
+    block = max(1, min(replicates, _BLOCK_ELEMENTS // max(n_items, 1)))
+    return [(start, min(block, replicates - start)) for start in range(0, replicates, block)]
 
 
 def _draw_rounds(
@@ -279,6 +335,96 @@ def _draw_rounds(
         counts = np.bincount(flat, minlength=rounds * size).reshape(rounds, size)
         return counts.astype(np.float64)
     return rng.multinomial(n, probabilities, size=rounds).astype(np.float64)
+
+
+def _draw_rounds_from(
+    rng: np.random.Generator, n: int, populations: NDArray[Any], size: int
+) -> NDArray[np.float64]:
+    """Resampling counts (rounds × ``size`` rows) of one round of ``n`` items from each row
+    of ``populations``: integer rows list the population's rows (a resample: draw ``n`` of
+    its entries uniformly), float rows are the rows' probabilities."""
+    rounds = len(populations)
+    if np.issubdtype(populations.dtype, np.integer):
+        picks = rng.integers(0, populations.shape[1], size=(rounds, n))
+        drawn = np.take_along_axis(populations, picks, axis=1)
+        flat = (drawn + size * np.arange(rounds)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rounds * size).reshape(rounds, size)
+        return counts.astype(np.float64)
+    rows = populations / populations.sum(axis=1, keepdims=True)
+    return rng.multinomial(n, rows).astype(np.float64)
+
+
+# -- the pilot's uncertainty --------------------------------------------------------------------
+
+
+def pilot_resamples(n_items: int, seed: int) -> Populations:
+    """Populations that are bootstrap resamples of a pilot of ``n_items`` items.
+
+    Rounds ``start`` to ``stop`` of a block draw their resamples from
+    ``np.random.default_rng([seed, 1, start])``: every round size sees the same populations
+    (common random numbers keep the curve smooth)."""
+
+    def populations(start: int, stop: int) -> NDArray[np.intp]:
+        rng = np.random.default_rng([seed, 1, start])
+        return rng.integers(0, n_items, size=(stop - start, n_items), dtype=np.intp)
+
+    return populations
+
+
+def pilot_lower_resamples(
+    decomposition: Decomposition, *, seed: int, replicates: int, level: float = PILOT_LEVEL
+) -> tuple[Populations, float]:
+    """Populations at the pilot's one-sided lower bound, and that bound.
+
+    ``replicates`` bootstrap resamples of the pilot (:func:`pilot_resamples`) are drawn; the
+    bound is the ``1 - level`` quantile of their coefficients, and the ``max(10,
+    replicates // 20)`` resamples whose coefficients lie nearest to it are the populations,
+    round ``r`` drawing from the ``r``-th of them (cyclically)."""
+    n_items = decomposition.n_items
+    resamples = pilot_resamples(n_items, seed)
+    blocks = [resamples(start, start + rows) for start, rows in _blocks(n_items, replicates)]
+    values = np.concatenate([_population_values(decomposition, block) for block in blocks])
+    defined = np.isfinite(values)
+    if np.count_nonzero(defined) < 2:
+        raise ValueError(
+            f"The {decomposition.name} is undefined on almost every bootstrap resample of the "
+            "pilot; there is no lower bound to plan on."
+        )
+    bound = float(np.quantile(values[defined], 1.0 - level))
+    keep = max(10, replicates // 20)
+    nearest = np.argsort(np.where(defined, np.abs(values - bound), np.inf), kind="stable")[:keep]
+    chosen = np.concatenate(blocks)[nearest]
+
+    def populations(start: int, stop: int) -> NDArray[np.intp]:
+        return chosen[np.arange(start, stop) % len(chosen)]
+
+    return populations, bound
+
+
+def _population_values(decomposition: Decomposition, drawn: NDArray[Any]) -> NDArray[np.float64]:
+    """The coefficient of each population (rows of indices or of probabilities) in the limit
+    of a very large round."""
+    size = decomposition.n_items
+    rows = len(drawn)
+    if np.issubdtype(drawn.dtype, np.integer):
+        flat = (drawn + size * np.arange(rows)[:, None]).ravel()
+        drawn = np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(float)
+    shares = drawn / drawn.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _finalize(decomposition, decomposition.totals(shares * 1e9))
+
+
+def _ceiling(
+    decomposition: Decomposition, populations: Populations, replicates: int, target: float
+) -> float:
+    """Share of the populations whose coefficient exceeds ``target``: the probability of
+    reaching it that rounds approach as they grow (each round's bound tends to its
+    population's value)."""
+    above = 0
+    for start, rows in _blocks(decomposition.n_items, replicates):
+        values = _population_values(decomposition, populations(start, start + rows))
+        above += int(np.count_nonzero(values > target))
+    return above / replicates
 
 
 # -- the search --------------------------------------------------------------------------------
@@ -296,6 +442,8 @@ def plan_items(
     max_items: int = 100_000,
     resolution: float = 0.01,
     item_probabilities: NDArray[np.float64] | None = None,
+    pilot_uncertainty: str = DEFAULT_PILOT_UNCERTAINTY,
+    populations: Populations | None = None,
 ) -> PlanResult:
     """Smallest number of items for which the lower bound reaches ``target`` with ``power``.
 
@@ -333,6 +481,20 @@ def plan_items(
     item_probabilities : ndarray, optional
         Probability of each row of ``decomposition`` (a model's label patterns); uniform
         when omitted.
+    pilot_uncertainty : {"lower-bound", "bootstrap", "none"}, default "lower-bound"
+        From a pilot (no ``item_probabilities``), how its own uncertainty enters:
+        ``"lower-bound"`` draws every simulated round from a bootstrap resample of the pilot
+        whose coefficient is the pilot's one-sided :data:`PILOT_LEVEL` lower bound (the
+        plan then holds for about 80% of the pilots a population gives, Browne 1995);
+        ``"bootstrap"`` draws every round from its own bootstrap resample of the pilot, so
+        the probability is an average over what the pilot says the population may be (it
+        holds on average over pilots, less for a pilot that came out high); ``"none"``
+        draws every round from the pilot itself, taking its estimate as the truth.
+        Ignored for a model (see ``populations``).
+    populations : callable, optional
+        Per-round populations (``populations(start, stop)`` → rounds × rows probabilities),
+        e.g. a model whose alpha is drawn per round (:func:`plan_without_pilot`); given,
+        they are used whatever ``pilot_uncertainty`` says.
 
     Returns
     -------
@@ -342,7 +504,8 @@ def plan_items(
     ------
     ValueError
         If the coefficient of the population is undefined or does not exceed ``target`` (no
-        number of items makes the target likely), if ``max_items`` is not enough, or if an
+        number of items makes the target likely), if fewer than ``power`` of the drawn
+        populations exceed it (``ceiling``), if ``max_items`` is not enough, or if an
         argument is out of range.
 
     Examples
@@ -352,9 +515,17 @@ def plan_items(
 
     >>> stats = np.array([[1.0, 1.0]] * 170 + [[0.0, 1.0]] * 30)
     >>> ao = Decomposition("ao", stats, lambda t: t[..., 0] / t[..., 1])
-    >>> plan = plan_items(ao, target=0.8, power=0.8, seed=1)
-    >>> 350 < plan.n_items < 450  # normal theory: ((1.96 + 0.84)·0.357 / 0.05)² ≈ 400
+    >>> plan = plan_items(ao, target=0.8, power=0.8, seed=1, pilot_uncertainty="none")
+    >>> 400 < plan.n_items < 500  # normal theory ((1.96 + 0.84)·0.357 / 0.05)² ≈ 400; BCa lower
     True
+
+    The BCa bound of a proportion near 0.85 sits below the normal one (skewed to the left), so
+    the plan is a little above normal theory (455 items). Carrying the pilot's uncertainty
+    (the default: its one-sided 80% lower bound, about 0.82) asks for more.
+
+    >>> carried = plan_items(ao, target=0.8, power=0.8, seed=1)
+    >>> carried.n_items > plan.n_items, carried.pilot_uncertainty
+    (True, 'lower-bound')
     """
     _check_common(
         target=target, power=power, confidence=confidence, replicates=replicates, seed=seed
@@ -367,6 +538,11 @@ def plan_items(
         )
     if not (isinstance(resolution, float | int) and 0.0 <= resolution < 1.0):
         raise ValueError(f"resolution must be in [0, 1); got {resolution!r}.")
+    if pilot_uncertainty not in PILOT_UNCERTAINTY:
+        raise ValueError(
+            f"pilot_uncertainty must be one of {', '.join(PILOT_UNCERTAINTY)}; got "
+            f"{pilot_uncertainty!r}."
+        )
     probabilities = _item_probabilities(decomposition, item_probabilities)
     source = "pilot" if item_probabilities is None else "model"
     # The pilot's own value; for a model, its population value (a very large round).
@@ -385,6 +561,17 @@ def plan_items(
             f"{estimate:.4f}, not above the target {target}; more items only make the lower "
             "bound approach that value. Lower the target or improve agreement first."
         )
+    populations, carried, ceiling = _uncertainty(
+        decomposition,
+        populations,
+        pilot_uncertainty if source == "pilot" else "none",
+        target=target,
+        power=power,
+        seed=int(seed),
+        replicates=replicates,
+        estimate=estimate,
+        source=source,
+    )
     curve: dict[int, float] = {}
 
     def probability(n: int) -> float:
@@ -397,6 +584,7 @@ def plan_items(
                 replicates=replicates,
                 seed=seed,
                 item_probabilities=probabilities,
+                populations=populations,
             )
         return curve[n]
 
@@ -413,7 +601,53 @@ def plan_items(
         estimate=estimate,
         replicates=int(replicates),
         source=source,
+        pilot_uncertainty=carried,
+        ceiling=ceiling,
     )
+
+
+def _uncertainty(
+    decomposition: Decomposition,
+    populations: Populations | None,
+    option: str,
+    *,
+    target: float,
+    power: float,
+    seed: int,
+    replicates: int,
+    estimate: float,
+    source: str,
+) -> tuple[Populations | None, str, float]:
+    """The populations the rounds are drawn from, the option carried and the ceiling;
+    ``ValueError`` when the pilot's uncertainty leaves the target out of reach."""
+    carried = "none"
+    if populations is not None:
+        carried = "bootstrap"
+    elif option == "bootstrap":
+        populations, carried = pilot_resamples(decomposition.n_items, seed), "bootstrap"
+    elif option == "lower-bound":
+        populations, bound = pilot_lower_resamples(decomposition, seed=seed, replicates=replicates)
+        carried = "lower-bound"
+        if bound <= target:
+            raise ValueError(
+                f"The target cannot be reached: the pilot's {decomposition.name} is "
+                f"{estimate:.4f} but its one-sided {PILOT_LEVEL:.0%} lower bound is "
+                f"{bound:.4f}, not above the target {target}; a plan on that bound cannot "
+                "reach it. Lower the target, start from a larger pilot, or plan with "
+                "pilot_uncertainty 'bootstrap' or 'none' (optimistic)."
+            )
+    ceiling = 1.0
+    if populations is not None:
+        ceiling = _ceiling(decomposition, populations, replicates, target)
+        if ceiling < power:
+            raise ValueError(
+                f"The target cannot be reached with probability {power}: the {source}'s "
+                f"{decomposition.name} is {estimate:.4f}, but only {ceiling:.3f} of the "
+                f"populations its uncertainty allows (its bootstrap resamples) have a "
+                f"{decomposition.name} above {target}, and no round size does better than that "
+                "share. Lower the target or the power, or start from a larger pilot."
+            )
+    return populations, carried, ceiling
 
 
 def _search(
@@ -511,19 +745,57 @@ def model_pilot(
             f"at most {MAX_PATTERNS} are enumerated. Merge rare categories or plan for fewer "
             "coders."
         )
-    p = math.sqrt(reliability)
     patterns = np.array(list(itertools.product(range(len(labels)), repeat=coders)), dtype=np.intp)
-    # report[c, v]: probability that a coder reports v on an item whose true category is c.
-    report = p * np.eye(len(labels)) + (1.0 - p) * prior[None, :]
-    per_true = np.prod(report[:, patterns], axis=2)  # true category × pattern
-    probabilities = prior @ per_true
+    probabilities = _pattern_probabilities(prior, patterns, np.array([reliability]))[0]
     data = ReliabilityData(
         patterns.T.copy(),
         tuple(labels),
         tuple(range(n_patterns)),
         tuple(range(coders)),
     )
-    return data, probabilities / probabilities.sum()
+    return data, probabilities
+
+
+def _pattern_probabilities(
+    prior: NDArray[np.float64], patterns: NDArray[np.intp], alphas: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Probability of each label pattern under the model, one row per alpha in ``alphas``."""
+    p = np.sqrt(np.clip(alphas, 0.0, 1.0))[:, None, None]
+    # report[a, c, v]: probability that a coder reports v on an item whose true category is c.
+    report = p * np.eye(prior.size)[None] + (1.0 - p) * prior[None, None, :]
+    coders = patterns.shape[1]
+    per_true = np.ones((len(alphas), prior.size, len(patterns)))
+    for coder in range(coders):  # a loop over the (few) coders, vectorised over patterns
+        per_true *= report[:, :, patterns[:, coder]]
+    probabilities = np.einsum("c,acp->ap", prior, per_true)
+    return np.asarray(probabilities / probabilities.sum(axis=1, keepdims=True))
+
+
+def model_draws(
+    categories: Mapping[Hashable, float],
+    alphas: NDArray[np.float64],
+    *,
+    coders: int,
+    seed: int,
+) -> Populations:
+    """Populations of the model whose alpha is drawn, per round, from ``alphas`` (e.g. a
+    pilot's bootstrap replicates of its nominal alpha; clipped to [0, 1], ``nan`` dropped).
+
+    Rounds ``start`` to ``stop`` of a block draw from ``np.random.default_rng([seed, 2,
+    start])``."""
+    labels, prior = _check_categories(categories)
+    values = np.asarray(alphas, dtype=np.float64).reshape(-1)
+    values = values[np.isfinite(values)]
+    if values.size < 2:
+        raise ValueError("Need at least two defined alpha values to draw the model's alpha from.")
+    patterns = np.array(list(itertools.product(range(len(labels)), repeat=coders)), dtype=np.intp)
+
+    def populations(start: int, stop: int) -> NDArray[np.float64]:
+        rng = np.random.default_rng([seed, 2, start])
+        drawn = values[rng.integers(0, values.size, size=stop - start)]
+        return _pattern_probabilities(prior, patterns, drawn)
+
+    return populations
 
 
 def plan_without_pilot(
@@ -541,12 +813,15 @@ def plan_without_pilot(
     min_items: int = 20,
     max_items: int = 100_000,
     resolution: float = 0.01,
+    alpha_draws: NDArray[np.float64] | None = None,
 ) -> PlanResult:
     """Plan a round of ``coders`` coders per item from an assumed category distribution and
     agreement, without a pilot.
 
     The label patterns of :func:`model_pilot` are the population; :func:`plan_items` draws
-    rounds from them with their exact probabilities.
+    rounds from them with their exact probabilities. With ``alpha_draws`` (a pilot's
+    bootstrap replicates of alpha), each round's model has its own alpha drawn from them
+    (:func:`model_draws`): the pilot's uncertainty carried into the model's designs.
 
     Parameters
     ----------
@@ -557,11 +832,14 @@ def plan_without_pilot(
         ``metrics.decompose_krippendorff_alpha`` or ``metrics.decompose_cohen_kappa``.
     target, power, confidence, replicates, seed, min_items, max_items, resolution
         As in :func:`plan_items`.
+    alpha_draws : ndarray, optional
+        Values to draw each round's alpha from; the assumed ``alpha`` (or ``agreement``)
+        still gives the plan's ``estimate``.
 
     Returns
     -------
     PlanResult
-        ``source="model"``.
+        ``source="model"``; ``pilot_uncertainty="bootstrap"`` with ``alpha_draws``.
 
     Examples
     --------
@@ -576,6 +854,9 @@ def plan_without_pilot(
     """
     data, probabilities = model_pilot(categories, alpha=alpha, agreement=agreement, coders=coders)
     decomposition = decompose(data)
+    populations = None
+    if alpha_draws is not None:
+        populations = model_draws(categories, alpha_draws, coders=coders, seed=seed)
     return plan_items(
         decomposition,
         target=target,
@@ -587,6 +868,7 @@ def plan_without_pilot(
         max_items=max_items,
         resolution=resolution,
         item_probabilities=probabilities,
+        populations=populations,
     )
 
 

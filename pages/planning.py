@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY
 from pages.stale_marks import StaleMark, change_log
 from pages.views import _question_of, _study_for, _wants_json, site_login_required
 from planning.models import PlanRequest, PlanStatus
@@ -42,6 +43,19 @@ class PlanRequestForm(forms.Form):
         label="Other designs (coders per item)",
         help_text="e.g. 2, 4; empty: the pilot's design only (nominal questions)",
     )
+    pilot_uncertainty = forms.ChoiceField(
+        choices=[
+            ("lower-bound", "plan on the pilot's one-sided 80 % lower bound (default)"),
+            ("bootstrap", "average over the pilot's bootstrap distribution"),
+            ("none", "take the pilot's estimate as the truth (optimistic)"),
+        ],
+        initial=DEFAULT_PILOT_UNCERTAINTY,
+        required=False,
+        label="The pilot's uncertainty",
+    )
+
+    def clean_pilot_uncertainty(self) -> str:
+        return str(self.cleaned_data.get("pilot_uncertainty") or DEFAULT_PILOT_UNCERTAINTY)
 
     def __init__(self, *args: Any, study: Study, question: Question, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -182,6 +196,7 @@ def plan_request_view(request: HttpRequest, study_pk: int) -> HttpResponse:
             confidence=data["confidence"],
             power=data["power"],
             coders_per_item=data["coders_per_item"],
+            pilot_uncertainty=data["pilot_uncertainty"],
             requested_by=request.user,
         )
     except ValidationError as error:

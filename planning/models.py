@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agreement_server.worker_jobs import JobStatus, WorkerJob
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY, PILOT_UNCERTAINTY
 from studies.models import Question, Round, Study
 
 # The states of every worker job (``agreement_server.worker_jobs``), under this app's name.
@@ -28,7 +29,8 @@ class PlanRequest(WorkerJob):
 
     ``assumptions`` (no pilot): ``{"categories": {code: share}, "alpha": a}`` or with
     ``"agreement"`` instead of ``"alpha"``. ``coders_per_item``: the designs planned with the
-    nominal model (empty: the pilot's own design only). ``result``: see
+    nominal model (empty: the pilot's own design only). ``pilot_uncertainty``: how the
+    pilot's uncertainty is carried (``metrics.planning.PILOT_UNCERTAINTY``). ``result``: see
     ``planning.simulation.plan_result``. ``dispatched_at`` is when the run message was handed
     to the broker (null: refused, the sweep sends it again).
     """
@@ -44,6 +46,15 @@ class PlanRequest(WorkerJob):
     target = models.FloatField()
     power = models.FloatField(default=0.9)
     coders_per_item = models.JSONField(default=list, blank=True)
+    # How the pilot's uncertainty enters (metrics.planning.PILOT_UNCERTAINTY): "lower-bound"
+    # (default) plans on its one-sided 80% lower bound, "bootstrap" draws every simulated
+    # round's population from its bootstrap distribution, "none" takes the pilot as the
+    # truth (plans made before the option existed).
+    pilot_uncertainty = models.CharField(
+        max_length=20,
+        choices=[(value, value) for value in PILOT_UNCERTAINTY],
+        default=DEFAULT_PILOT_UNCERTAINTY,
+    )
     max_items = models.PositiveIntegerField(default=10_000)
     replicates = models.PositiveIntegerField(default=1000)
     seed = models.PositiveIntegerField(default=0)

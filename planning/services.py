@@ -28,6 +28,7 @@ from agreement_server.worker_jobs import job_beat, job_claim, job_fail, job_fini
 from computations.model_coders import scope_without_models
 from computations.scope import scope_annotations
 from computations.services import heartbeat_timeout, resend_after
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY, PILOT_UNCERTAINTY
 from planning import dispatch
 from planning.models import PlanRequest, PlanStatus
 from planning.simulation import (
@@ -191,6 +192,7 @@ def plan_request_create(
     max_items: int = 10_000,
     replicates: int = 1000,
     seed: int = 0,
+    pilot_uncertainty: str = DEFAULT_PILOT_UNCERTAINTY,
     requested_by: Any = None,
 ) -> PlanRequest:
     """Check the request, store it, and send it to a worker once the transaction commits."""
@@ -201,6 +203,10 @@ def plan_request_create(
     designs = [int(c) for c in coders_per_item]
     errors = _range_errors(target=target, power=power, confidence=confidence, max_items=max_items)
     errors.update(_question_errors(question, coefficient))
+    if pilot_uncertainty not in PILOT_UNCERTAINTY:
+        errors["pilot_uncertainty"] = (
+            f"One of {', '.join(PILOT_UNCERTAINTY)}; got {pilot_uncertainty!r}."
+        )
     if not errors:
         if pilot_round is not None and assumptions:
             errors["assumptions"] = "Give a pilot round or assumptions, not both."
@@ -236,6 +242,7 @@ def plan_request_create(
         max_items=max_items,
         replicates=replicates,
         seed=seed,
+        pilot_uncertainty=pilot_uncertainty,
         requested_by=requested_by if getattr(requested_by, "pk", None) else None,
         dispatched_at=timezone.now(),
     )
@@ -264,6 +271,7 @@ def _spec(plan: PlanRequest) -> PlanSpec:
         seed=plan.seed,
         coders_per_item=tuple(int(c) for c in plan.coders_per_item),
         assumptions=plan.assumptions,
+        pilot_uncertainty=plan.pilot_uncertainty,
     )
 
 

@@ -5,7 +5,12 @@ resampling its items (``metrics.plan_items`` on the coefficient's decomposition,
 ``computations.engine.decompositions`` exactly as a round's report builds it). Each further
 design (``coders_per_item``) is planned with the nominal model of ``metrics.planning``
 (``plan_without_pilot``): without a pilot from the assumptions, with a pilot from the
-pilot's category shares and its nominal alpha. The result is plain JSON (``plan_result``).
+pilot's category shares and its nominal alpha. The pilot's uncertainty
+(``spec.pilot_uncertainty``) reaches both: ``lower-bound`` plans the pilot's design on
+resamples at its one-sided 80% lower bound and the model at the 20% quantile of the pilot's
+bootstrap replicates of nominal alpha; ``bootstrap`` draws per simulated round a resample,
+or a replicate's alpha; ``none`` takes the pilot as the truth. Assumptions (no pilot) are
+taken as the truth. The result is plain JSON (``plan_result``).
 """
 
 from __future__ import annotations
@@ -18,8 +23,14 @@ import numpy as np
 
 from computations import engine
 from computations.scope import ScopeAnnotations
-from metrics import Decomposition, coefficient_specs, plan_items, plan_without_pilot
-from metrics.planning import MAX_PATTERNS
+from metrics import (
+    Decomposition,
+    bootstrap_chunk,
+    coefficient_specs,
+    plan_items,
+    plan_without_pilot,
+)
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY, MAX_PATTERNS, PILOT_LEVEL
 from studies.kinds import KINDS, Feature, kind_of
 
 #: The coefficients a plan may target, per label kind: those a round's report computes.
@@ -48,6 +59,7 @@ class PlanSpec:
     seed: int
     coders_per_item: tuple[int, ...] = ()
     assumptions: Mapping[str, Any] = field(default_factory=dict)
+    pilot_uncertainty: str = DEFAULT_PILOT_UNCERTAINTY
 
 
 @dataclass(frozen=True)
@@ -78,15 +90,29 @@ def plan_result(
             on_step(done / max(steps, 1))
 
     plans: list[dict[str, Any]] = []
+    draws: dict[str, Any] = {}
     pilot_json: dict[str, Any] | None = None
     categories: dict[Hashable, float]
     if pilot is not None:
-        pilot_json, decomposition, categories, model_alpha = _pilot_summary(spec, pilot)
-        result = plan_items(decomposition, **_common(spec))
+        pilot_json, decomposition, categories, nominal = _pilot_summary(spec, pilot)
+        model_alpha = float(nominal.evaluate()) if nominal is not None else float("nan")
+        result = plan_items(
+            decomposition, pilot_uncertainty=spec.pilot_uncertainty, **_common(spec)
+        )
         coders = pilot_json["coders_per_item"]
         plans.append(_plan_json(result.to_json(), design="pilot", coders_per_item=coders))
         step()
         assumed: dict[str, Any] = {"alpha": model_alpha}
+        if spec.pilot_uncertainty != "none" and nominal is not None and spec.coders_per_item:
+            replicates = bootstrap_chunk(nominal, seed=spec.seed, start=0, stop=spec.replicates)
+            defined = replicates[np.isfinite(replicates)]
+            if spec.pilot_uncertainty == "bootstrap" and defined.size >= 2:
+                # The model's alpha per simulated round: one of the pilot's replicates.
+                draws["alpha_draws"] = defined
+            elif defined.size >= 2:
+                # The model at the pilot's one-sided lower bound of its nominal alpha.
+                bound = float(np.quantile(defined, 1.0 - PILOT_LEVEL))
+                assumed = {"alpha": min(max(bound, 0.0), 1.0)}
     else:
         categories = {str(k): float(v) for k, v in spec.assumptions["categories"].items()}
         assumed = {
@@ -99,6 +125,7 @@ def plan_result(
                 decompose=_model_decompose(spec.coefficient, coders),
                 coders=coders,
                 **assumed,
+                **draws,
                 **_common(spec),
             )
         except ValueError as error:
@@ -122,6 +149,7 @@ def plan_result(
         "replicates": spec.replicates,
         "seed": spec.seed,
         "method": planned[0]["method"],
+        "pilot_uncertainty": spec.pilot_uncertainty if pilot is not None else "none",
         "metrics_version": engine.metrics_version(),
         "pilot": pilot_json,
         "model": (
@@ -148,9 +176,10 @@ def _common(spec: PlanSpec) -> dict[str, Any]:
 
 def _pilot_summary(
     spec: PlanSpec, pilot: Pilot
-) -> tuple[dict[str, Any], Decomposition, dict[Hashable, float], float]:
+) -> tuple[dict[str, Any], Decomposition, dict[Hashable, float], Decomposition | None]:
     """The pilot as JSON, the coefficient's decomposition, the category shares and the
-    nominal alpha (the last two parameterise the model of the other designs)."""
+    nominal alpha's decomposition (the last two parameterise the model of the other
+    designs; its bootstrap replicates carry the pilot's uncertainty into the model)."""
     scope = pilot.scope
     data = engine.reliability_data(
         scope.item_ids, scope.coder_ids, scope.labels, domain=scope.domain
@@ -164,7 +193,7 @@ def _pilot_summary(
         )
     _, per_item = np.unique(scope.item_ids, return_counts=True)
     categories: dict[Hashable, float] = {}
-    model_alpha = float("nan")
+    alpha: Decomposition | None = None
     if kind_of(spec.kind).plan_model:
         codes, counts = np.unique(np.asarray(scope.labels, dtype=str), return_counts=True)
         categories = {
@@ -172,7 +201,7 @@ def _pilot_summary(
         }
         nominal = {**kind_of(spec.kind).default_parameters(), "coefficients": ["alpha"]}
         alpha = engine.decompositions(data, nominal, parents={}).get("alpha")
-        model_alpha = float(alpha.evaluate()) if alpha is not None else float("nan")
+    model_alpha = float(alpha.evaluate()) if alpha is not None else float("nan")
     estimate = float(decomposition.evaluate())
     summary = {
         "round": pilot.name,
@@ -185,7 +214,7 @@ def _pilot_summary(
         "category_shares": categories or None,
         "nominal_alpha": _finite(model_alpha),
     }
-    return summary, decomposition, categories, model_alpha
+    return summary, decomposition, categories, alpha
 
 
 def _model_decompose(coefficient: str, coders: int) -> Callable[[Any], Decomposition]:
@@ -206,6 +235,8 @@ def _plan_json(plan: Mapping[str, Any], *, design: str, coders_per_item: float) 
         "estimate": _finite(plan["estimate"]),
         "source": plan["source"],
         "method": plan["method"],
+        "pilot_uncertainty": plan["pilot_uncertainty"],
+        "ceiling": plan["ceiling"],
         "curve": [
             {"n": int(p["n"]), "probability": float(p["probability"])} for p in plan["curve"]
         ],

@@ -6,8 +6,17 @@ from typing import Any
 
 from rest_framework import serializers
 
+from metrics.planning import DEFAULT_PILOT_UNCERTAINTY, PILOT_UNCERTAINTY
 from planning.models import PlanRequest
 from studies.api.addressing import QUESTION_HELP, ROUND_HELP, QuestionField, RoundField
+
+PILOT_UNCERTAINTY_HELP = (
+    "How the pilot's uncertainty enters the plan. bootstrap (default): every simulated round "
+    "is drawn from its own bootstrap resample of the pilot (for the other designs' model, an "
+    "alpha drawn from the pilot's bootstrap replicates), so the plan holds for the population "
+    "the pilot came from, not only for the pilot. none: the pilot's estimate is taken as the "
+    "truth (smaller, optimistic plans)."
+)
 
 
 class PlanAssumptionsSerializer(serializers.Serializer):
@@ -64,6 +73,11 @@ class PlanRequestInputSerializer(serializers.Serializer):
     max_items = serializers.IntegerField(
         default=10_000, min_value=20, max_value=1_000_000, help_text="The largest round considered."
     )
+    pilot_uncertainty = serializers.ChoiceField(
+        choices=list(PILOT_UNCERTAINTY),
+        default=DEFAULT_PILOT_UNCERTAINTY,
+        help_text=PILOT_UNCERTAINTY_HELP,
+    )
 
 
 class PlanRequestSerializer(serializers.ModelSerializer):
@@ -90,6 +104,7 @@ class PlanRequestSerializer(serializers.ModelSerializer):
             "target",
             "power",
             "coders_per_item",
+            "pilot_uncertainty",
             "max_items",
             "replicates",
             "seed",

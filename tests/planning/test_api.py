@@ -54,13 +54,40 @@ def test_a_manager_requests_a_plan_and_members_read_it(
     assert plan.status == PlanStatus.DONE
     shown = viewer_client.get(_url(study, plan.pk)).json()
     assert shown["status"] == "done"
-    assert shown["recommended_items"] == 173
-    assert shown["result"]["recommended"]["n_items"] == 173
+    # The CLI's figure on the same pilot (tests/planning/test_worker.py, references).
+    assert shown["recommended_items"] == 860
+    assert shown["result"]["recommended"]["n_items"] == 860
+    assert shown["pilot_uncertainty"] == "lower-bound"  # the documented default
+    assert shown["result"]["method"] == "bca-abc"
     assert shown["requested_by"] == "manager_a"
     listed = viewer_client.get(_url(study)).json()
     assert listed["count"] == 1
     assert listed["results"][0]["id"] == plan.pk
     assert outsider_client.get(_url(study, plan.pk)).status_code == 404
+
+
+def test_the_pilots_uncertainty_is_an_option_of_the_request(
+    study: Any, pilot: Any, manager_client: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    # Taken as the truth, the pilot needs 173 items: `python -m metrics plan pilot.csv
+    # --domain a,b,c --target 0.5 --power 0.8 --pilot-uncertainty none` (references,
+    # server-plan-pilot); averaged over its bootstrap distribution, 515.
+    for option, items in (("none", 173), ("bootstrap", 515)):
+        response = _post(
+            manager_client, study, django_capture_on_commit_callbacks, question="tone",
+            pilot_round="Pilot", target=0.5, power=0.8, pilot_uncertainty=option,
+        )  # fmt: skip
+        assert response.status_code == 202, response.json()
+        shown = manager_client.get(_url(study, response.json()["id"])).json()
+        assert shown["pilot_uncertainty"] == option
+        assert shown["result"]["pilot_uncertainty"] == option
+        assert shown["recommended_items"] == items
+    bad = manager_client.post(
+        _url(study),
+        {"question": "tone", "pilot_round": "Pilot", "target": 0.5, "pilot_uncertainty": "max"},
+        format="json",
+    )
+    assert _errors(bad) == {"pilot_uncertainty": '"max" is not a valid choice.'}
 
 
 def test_viewers_and_annotators_may_not_request(

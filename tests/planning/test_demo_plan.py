@@ -27,12 +27,13 @@ def test_the_demo_stores_plans_for_the_next_round_and_fills_the_review_queue(
     assert sentiment.pilot_round.name == "Main"
     # The plan is the people's: the demo's model coder (and its sixty posts of its own) is
     # left out of the pilot. The Main round's people's sentiment labels written as CSV
-    # (item,coder,label) and planned by
-    # ``python -m metrics plan main.csv --domain positive,neutral,negative --target 0.3
-    # --power 0.8``: "131 items ... probability 0.802 ... alpha of the pilot 0.4476"
-    # (docs/references.md#server-plan-pilot).
-    assert sentiment.recommended_items == 131
-    assert sentiment.result["recommended"]["probability"] == 0.802
+    # (item,coder,label; ids zero-padded so that the file's order is the server's) and
+    # planned by ``python -m metrics plan main.csv --domain positive,neutral,negative
+    # --target 0.3 --power 0.8``: "910 items ... probability 0.818 ... alpha of the pilot
+    # 0.4476" (the default: on the 40-item pilot's one-sided 80% lower bound; taken as the
+    # truth, ``--pilot-uncertainty none``, 128 items; docs/references.md#server-plan-pilot).
+    assert sentiment.recommended_items == 910
+    assert sentiment.result["recommended"]["probability"] == 0.818
     assert sentiment.result["pilot"]["estimate"] == pytest.approx(0.4476, abs=5e-5)
     assert [p["design"] for p in sentiment.result["plans"]] == [
         "pilot",

@@ -45,14 +45,22 @@ def test_the_page_shows_a_stored_plan(
     assert "Plan the next round: question tone" in text
     assert "alpha's 95 % lower bound ≥ 0.5 with probability 0.8" in text
     assert "From the pilot round Pilot" in text
-    assert "<strong>Recommended: 173 items</strong> (pilot; about 519 annotations)" in text
+    # The CLI's figures on the same pilot (tests/planning/test_worker.py, references).
+    assert "<strong>Recommended: 860 items</strong> (pilot; about 2580 annotations)" in text
     assert "Pilot Pilot: 60 items, 3 coders (3.0 per item), alpha 0.616." in text
     assert (
         '<tr data-design="2 coders per item"><th scope="row">2 coders per item</th>'
-        '<td class="num">2</td><td class="num">263</td><td class="num">526</td>'
-        '<td class="num">0.801</td>'
+        '<td class="num">2</td><td class="num">1440</td><td class="num">2880</td>'
+        '<td class="num">0.802</td>'
     ) in text
-    assert '<td class="num">160</td><td class="num">0.765</td>' in text
+    assert '<td class="num">160</td><td class="num">0.231</td>' in text
+    assert (
+        "Each simulated round's lower bound: the report's BCa bootstrap interval (computed "
+        "in its analytic ABC form). The pilot's uncertainty is carried: each simulated round "
+        "is drawn from a bootstrap resample of the pilot at its one-sided 80 % lower bound of "
+        "alpha (the other designs: the model at the 20 % quantile of the pilot's bootstrap "
+        "replicates of alpha)."
+    ) in text
     # Viewers read, but the form is for managers.
     assert "Only the study's managers can request a plan" in text
     assert '<form method="post" action="/studies/' not in text.split("plan-request-heading")[1]
@@ -90,6 +98,17 @@ def test_a_manager_posts_the_form_and_a_viewer_may_not(
     assert "Other designs (coders per item): Whole numbers separated by commas, e.g. 2, 4." in (
         bad.content.decode()
     )
+    # The option is on the form, the default chosen.
+    assert (
+        '<option value="lower-bound" selected>plan on the pilot&#x27;s one-sided 80 % lower '
+        "bound (default)</option>"
+    ) in text
+    with django_capture_on_commit_callbacks(execute=True):
+        posted = _client(manager).post(url, {**form, "pilot_uncertainty": "none"})
+    assert posted.status_code == 302
+    assert PlanRequest.objects.latest("id").pilot_uncertainty == "none"
+    shown = _client(manager).get(_page(study, question)).content.decode()
+    assert "The pilot's estimate is taken as the truth (its uncertainty is not carried)." in shown
 
 
 def test_the_study_page_and_the_round_report_link_the_planning_page(

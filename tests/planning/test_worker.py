@@ -5,11 +5,17 @@ Expected numbers come from the library's command line on the same pilot written 
 (docs/references.md#server-plan-pilot):
 
     python -m metrics plan pilot.csv --domain a,b,c --coefficient alpha --target 0.5 --power 0.8
-      → 173 items, probability 0.803; curve 20: 0.186, 40: 0.302, 80: 0.519, 160: 0.765 …
+      → 860 items, probability 0.813; curve 20: 0.057, 40: 0.096, 80: 0.128, 160: 0.231 …
+      (the default --pilot-uncertainty lower-bound: the pilot's one-sided 80% lower bound)
+    The other designs' model at the pilot's lower bound: the 20% quantile of the pilot's
+    1,000 bootstrap replicates of nominal alpha (metrics.bootstrap_chunk, seed 0) is
+    0.5509558022864878, and
     python -m metrics plan --categories a:0.34444444444444444,b:0.2777777777777778,\
-      c:0.37777777777777777 --alpha 0.6158081373646883 --coders 2 --target 0.5 --power 0.8
-      → 263 items, 0.801
-    … --coders 4 → 118 items, 0.815
+      c:0.37777777777777777 --alpha 0.5509558022864878 --coders 2 --target 0.5 --power 0.8
+      → 1440 items, 0.802
+    … --coders 4 → 605 items, 0.822
+    Without a pilot the assumed alpha is the truth: … --alpha 0.6158081373646883 --coders 2
+      → 278 items, 0.814; --coders 4 → 113 items, 0.805
 """
 
 from __future__ import annotations
@@ -48,19 +54,22 @@ def test_the_worker_stores_the_plan_of_the_pilots_design(pilot: tuple[Any, Any, 
     assert plan.status == PlanStatus.DONE, plan.error
     assert plan.progress == 1.0
     result = plan.result
-    assert result["recommended"]["n_items"] == 173
-    assert plan.recommended_items == 173
+    assert result["recommended"]["n_items"] == 860
+    assert plan.recommended_items == 860
     mine = result["plans"][0]
     assert mine["design"] == "pilot"
     assert mine["coders_per_item"] == 3.0
-    assert mine["annotations"] == 519
-    assert mine["probability"] == 0.803
+    assert mine["annotations"] == 2580
+    assert mine["probability"] == 0.813
     assert [(p["n"], p["probability"]) for p in mine["curve"][:4]] == [
-        (20, 0.186),
-        (40, 0.302),
-        (80, 0.519),
-        (160, 0.765),
+        (20, 0.057),
+        (40, 0.096),
+        (80, 0.128),
+        (160, 0.231),
     ]
+    assert mine["method"] == "bca-abc"
+    assert mine["pilot_uncertainty"] == "lower-bound"
+    assert result["pilot_uncertainty"] == "lower-bound"
     assert result["pilot"]["n_items"] == 60
     assert result["pilot"]["n_coders"] == 3
     assert result["pilot"]["estimate"] == pytest.approx(0.6158081373646883, abs=1e-12)
@@ -70,14 +79,14 @@ def test_the_worker_stores_the_plan_of_the_pilots_design(pilot: tuple[Any, Any, 
 
 
 def test_a_model_coder_is_left_out_of_the_pilot(pilot: tuple[Any, Any, Any]) -> None:
-    """The same plan as the people's alone (173 items, above), whatever a model labelled."""
+    """The same plan as the people's alone (860 items, above), whatever a model labelled."""
     study, round_, question = pilot
     model = CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt")
     items = [ItemFactory(study=study, external_id=f"extra-{u}") for u in range(20)]
     label_round(round_, question, [["a"] * 20], coders=[model], items=items)
     plan = _plan(study=study, question=question, pilot_round=round_, target=0.5, power=0.8)
     assert plan.status == PlanStatus.DONE, plan.error
-    assert plan.recommended_items == 173
+    assert plan.recommended_items == 860
     assert (plan.result["pilot"]["n_items"], plan.result["pilot"]["n_coders"]) == (60, 3)
 
 
@@ -93,11 +102,11 @@ def test_other_designs_use_the_model_fitted_to_the_pilot(pilot: tuple[Any, Any, 
     )
     assert plan.status == PlanStatus.DONE, plan.error
     by_design = {p["design"]: p for p in plan.result["plans"]}
-    assert by_design["2 coders per item"]["n_items"] == 263
-    assert by_design["2 coders per item"]["probability"] == 0.801
-    assert by_design["2 coders per item"]["annotations"] == 526
-    assert by_design["4 coders per item"]["n_items"] == 118
-    assert by_design["4 coders per item"]["probability"] == 0.815
+    assert by_design["2 coders per item"]["n_items"] == 1440
+    assert by_design["2 coders per item"]["probability"] == 0.802
+    assert by_design["2 coders per item"]["annotations"] == 2880
+    assert by_design["4 coders per item"]["n_items"] == 605
+    assert by_design["4 coders per item"]["probability"] == 0.822
     # From a pilot the recommendation is the pilot's own design.
     assert plan.result["recommended"]["design"] == "pilot"
 
@@ -120,14 +129,15 @@ def test_without_a_pilot_the_design_with_fewest_annotations_is_recommended() -> 
     )
     assert plan.status == PlanStatus.DONE, plan.error
     assert plan.result["pilot"] is None
-    # 2 coders: 263 × 2 = 526 annotations; 4 coders: 118 × 4 = 472.
+    # 2 coders: 278 × 2 = 556 annotations; 4 coders: 113 × 4 = 452.
     assert plan.result["recommended"] == {
         "design": "4 coders per item",
-        "n_items": 118,
+        "n_items": 113,
         "coders_per_item": 4,
-        "annotations": 472,
-        "probability": 0.815,
+        "annotations": 452,
+        "probability": 0.805,
     }
+    assert plan.result["pilot_uncertainty"] == "none"
 
 
 def test_an_unreachable_target_fails_with_the_librarys_reason(pilot: tuple[Any, Any, Any]) -> None:
@@ -154,7 +164,7 @@ def test_the_run_is_idempotent_and_the_sweep_resends_unsent_plans(
         assert plans_sweep() == [plan.pk]
     again = PlanRequest.objects.get(pk=plan.pk)
     assert again.status == PlanStatus.DONE
-    assert again.recommended_items == 173
+    assert again.recommended_items == 860
     assert again.attempts == 2
 
 
@@ -176,7 +186,7 @@ def test_a_refused_message_leaves_the_plan_to_the_sweep(
     assert plan.dispatched_at is None
     with TestCase.captureOnCommitCallbacks(execute=True):
         assert plans_sweep() == [plan.pk]
-    assert PlanRequest.objects.get(pk=plan.pk).recommended_items == 173
+    assert PlanRequest.objects.get(pk=plan.pk).recommended_items == 860
 
 
 def test_the_sweep_requeues_a_plan_whose_worker_died(pilot: tuple[Any, Any, Any]) -> None:
@@ -194,7 +204,7 @@ def test_the_sweep_requeues_a_plan_whose_worker_died(pilot: tuple[Any, Any, Any]
         assert plans_sweep() == [plan.pk]
     again = PlanRequest.objects.get(pk=plan.pk)
     assert again.status == PlanStatus.DONE
-    assert again.recommended_items == 173
+    assert again.recommended_items == 860
     # A plan that reported progress a moment ago is left alone.
     PlanRequest.objects.filter(pk=plan.pk).update(
         status=PlanStatus.RUNNING, heartbeat_at=timezone.now()

@@ -1,0 +1,25 @@
+# Plans stored before this migration took the pilot as the truth: they get "none"; new plans
+# default to "bootstrap" (metrics.planning.DEFAULT_PILOT_UNCERTAINTY).
+
+from django.db import migrations, models
+
+CHOICES = [("bootstrap", "bootstrap"), ("none", "none")]
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("planning", "0001_initial"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="planrequest",
+            name="pilot_uncertainty",
+            field=models.CharField(choices=CHOICES, default="none", max_length=20),
+        ),
+        migrations.AlterField(
+            model_name="planrequest",
+            name="pilot_uncertainty",
+            field=models.CharField(choices=CHOICES, default="bootstrap", max_length=20),
+        ),
+    ]
