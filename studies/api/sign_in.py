@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from agreement_server.throttling import LOGIN_FAILURES, client_address
 from studies.api import serializers as s
 from studies.api.parsers import FormParser, JSONParser
+from studies.api.query import QueryParametersMixin
 from studies.services import tokens
 
 INVALID_CREDENTIALS = "invalid_credentials"
@@ -49,9 +50,10 @@ class TokenObtainInputSerializer(serializers.Serializer):
     )
 
 
-class TokenObtainView(APIView):
+class TokenObtainView(QueryParametersMixin, APIView):  # type: ignore[misc]  # QueryParametersMixin narrows request
     """Sign in with a password and receive a new personal token (its secret, once)."""
 
+    action = "create"  # the query parameters' rule (it takes none but ``format``)
     authentication_classes: list[Any] = []  # the body carries the credentials
     permission_classes = [permissions.AllowAny]
     parser_classes = [JSONParser, FormParser, MultiPartParser]  # curl's -d, --json and -F

@@ -97,8 +97,13 @@ class Command(BaseCommand):
         # A session of its own, so a terminal's Ctrl-C reaches only this supervisor, which
         # then stops each child once, in order (a second SIGINT makes Celery cold-stop).
         # A relayed child's output goes through this process (``_relay``).
-        pipe = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT} if relay else {}
-        process = subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True, **pipe)
+        process = subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            start_new_session=True,
+            stdout=subprocess.PIPE if relay else None,
+            stderr=subprocess.STDOUT if relay else None,
+        )
         self._write(f"Started {name} (pid {process.pid}).")
         if relay:
             threading.Thread(target=self._relay, args=(process,), daemon=True).start()
@@ -107,7 +112,7 @@ class Command(BaseCommand):
     def _relay(self, process: Any) -> None:
         """Print the worker's lines but the beat's noise; the login again once it is ready
         (its start-up banner would have pushed the first one off the screen)."""
-        periodic = [entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()]
+        periodic = [str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()]
         announced = False
         for raw in process.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
