@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from adjudication.api.urls import ROUTES as ADJUDICATION_ROUTES
@@ -11,6 +12,7 @@ from connections.api.urls import ROUTES as CONNECTION_ROUTES
 from exchange.api.urls import ROUTES as EXCHANGE_ROUTES
 from planning.api.urls import ROUTES as PLANNING_ROUTES
 from review.api.urls import ROUTES as REVIEW_ROUTES
+from studies.api.sign_in import TokenObtainView
 from studies.api.urls import ROUTES as STUDY_ROUTES
 from webhooks.api.urls import ROUTES as WEBHOOK_ROUTES
 
@@ -28,4 +30,7 @@ for prefix, viewset, basename in (
 ):
     router.register(prefix, viewset, basename=basename)
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("auth/token/", TokenObtainView.as_view(), name="token-obtain"),
+    *router.urls,
+]

@@ -1,4 +1,5 @@
-"""Two guards on every request: the Content-Security-Policy header and sign-in throttling."""
+"""Guards on every request: the Content-Security-Policy header, sign-in throttling, and
+the API's JSON 404."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import NoReverseMatch, reverse
@@ -115,3 +116,32 @@ class LoginThrottleMiddleware:
                 response["Retry-After"] = str(wait)
                 return response
         return self.get_response(request)
+
+
+API_PREFIX = "/api/"
+API_NOT_FOUND_DETAIL = "Nothing is served at this URL (see /api/docs/)."
+
+
+class ApiNotFoundMiddleware:
+    """A 404 under ``/api/`` that is not already the API's JSON (a URL no route matches, or
+    an id or key that does not fit a route's pattern) answers in the API's error shape
+    instead of Django's HTML page, with DEBUG on or off."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            response.status_code == 404
+            and request.path.startswith(API_PREFIX)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            return JsonResponse(
+                {
+                    "type": "client_error",
+                    "errors": [{"code": "not_found", "detail": API_NOT_FOUND_DETAIL, "attr": None}],
+                },
+                status=404,
+            )
+        return response

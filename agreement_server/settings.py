@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "agreement_server.middleware.ContentSecurityPolicyMiddleware",
     "agreement_server.middleware.LoginThrottleMiddleware",
+    "agreement_server.middleware.ApiNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "agreement_server.urls"

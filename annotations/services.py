@@ -42,6 +42,7 @@ from studies.models import (
     Study,
 )
 from studies.selectors import round_resolve
+from studies.services import scheme as scheme_services
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ class BulkUploadResult:
     unchanged: int
     items_created: int
     coders_created: int
+    categories_created: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -596,9 +598,14 @@ def annotations_bulk_upsert(
     question_key: str | None,
     rows: Sequence[Any],
     create_missing: bool = False,
+    create_categories: bool = False,
     actor: Actor,
 ) -> BulkUploadResult:
     """Create or update one annotation per row (``{"item", "coder", "label"}``), all or none.
+
+    With ``create_categories``, the codes the labels carry that the question does not
+    declare are declared first, at the end of its order (``scheme.categories_declare``:
+    nominal and set questions only); the upload then goes on as if they had been.
 
     Rows whose label is already stored are left alone (not rewritten, not logged), so
     sending the same upload twice changes nothing. A span question is refused (400
@@ -620,6 +627,12 @@ def annotations_bulk_upsert(
     ensure_single_label(question)
     _ensure_open(round_)
     scheme = LabelScheme.for_question(question)
+    categories_created: list[str] = []
+    if create_categories:
+        codes = _unknown_codes(rows, scheme)
+        categories_created = scheme_services.categories_declare(question=question, codes=codes)
+        if categories_created:
+            scheme = LabelScheme.for_question(question)
     item_keys: set[str] = set()
     coder_keys: set[str] = set()
     for row in rows:
@@ -684,7 +697,29 @@ def annotations_bulk_upsert(
         unchanged=plan.unchanged,
         items_created=items_created,
         coders_created=coders_created,
+        categories_created=categories_created,
     )
+
+
+def _unknown_codes(rows: Sequence[Any], scheme: LabelScheme) -> list[str]:
+    """The codes the rows' labels name that ``scheme`` does not declare, first seen first
+    (each distinct label parsed once)."""
+    unknown: dict[str, None] = {}
+    seen: set[Any] = set()
+    for row in rows:
+        raw = row.get("label") if isinstance(row, dict) else None
+        if isinstance(raw, list):  # a set as a JSON list of codes
+            raw = tuple(raw) if all(isinstance(m, str | int) for m in raw) else None
+        elif not isinstance(raw, str | int):
+            raw = None  # not a code at all: the upload reports it
+        if raw is None or raw in seen:
+            continue
+        seen.add(raw)
+        try:
+            scheme.parse(list(raw) if isinstance(raw, tuple) else raw)
+        except LabelError as error:
+            unknown.update(dict.fromkeys(error.unknown_codes))
+    return list(unknown)
 
 
 @transaction.atomic

@@ -53,6 +53,7 @@ from annotations.services import (
     _key_text,
 )
 from studies.access import Actor
+from studies.closest import not_a_category
 from studies.kinds import ValueForm, kinds_of_form
 from studies.labels import LabelScheme
 from studies.models import (
@@ -604,7 +605,7 @@ def _check_units(
         present & ~label_missing & (category < 0),
         "label",
         SpanErrorCode.UNKNOWN_CATEGORY,
-        lambda i: f"{raw_label[i]!r} is not a category of this question.",
+        lambda i: not_a_category(raw_label[i], id_by_code),
     )
     finite = present & np.isfinite(begin) & np.isfinite(end)
     report(

@@ -31,6 +31,7 @@ from django.core.exceptions import ValidationError
 
 from exchange.formats import ParsedFile, ParsedRow, ParsedSpan, Rejection
 from exchange.formats.base import ImportErrorCode, ParsedRegion
+from studies.closest import category_hint
 from studies.kinds import Kind, ValueForm
 from studies.kinds.values import LabelError, flat_json_list
 from studies.labels import PATH_SEPARATOR, SET_SEPARATOR, LabelScheme
@@ -228,7 +229,6 @@ def spans_to_questions(
 
 CATEGORY_MAP = "category_map"
 CASE_INSENSITIVE = "case_insensitive"
-_MAX_LISTED_CODES = 10
 
 # A category_map option as given: file label -> code (or null), or, for one question only,
 # question key -> {file label -> code (or null)}.
@@ -282,7 +282,7 @@ class CategoryMap:
                 errors.extend(
                     ValidationError(
                         f"category_map maps {label!r} to {target!r}, which is not a category "
-                        f"of question {key!r}.",
+                        f"of question {key!r} {category_hint(target, scheme.id_by_code)}.",
                         code=MappingErrorCode.UNKNOWN_CATEGORY,
                     )
                     for label, target in entries.items()
@@ -292,7 +292,8 @@ class CategoryMap:
         errors.extend(
             ValidationError(
                 f"category_map maps {label!r} to {target!r}, which is a category of no "
-                "question of this study.",
+                "question of this study "
+                f"{category_hint(target, [c for s in categorical for c in s.id_by_code])}.",
                 code=MappingErrorCode.UNKNOWN_CATEGORY,
             )
             for label, target in self.shared.items()
@@ -437,7 +438,8 @@ class LabelMatcher:
             raise _LabelRejectedError(
                 MappingErrorCode.UNKNOWN_CATEGORY,
                 f"category_map maps {key!r} to {target!r}, which is not a category of "
-                f"question {self.question_key!r}; give that question its own map: "
+                f"question {self.question_key!r} {category_hint(target, self.codes)}; give "
+                "that question its own map: "
                 f"{_json({self.question_key: {key: '<code>'}})}.",
             )
         return self.code_by_id[category_id]
@@ -466,18 +468,10 @@ class LabelMatcher:
                     f"{key!r} equals the code {code!r} ignoring case: set "
                     "case_insensitive_categories, or map it in category_map."
                 )
+            # The writer's message names the closest code already (studies.closest).
             close = difflib.get_close_matches(key, self.codes, n=1)
-            if close:
-                return (
-                    f"Closest code: {close[0]!r}; to accept {key!r}, map it in category_map: "
-                    f"{_json({key: close[0]})}."
-                )
-            listed = ", ".join(map(repr, self.codes[:_MAX_LISTED_CODES]))
-            more = ", ..." if len(self.codes) > _MAX_LISTED_CODES else ""
-            return (
-                f"Codes: {listed}{more}; to accept {key!r}, map it in category_map: "
-                f"{_json({key: '<code>'})}."
-            )
+            target = close[0] if close else "<code>"
+            return f"To accept {key!r}, map it in category_map: {_json({key: target})}."
         return ""
 
     def mappings(self) -> Iterator[tuple[str, str | None, str, int]]:

@@ -29,6 +29,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
+from metrics.cli_help import DESCRIPTION, REPORT_DESCRIPTION, HelpFormatter
 from metrics.cli_models import MODEL_COMMANDS, add_model_parsers, run_model_command
 from metrics.cli_structured import (
     STRUCTURED_LEVELS,
@@ -323,9 +324,18 @@ def _icc_lines(table: dict[str, Any] | None) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m metrics", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("report", help="every coefficient of an annotation file")
+    parser = argparse.ArgumentParser(
+        prog="python -m metrics", description=DESCRIPTION, formatter_class=HelpFormatter
+    )
+    commands = parser.add_subparsers(
+        title="commands", dest="command", required=True, metavar="COMMAND"
+    )
+    run = commands.add_parser(
+        "report",
+        help="every coefficient of an annotation file",
+        description=REPORT_DESCRIPTION,
+        formatter_class=HelpFormatter,
+    )
     run.add_argument(
         "file",
         type=Path,
@@ -337,44 +347,58 @@ def _parser() -> argparse.ArgumentParser:
         "--level",
         choices=(*LEVELS, SPAN_LEVEL, *REGION_LEVELS, *STRUCTURED_LEVELS),
         default="nominal",
-        help="level of measurement (default nominal), span for span annotations, box or "
-        "polygon for image regions",
+        metavar="LEVEL",
+        help="a level of measurement (nominal, ordinal, interval, ratio, set, hierarchy), "
+        "span for span annotations, box or polygon for image regions, or text, ranking, "
+        "preference or relation for structured values",
     )
     run.add_argument(
         "--iou-threshold",
         type=float,
         metavar="T",
-        help="levels box and polygon: the IoU at which regions match (default 0.5)",
+        help="levels box and polygon: the IoU at which regions match (default: 0.5)",
     )
     run.add_argument(
         "--continuum",
         type=Path,
         metavar="FILE",
-        help="level span: document extents, CSV document,begin,end",
+        help="level span: document extents, CSV document,begin,end (default: each document "
+        "from 0 to its largest end)",
     )
     run.add_argument("--gamma", action="store_true", help="level span: also compute gamma")
     run.add_argument(
         "--overlapping",
         choices=OVERLAPPING,
         help="level span: alpha_U with one coder's overlapping or nested units of a category: "
-        "error (default: alpha_U undefined, with the reason) or merge (their union)",
+        "error (alpha_U undefined, with the reason) or merge (their union) (default: error)",
     )
-    run.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
+    run.add_argument(
+        "--distance",
+        help="distance name, see metrics.distances.get_distance (default: the level's own: "
+        "nominal, ordinal, interval, ratio, MASI for sets, the tree distance for hierarchies)",
+    )
     run.add_argument(
         "--domain",
         metavar="A,B,C",
-        help="the value domain in order, comma-separated (needed for ordinal text labels)",
+        help="the value domain in order, comma-separated, needed for ordinal text labels "
+        "(default: the labels found, in sorted order)",
     )
-    run.add_argument("--tree", type=Path, help="hierarchy CSV node,parent (level hierarchy)")
+    run.add_argument(
+        "--tree",
+        type=Path,
+        help="level hierarchy: CSV node,parent (default: none; required for level hierarchy)",
+    )
     run.add_argument("--json", action="store_true", help="print the JSON contract")
-    run.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates (0: none)"
+    )
+    run.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     run.add_argument(
         "--confidence",
         type=float,
         default=0.95,
         metavar="C",
-        help="confidence level of the intervals (default 0.95)",
+        help="confidence level of the intervals",
     )
     run.add_argument(
         "--benchmark-scale",
@@ -387,7 +411,8 @@ def _parser() -> argparse.ArgumentParser:
         "--benchmarks",
         choices=("replicates", "normal"),
         help="how each interval is read on the benchmark scales: the share of bootstrap "
-        "replicates per band (default) or Gwet's normal approximation from the standard error",
+        "replicates per band, or Gwet's normal approximation from the standard error "
+        "(default: replicates)",
     )
     add_structured_arguments(run)
     _add_plan_parser(commands)
@@ -523,24 +548,49 @@ def _add_plan_parser(commands: Any) -> None:
     plan = commands.add_parser(
         "plan",
         help="how many items the next round needs for a lower bound to reach a target",
-        description="From a pilot FILE (the CSV or JSON lines of report), or without one from "
-        "--categories and --alpha or --agreement: the smallest number of items whose "
-        "interval's lower end reaches --target with probability --power.",
+        description="From a pilot FILE (the CSV or JSON lines of report), or without one\n"
+        "from --categories and --alpha or --agreement: the smallest number of items\n"
+        "whose interval's lower end reaches --target with probability --power.",
+        formatter_class=HelpFormatter,
     )
-    plan.add_argument("file", type=Path, nargs="?", help="the pilot round (as for report)")
-    plan.add_argument("--level", choices=LEVELS, default="nominal")
-    plan.add_argument("--distance", help="distance name (see metrics.distances.get_distance)")
-    plan.add_argument("--domain", metavar="A,B,C", help="the value domain in order")
-    plan.add_argument("--coefficient", default="alpha", help="report key (default alpha)")
-    plan.add_argument("--target", type=float, required=True, help="the lower bound to reach")
+    plan.add_argument(
+        "file", type=Path, nargs="?", help="the pilot round, as for report (default: none)"
+    )
+    plan.add_argument("--level", choices=LEVELS, default="nominal", help="level of measurement")
+    plan.add_argument(
+        "--distance",
+        help="distance name, see metrics.distances.get_distance (default: the level's own)",
+    )
+    plan.add_argument(
+        "--domain",
+        metavar="A,B,C",
+        help="the value domain in order (default: the labels found, in sorted order)",
+    )
+    plan.add_argument("--coefficient", default="alpha", help="report key of the coefficient")
+    plan.add_argument(
+        "--target",
+        type=float,
+        required=True,
+        help="the lower bound to reach (default: none, required)",
+    )
     plan.add_argument("--power", type=float, default=0.8, help="probability required")
-    plan.add_argument("--confidence", type=float, default=0.95, metavar="C")
-    plan.add_argument("--seed", type=int, default=0)
+    plan.add_argument(
+        "--confidence", type=float, default=0.95, metavar="C", help="confidence level"
+    )
+    plan.add_argument("--seed", type=int, default=0, help="seed of the simulation")
     plan.add_argument("--replicates", type=int, default=1000, help="simulated rounds per size")
-    plan.add_argument("--max-items", type=int, default=100_000)
-    plan.add_argument("--categories", metavar="A:P,B:Q", help="no pilot: the category distribution")
-    plan.add_argument("--alpha", type=float, help="no pilot: the assumed population alpha")
-    plan.add_argument("--agreement", type=float, help="no pilot: the assumed agreement rate")
+    plan.add_argument("--max-items", type=int, default=100_000, help="largest size tried")
+    plan.add_argument(
+        "--categories",
+        metavar="A:P,B:Q",
+        help="no pilot: the category distribution (default: none)",
+    )
+    plan.add_argument(
+        "--alpha", type=float, help="no pilot: the assumed population alpha (default: none)"
+    )
+    plan.add_argument(
+        "--agreement", type=float, help="no pilot: the assumed agreement rate (default: none)"
+    )
     plan.add_argument("--coders", type=int, default=2, help="no pilot: coders per item")
     plan.add_argument(
         "--pilot-uncertainty",

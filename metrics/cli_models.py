@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from metrics.cli_help import HelpFormatter
+
 if TYPE_CHECKING:
     from metrics.data import ReliabilityData
 
@@ -36,54 +38,63 @@ def add_model_parsers(commands: Any) -> None:
     alt = commands.add_parser(
         "alt-test",
         help="may a model replace a human coder (alternative annotator test)",
-        description="The alternative annotator test (Calderon, Reichart & Dror 2025) of one "
+        description="The alternative annotator test (Calderon, Reichart & Dror 2025) of one\n"
         "model coder against the human coders of FILE (item,coder,label).",
+        formatter_class=HelpFormatter,
     )
     alt.add_argument("file", type=Path, help="CSV item,coder,label or JSON lines")
-    alt.add_argument("--model", required=True, metavar="CODER", help="the model coder")
+    alt.add_argument(
+        "--model", required=True, metavar="CODER", help="the model coder (default: none, required)"
+    )
     alt.add_argument(
         "--epsilon",
         type=float,
         default=0.2,
-        help="cost-benefit margin (default 0.2: expert coders; 0.15 skilled, 0.1 crowd)",
+        help="cost-benefit margin (default: 0.2, for expert coders; 0.15 skilled, 0.1 crowd)",
     )
-    alt.add_argument(
-        "--alpha", type=float, default=0.05, help="false discovery rate level (default 0.05)"
-    )
+    alt.add_argument("--alpha", type=float, default=0.05, help="false discovery rate level")
     alt.add_argument(
         "--scoring",
         choices=("accuracy", "neg_rmse"),
         default="accuracy",
-        help="alignment with the other humans: accuracy (categories, default) or neg_rmse "
-        "(numeric labels)",
+        help="alignment with the other humans: accuracy (categories) or neg_rmse (numeric labels)",
     )
     alt.add_argument(
         "--exclude",
         action="append",
         default=[],
         metavar="CODER",
-        help="a coder that is neither the model nor a human (another model); repeatable",
+        help="a coder that is neither the model nor a human (another model); repeatable "
+        "(default: none)",
     )
     alt.add_argument(
         "--min-items",
         type=int,
         default=30,
         metavar="N",
-        help="usable items a human needs to be tested (default 30)",
+        help="usable items a human needs to be tested",
     )
     alt.add_argument("--json", action="store_true", help="print the JSON contract")
 
     ppi = commands.add_parser(
         "ppi",
         help="prediction-powered prevalence of each category from a model's and a human's labels",
-        description="Per category, the PPI++ prevalence and interval (items labelled by both "
-        "coders: labelled set; by the model alone: unlabelled set), the classical interval "
+        description="Per category, the PPI++ prevalence and interval (items labelled by both\n"
+        "coders: labelled set; by the model alone: unlabelled set), the classical interval\n"
         "from the human labels alone and the model-only share.",
+        formatter_class=HelpFormatter,
     )
     ppi.add_argument("file", type=Path, help="CSV item,coder,label or JSON lines")
-    ppi.add_argument("--gold", required=True, metavar="CODER", help="the human (gold) coder")
-    ppi.add_argument("--model", required=True, metavar="CODER", help="the model coder")
-    ppi.add_argument("--confidence", type=float, default=0.95, metavar="C", help="default 0.95")
+    ppi.add_argument(
+        "--gold",
+        required=True,
+        metavar="CODER",
+        help="the human (gold) coder (default: none, required)",
+    )
+    ppi.add_argument(
+        "--model", required=True, metavar="CODER", help="the model coder (default: none, required)"
+    )
+    ppi.add_argument("--confidence", type=float, default=0.95, metavar="C", help="confidence level")
     ppi.add_argument("--json", action="store_true", help="print the JSON contract")
 
 

@@ -68,25 +68,26 @@ def add_structured_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--undirected",
         metavar="A,B",
-        help="level relation: labels whose relations have no direction",
+        help="level relation: labels whose relations have no direction (default: none)",
     )
     parser.add_argument(
         "--min-overlap",
         type=float,
         metavar="X",
-        help="level relation: IoU two units need to match (default 0.5)",
+        help="level relation: IoU two units need to match (default: 0.5)",
     )
     parser.add_argument(
         "--distance-file",
         type=Path,
         metavar="FILE",
-        help="level text: user-supplied distances, CSV text_a,text_b,distance",
+        help="level text: user-supplied distances, CSV text_a,text_b,distance "
+        "(default: none, the level's text distance)",
     )
     parser.add_argument(
         "--max-pairs",
         type=int,
         metavar="N",
-        help=f"level text: most distance evaluations for D_e (default {DEFAULT_MAX_PAIRS})",
+        help=f"level text: most distance evaluations for D_e (default: {DEFAULT_MAX_PAIRS})",
     )
 
 

@@ -38,6 +38,7 @@ from planning.simulation import (
     PlanSpec,
     plan_result,
 )
+from studies.closest import category_hint
 from studies.kinds import Feature, KindRefusalError
 from studies.models import Annotation, Category, Question, Round, Study
 
@@ -151,7 +152,7 @@ def _assumption_errors(question: Question, assumptions: Mapping[str, Any]) -> di
         if code not in codes:
             return {
                 "assumptions.categories": f"{code!r} is not a category of question "
-                f"{question.key!r} (its categories: {', '.join(sorted(codes))})."
+                f"{question.key!r} {category_hint(str(code), sorted(codes))}."
             }
         if not (isinstance(share, int | float) and not isinstance(share, bool) and share > 0):
             return {

@@ -165,7 +165,10 @@ def test_devserver_keeps_the_demo_and_resets_the_admin_password(
 ) -> None:
     """A second start loads nothing twice and prints a new password."""
     settings.DEBUG = True
-    monkeypatch.setattr(Command, "_serve", lambda self, addrport, *, worker: None)
+    # No children: the login the supervisor prints once they are started, only.
+    monkeypatch.setattr(
+        Command, "_serve", lambda self, addrport, *, worker: self._write_login("test")
+    )
     outputs = []
     for _ in range(2):
         out = StringIO()

@@ -101,6 +101,13 @@ class AnnotationRowsField(serializers.Field):
         return value
 
 
+CREATE_CATEGORIES_HELP = (
+    "Declare the codes the labels carry that the question does not declare, at the end of "
+    "its categories (nominal and set questions; not streamed CSV uploads). Off: each such "
+    "label is a row error `unknown_category` naming the closest declared code."
+)
+
+
 class AnnotationBulkInputSerializer(serializers.Serializer):
     round = RoundField(help_text=ROUND_HELP)
     question = QuestionField(help_text=QUESTION_HELP)
@@ -108,6 +115,7 @@ class AnnotationBulkInputSerializer(serializers.Serializer):
         default=False,
         help_text="Create unknown items and coders instead of rejecting their rows.",
     )
+    create_categories = serializers.BooleanField(default=False, help_text=CREATE_CATEGORIES_HELP)
     annotations = AnnotationRowsField(
         help_text=f"At most {MAX_BULK_ROWS} rows, each `{{item, coder, label}}`."
     )
@@ -123,6 +131,9 @@ class AnnotationBulkQuerySerializer(serializers.Serializer):
         default=False,
         help_text="CSV uploads: create unknown items and coders.",
     )
+    create_categories = serializers.BooleanField(
+        required=False, default=False, help_text=f"CSV uploads: {CREATE_CATEGORIES_HELP}"
+    )
     partial = serializers.BooleanField(  # type: ignore[assignment]  # a field, not the flag
         required=False,
         default=False,
@@ -137,6 +148,11 @@ class AnnotationBulkOutputSerializer(serializers.Serializer):
     unchanged = serializers.IntegerField()
     items_created = serializers.IntegerField()
     coders_created = serializers.IntegerField()
+    categories_created = serializers.ListField(
+        child=serializers.CharField(),
+        default=list,
+        help_text="The categories declared by this upload (create_categories), in order.",
+    )
 
 
 class IngestErrorSerializer(serializers.Serializer):

@@ -215,13 +215,14 @@ class LabelStudioConnectionViewSet(  # type: ignore[misc]  # StudyScopedMixin na
     )
     @action(detail=True, methods=["post"])
     def send(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        connection = self.get_object()  # a missing connection is a 404 before the body
         data = self.validated(SendInputSerializer)
         question = Question.objects.filter(study=self.study, key=data["question"]).first()
         if question is None:
             raise exceptions.ValidationError({"question": [f"No question {data['question']!r}."]})
         try:
             task_ids = services.send_to_label_studio(
-                connection=self.get_object(),
+                connection=connection,
                 round_=self._round(data["round"]),
                 question=question,
                 purpose=data["purpose"],

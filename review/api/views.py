@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.db.models import QuerySet
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
@@ -24,13 +24,16 @@ from review.api.serializers import (
 )
 from review.models import ReviewEntry, ReviewRule
 from review.selectors import review_entry_list, review_rule_list, review_rule_of
-from studies.api.views import STUDY_PK, StudyScopedViewSet
+from studies.api.views import (
+    QUESTION_PK,
+    QUESTION_REF_REGEX,
+    STUDY_PK,
+    StudyScopedViewSet,
+    question_in_path,
+)
 from studies.models import Question, Role
 
 _ENTRY_PK = OpenApiParameter("id", int, OpenApiParameter.PATH, description="The entry's id.")
-_QUESTION_PK = OpenApiParameter(
-    "question_pk", int, OpenApiParameter.PATH, description="The question's id."
-)
 
 
 @extend_schema(parameters=[STUDY_PK])
@@ -45,21 +48,17 @@ class ReviewRuleViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     model = ReviewRule
     serializer_class = ReviewRuleSerializer
     lookup_url_kwarg = "question_pk"
+    lookup_value_regex = QUESTION_REF_REGEX
 
     def scoped_queryset(self) -> QuerySet[ReviewRule]:
         return review_rule_list(study=self.study)
 
     def _question(self) -> Question:
-        question = Question.objects.filter(
-            study=self.study, pk=self.kwargs[self.lookup_url_kwarg]
-        ).first()
-        if question is None:
-            raise Http404("No such question in this study.")
-        return question
+        return question_in_path(self.study, self.kwargs[self.lookup_url_kwarg])
 
     @extend_schema(
         summary="Get a question's review rule (all criteria off when none is set)",
-        parameters=[_QUESTION_PK],
+        parameters=[QUESTION_PK],
     )
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return self.output(review_rule_of(self._question()))
@@ -67,7 +66,7 @@ class ReviewRuleViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
     @extend_schema(
         summary="Set a question's review rule (created if missing; fields left out keep "
         "their value)",
-        parameters=[_QUESTION_PK],
+        parameters=[QUESTION_PK],
         request=ReviewRuleSerializer(partial=True),
         responses={200: ReviewRuleSerializer},
     )
@@ -79,7 +78,7 @@ class ReviewRuleViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
 
     @extend_schema(
         summary="Remove a question's review rule (its queue stays until the next computation)",
-        parameters=[_QUESTION_PK],
+        parameters=[QUESTION_PK],
         responses={204: None},
     )
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:

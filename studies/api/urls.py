@@ -16,7 +16,7 @@ ROUTES = [
     (rf"{STUDY}/tokens", views.StudyTokenViewSet, "study-token"),
     (rf"{STUDY}/questions", views.QuestionViewSet, "question"),
     (
-        rf"{STUDY}/questions/(?P<question_pk>[0-9]{{1,18}})/categories",
+        rf"{STUDY}/questions/(?P<question_pk>{views.QUESTION_REF_REGEX})/categories",
         views.CategoryViewSet,
         "category",
     ),

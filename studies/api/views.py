@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.db.models import Model, QuerySet
-from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, serializers, status, viewsets
@@ -54,13 +53,32 @@ STUDY_PK = OpenApiParameter(
     "study_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="The study's id."
 )
 QUESTION_PK = OpenApiParameter(
-    "question_pk", OpenApiTypes.INT, OpenApiParameter.PATH, description="The question's id."
+    "question_pk",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="The question's id or key (digits are an id first, then a key).",
+)
+QUESTION_ID = OpenApiParameter(
+    "id",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="The question's id or key (digits are an id first, then a key).",
 )
 # Ids stay within a 64-bit integer: longer numbers do not match any route (404).
 ID_REGEX = r"[0-9]{1,18}"
+# A question in a path: its id or its key (a slug of at most 100 characters).
+QUESTION_REF_REGEX = r"[-a-zA-Z0-9_]{1,100}"
 WRITE_METHODS = ["get", "post", "patch", "delete", "head", "options"]
 # Bodies are JSON: labeling tools send JSON, and one parser keeps one set of rules.
 PARSERS = [JSONParser]
+
+
+def question_in_path(study: Study, ref: str) -> Question:
+    """The study's question a path names by id or key (``selectors.question_resolve``)."""
+    question = selectors.question_resolve(study=study, ref=ref)
+    if question is None:
+        raise exceptions.NotFound("No such question in this study.")
+    return question
 
 
 def _fake(view: Any) -> bool:
@@ -336,7 +354,9 @@ class PersonalTokenViewSet(  # type: ignore[misc]  # QueryParametersMixin narrow
 @extend_schema(parameters=[STUDY_PK])
 @extend_schema_view(
     list=extend_schema(summary="List the study's questions with their categories"),
-    retrieve=extend_schema(summary="Get a question with its categories"),
+    retrieve=extend_schema(summary="Get a question with its categories", parameters=[QUESTION_ID]),
+    partial_update=extend_schema(parameters=[QUESTION_ID]),
+    destroy=extend_schema(parameters=[QUESTION_ID]),
 )
 class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudyScopedViewSet):  # type: ignore[misc]  # StudyScopedMixin narrows request/action
     """The label scheme: questions asked of every item, each with its kind and declared
@@ -346,9 +366,15 @@ class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     model = Question
     serializer_class = s.QuestionOutputSerializer
     filterset_class = filters.QuestionFilter
+    lookup_value_regex = QUESTION_REF_REGEX
 
     def scoped_queryset(self) -> QuerySet[Question]:
         return selectors.question_list(study=self.study)
+
+    def get_object(self) -> Question:
+        # The path names the question by id or key; the lookup goes on by its id.
+        self.kwargs["pk"] = question_in_path(self.study, self.kwargs["pk"]).pk
+        return super().get_object()  # type: ignore[no-any-return]
 
     @extend_schema(
         summary="Declare a question with its categories",
@@ -441,12 +467,7 @@ class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     @property
     def question(self) -> Question:
         if not hasattr(self, "_question"):
-            try:
-                self._question = Question.objects.get(
-                    study=self.study, pk=int(self.kwargs["question_pk"])
-                )
-            except (Question.DoesNotExist, ValueError):
-                raise Http404("No such question.") from None
+            self._question = question_in_path(self.study, self.kwargs["question_pk"])
         return self._question
 
     def scoped_queryset(self) -> QuerySet[Category]:
@@ -484,8 +505,9 @@ class CategoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
     )
     @action(detail=False, methods=["post"], pagination_class=None, filterset_class=None)
     def reorder(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        question = self.question  # a missing question is a 404 before the body is read
         data = self.validated(s.CategoryReorderInputSerializer)
-        ordered = scheme.categories_reorder(question=self.question, **data)
+        ordered = scheme.categories_reorder(question=question, **data)
         return Response(s.CategoryOutputSerializer(ordered, many=True).data)
 
 

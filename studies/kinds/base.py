@@ -138,6 +138,13 @@ class Kind:
         return self.form in (ValueForm.CATEGORY, ValueForm.CATEGORY_SET)
 
     @property
+    def categories_from_labels(self) -> bool:
+        """Whether an upload may declare the unknown codes it carries as new categories
+        (``create_categories``): flat, unordered categories only; an ordinal scale's order
+        and a tree's parents cannot be read from labels."""
+        return self.category_valued and not self.ordered_categories and not self.category_tree
+
+    @property
     def numeric(self) -> bool:
         return self.form is ValueForm.NUMBER
 

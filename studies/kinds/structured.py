@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studies.closest import not_a_category
 from studies.text_rules import NumberFormatError, parse_number
 
 Record = Any
@@ -76,7 +77,7 @@ def category(row: Mapping[str, Any], id_by_code: Mapping[str, int], field: str =
     code = str(raw).strip()
     found = id_by_code.get(code)
     if found is None:
-        raise RowError(field, "unknown_category", f"{code!r} is not a category of this question.")
+        raise RowError(field, "unknown_category", not_a_category(code, id_by_code))
     return found
 
 

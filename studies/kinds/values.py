@@ -11,6 +11,7 @@ import json
 import math
 from typing import Any, Protocol
 
+from studies.closest import category_hint, not_a_category
 from studies.text_rules import NumberFormatError, parse_number
 
 Label = tuple[int | None, float | None, tuple[int, ...] | None]
@@ -35,10 +36,13 @@ class LabelErrorCode:
 class LabelError(ValueError):
     """A label the question does not accept; ``code`` is machine-readable."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, unknown_codes: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        #: ``unknown_category``: the codes that are not categories (an upload may declare
+        #: them, ``create_categories``).
+        self.unknown_codes = unknown_codes
 
 
 class PreparedScheme(Protocol):
@@ -85,7 +89,9 @@ def parse_category(scheme: PreparedScheme, raw: Any) -> Label:
             LabelErrorCode.SET_FOR_SINGLE_LABEL, "This question takes one category, not a set."
         )
     raise LabelError(
-        LabelErrorCode.UNKNOWN_CATEGORY, f"{code!r} is not a category of this question."
+        LabelErrorCode.UNKNOWN_CATEGORY,
+        not_a_category(code, scheme.id_by_code),
+        unknown_codes=(code,),
     )
 
 
@@ -104,7 +110,8 @@ def parse_node(scheme: PreparedScheme, raw: Any) -> Label:
         return (node_id, None, None)
     raise LabelError(
         LabelErrorCode.UNKNOWN_NODE,
-        f"{code!r} is neither the code nor the path of a node of this question's tree.",
+        f"{code!r} is neither the code nor the path of a node of this question's tree "
+        f"{category_hint(code, scheme.id_by_code)}.",
     )
 
 
@@ -159,9 +166,11 @@ def parse_set(scheme: PreparedScheme, raw: Any) -> Label:
         else:
             ids.add(category_id)
     if unknown:
-        listed = ", ".join(repr(code) for code in unknown)
+        listed = ", ".join(f"{code!r} {category_hint(code, scheme.id_by_code)}" for code in unknown)
         raise LabelError(
-            LabelErrorCode.UNKNOWN_CATEGORY, f"Not categories of this question: {listed}."
+            LabelErrorCode.UNKNOWN_CATEGORY,
+            f"Not categories of this question: {listed}.",
+            unknown_codes=tuple(dict.fromkeys(unknown)),
         )
     if not ids:
         raise LabelError(LabelErrorCode.EMPTY_SET, "A set label needs at least one category.")

@@ -40,6 +40,7 @@ class SchemeErrorCode:
     CATEGORY_HAS_CHILDREN = "category_has_children"
     NOT_A_PERMUTATION = "not_a_permutation"
     SPAN_UNIT_NOT_ALLOWED = "span_unit_not_allowed"
+    CATEGORIES_NOT_FROM_LABELS = "categories_not_from_labels"
     SPAN_UNIT_LOCKED = "span_unit_locked"
 
 
@@ -366,6 +367,41 @@ def _check_categorical(question: Question) -> None:
                 )
             }
         )
+
+
+@transaction.atomic
+def categories_declare(*, question: Question, codes: Sequence[str]) -> list[str]:
+    """Declare ``codes`` as new categories at the end of ``question``'s order (label = code);
+    returns the codes declared. Codes already declared, or that no category may have
+    (empty, with ``|`` or ``/``, longer than a code may be), are left out: their labels stay
+    unknown. Only kinds with ``categories_from_labels`` take them."""
+    if not question.label_kind.categories_from_labels:
+        raise ValidationError(
+            {
+                "create_categories": _error(
+                    f"Question {question.key!r} is {question.kind}: its categories cannot be "
+                    "declared from labels (an ordinal scale's order or a tree's parents "
+                    "would be guessed). Declare them in the label scheme first.",
+                    SchemeErrorCode.CATEGORIES_NOT_FROM_LABELS,
+                )
+            }
+        )
+    limit = Category._meta.get_field("code").max_length or 0
+    ordered = list(question.categories.select_for_update().order_by("position", "id"))
+    known = {category.code for category in ordered}
+    new = [
+        code
+        for code in dict.fromkeys(codes)
+        if code not in known
+        and _code_problem(code) is None
+        and len(code) <= limit
+        and "\x00" not in code
+    ]
+    Category.objects.bulk_create(
+        Category(question=question, code=code, label=code, position=len(ordered) + offset)
+        for offset, code in enumerate(new)
+    )
+    return new
 
 
 @transaction.atomic

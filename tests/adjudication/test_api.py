@@ -92,7 +92,7 @@ def test_bad_input_is_a_400_naming_the_field(
     assert bad_label.json()["errors"] == [
         {
             "code": "unknown_category",
-            "detail": "'z' is not a category of this question.",
+            "detail": "'z' is not a category of this question (declared: 'a', 'b', 'c').",
             "attr": "label",
         }
     ]

@@ -23,6 +23,9 @@ from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
 
 pytestmark = pytest.mark.django_db
 
+# The hint of every unknown category: "maybe" is close to no code (studies.closest).
+DECLARED = "(declared: 'pos', 'neg', 'neutral')"
+
 
 @pytest.fixture
 def scheme(study: Study) -> Scheme:
@@ -85,7 +88,7 @@ def test_a_bad_line_rolls_everything_back_and_names_the_line_and_field(scheme: S
     with pytest.raises(ValidationError) as raised:
         _ingest(scheme, text, create_missing=True, batch_size=2)
     assert raised.value.message_dict == {
-        "line 7.label": ["'maybe' is not a category of this question."],
+        "line 7.label": [f"'maybe' is not a category of this question {DECLARED}."],
         "line 8.coder": ["The coder is required."],
     }
     assert not Annotation.objects.exists()
@@ -133,7 +136,7 @@ def test_partial_mode_writes_the_good_rows_and_reports_the_bad_ones(scheme: Sche
         "line": 3,
         "field": "label",
         "code": "unknown_category",
-        "detail": "'maybe' is not a category of this question.",
+        "detail": f"'maybe' is not a category of this question {DECLARED}.",
     }
 
 
@@ -244,7 +247,8 @@ def test_the_command_fails_with_every_bad_line_and_writes_nothing(
             stdout=io.StringIO(),
         )
     assert str(raised.value) == (
-        "Nothing was imported:\n  line 7.label: 'maybe' is not a category of this question."
+        "Nothing was imported:\n  line 7.label: 'maybe' is not a category of this question "
+        f"{DECLARED}."
     )
     assert not Annotation.objects.exists()
 
@@ -265,8 +269,9 @@ def test_the_command_in_partial_mode_reports_what_it_left_out(
         "--partial",
         stdout=out,
     )
-    assert "1 rows left out.\n  line 7.label: 'maybe' is not a category of this question." in (
-        out.getvalue()
+    assert (
+        f"1 rows left out.\n  line 7.label: 'maybe' is not a category of this question {DECLARED}."
+        in out.getvalue()
     )
     assert Annotation.objects.count() == 5
 
@@ -295,7 +300,7 @@ def test_a_csv_upload_above_the_bulk_limit_streams_through_the_ingest(
     assert refused.json()["errors"] == [
         {
             "code": "unknown_category",
-            "detail": "'maybe' is not a category of this question.",
+            "detail": f"'maybe' is not a category of this question {DECLARED}.",
             "attr": "line 7.label",
         }
     ]
@@ -315,7 +320,7 @@ def test_a_partial_csv_upload_reports_the_rows_it_left_out(
             "line": 3,
             "field": "label",
             "code": "unknown_category",
-            "detail": "'maybe' is not a category of this question.",
+            "detail": f"'maybe' is not a category of this question {DECLARED}.",
         }
     ]
     assert _stored(scheme) == [("doc-1", "alice", "pos")]
@@ -331,6 +336,7 @@ def test_a_small_csv_upload_keeps_the_bulk_upload_answer(
         "unchanged": 0,
         "items_created": 0,
         "coders_created": 0,
+        "categories_created": [],
     }
 
 

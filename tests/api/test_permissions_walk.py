@@ -261,6 +261,8 @@ ACCESS: dict[tuple[str, str], Rule] = {
     # Open to all: the API's description and signing in and out.
     ("GET", "/api/schema/"): PUBLIC,
     ("GET", "/api/docs/"): PUBLIC,
+    # A personal token for a username and password (the body, not the caller, signs in).
+    ("POST", "/api/v1/auth/token/"): PUBLIC,
     ("GET", "/accounts/login/"): PUBLIC,
     ("POST", "/accounts/logout/"): PUBLIC,
 }
@@ -380,6 +382,8 @@ class Site:
 def _extend(world: World) -> dict[str, Any]:
     """What the API world lacks for the pages, downloads, history and webhooks."""
     study = world.study
+    world.users["manager"].set_password(WALK_PASSWORD)
+    world.users["manager"].save()
     question = nominal_question(study, codes=("yes", "no"), key="relevant")
     rounds = [RoundFactory(study=study, name=f"R{n}", position=10 + n) for n in (1, 2)]
     review_rule_set(question=question, disagreement=True)
@@ -453,6 +457,7 @@ def _extend(world: World) -> dict[str, Any]:
 
 
 CONNECTION_SECRET_TEXT = "lssec_walk"
+WALK_PASSWORD = "walk-password"
 
 
 @pytest.fixture(autouse=True)
@@ -538,6 +543,9 @@ def _calls(site: Site) -> dict[tuple[str, str], Call]:
     )
     span_pages = Call(params={"question_pk": ids["span"].pk})
     return {
+        ("POST", "/api/v1/auth/token/"): Call(
+            body={"username": world.users["manager"].username, "password": WALK_PASSWORD}
+        ),
         ("POST", "/api/v1/studies/"): Call(body={"name": "New study"}),
         ("PATCH", "/api/v1/studies/<pk>/"): Call(body={"name": "Renamed"}),
         ("POST", f"{S}/members/"): Call(body={"username": "newcomer", "role": "viewer"}),

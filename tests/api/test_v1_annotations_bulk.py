@@ -70,6 +70,7 @@ def test_a_json_upload_creates_annotations_and_reports_counts(
         "unchanged": 0,
         "items_created": 0,
         "coders_created": 0,
+        "categories_created": [],
     }
     assert stored(scheme, "sentiment") == {
         ("doc-1", "alice"): "pos",
@@ -205,6 +206,7 @@ def test_the_same_upload_sent_twice_changes_nothing_the_second_time(
         "unchanged": 2,
         "items_created": 0,
         "coders_created": 0,
+        "categories_created": [],
     }
     assert sorted(Annotation.objects.values_list("id", "updated_at")) == annotation_times
     assert AnnotationChange.objects.count() == changes_after_first == 2
@@ -268,6 +270,7 @@ def test_an_update_is_logged_with_old_and_new_value_and_the_token(
         "unchanged": 1,
         "items_created": 0,
         "coders_created": 0,
+        "categories_created": [],
     }
     update = AnnotationChange.objects.get(action=AnnotationChange.Action.UPDATED)
     assert (update.item.external_id, update.coder.key) == ("doc-1", "alice")
@@ -404,6 +407,7 @@ def test_create_missing_creates_unknown_items_and_coders(
         "unchanged": 0,
         "items_created": 2,
         "coders_created": 2,
+        "categories_created": [],
     }
     study = scheme.study
     assert set(Item.objects.filter(study=study).values_list("external_id", flat=True)) == {

@@ -65,6 +65,7 @@ def test_a_tool_uploads_requests_waits_and_reads_the_history(setup: dict[str, An
     )
     assert report == {
         "created": 15, "updated": 0, "unchanged": 0, "items_created": 5, "coders_created": 3,
+        "categories_created": [],
     }  # fmt: skip
     again = client.upload_annotations(
         study.pk, "Round 1", "sentiment", [{"item": "post-1", "coder": "alice", "label": "a"}]

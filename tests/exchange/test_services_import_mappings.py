@@ -152,7 +152,8 @@ def test_labels_differing_in_case_are_unknown_without_the_option_and_the_error_s
     )
     assert rejected(report) == [("line 2", "label", "unknown_category")]
     assert report.rejected[0].detail == (
-        "'Positive' is not a category of this question. 'Positive' equals the code "
+        "'Positive' is not a category of this question (closest: 'positive'). 'Positive' "
+        "equals the code "
         "'positive' ignoring case: set case_insensitive_categories, or map it in category_map."
     )
 
@@ -307,12 +308,12 @@ def test_an_unknown_label_names_its_row_and_the_closest_code(
         ("line 4", "label", "unknown_category"),
     ]
     assert report.rejected[0].detail == (
-        "'negatve' is not a category of this question. Closest code: 'negative'; to accept "
+        "'negatve' is not a category of this question (closest: 'negative'). To accept "
         '\'negatve\', map it in category_map: {"negatve": "negative"}.'
     )
     assert report.rejected[1].detail == (
-        "'meh' is not a category of this question. Codes: 'positive', 'negative', 'neutral'; "
-        'to accept \'meh\', map it in category_map: {"meh": "<code>"}.'
+        "'meh' is not a category of this question (declared: 'positive', 'negative', "
+        "'neutral'). To accept 'meh', map it in category_map: {\"meh\": \"<code>\"}."
     )
 
 
@@ -324,7 +325,8 @@ def test_a_shared_category_map_entry_outside_a_question_is_rejected_with_the_rem
     assert rejected(report) == [("line 3", "label", "unknown_category")]
     assert report.rejected[0].detail == (
         "category_map maps 'good' to 'positive', which is not a category of question "
-        '\'sentiment\'; give that question its own map: {"sentiment": {"good": "<code>"}}.'
+        "'sentiment' (declared: 'pos', 'neg', 'neutral'); give that question its own map: "
+        '{"sentiment": {"good": "<code>"}}.'
     )
     per_question = run(
         target,
@@ -344,13 +346,14 @@ def test_a_shared_category_map_entry_outside_a_question_is_rejected_with_the_rem
         (
             {"pos": "postive"},
             "category_map maps 'pos' to 'postive', which is a category of no question of "
-            "this study.",
+            "this study (closest: 'positive').",
         ),
         ({"mood": {"pos": "positive"}}, "category_map names no question 'mood' of this study."),
         ({"age": {"old": "90"}}, "category_map: question 'age' takes numbers, not categories."),
         (
             {"tone": {"pos": "pos"}},
-            "category_map maps 'pos' to 'pos', which is not a category of question 'tone'.",
+            "category_map maps 'pos' to 'pos', which is not a category of question 'tone' "
+            "(declared: 'positive', 'negative', 'neutral').",
         ),
     ],
 )

@@ -348,7 +348,7 @@ def test_an_ambiguous_case_insensitive_match_answers_400_naming_row_and_label(
         (
             '{"pos": "postive"}',
             "category_map maps 'pos' to 'postive', which is a category of no question of "
-            "this study.",
+            "this study (closest: 'positive').",
         ),
     ],
 )

@@ -348,7 +348,10 @@ def test_an_unknown_span_label_is_rejected_with_the_closest_code(
     assert response.status_code == 400
     (error,) = response.json()["errors"]
     assert (error["attr"], error["code"]) == ("record 0.label", "unknown_category")
-    assert "Closest code: 'PER'" in error["detail"]
+    assert error["detail"] == (
+        "record 0: 'PERS' is not a category of this question (closest: 'PER'). To accept "
+        '\'PERS\', map it in category_map: {"PERS": "PER"}.'
+    )
 
 
 def test_single_labels_aimed_at_a_span_question_are_refused(

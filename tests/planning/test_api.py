@@ -140,8 +140,8 @@ def test_a_coefficient_of_another_kind_is_a_400(
           "assumptions": {"categories": {"a": 0.5, "b": 0.5}, "alpha": 0.7}},
          {"assumptions": "Give a pilot round or assumptions, not both."}),
         ({"target": 0.5, "assumptions": {"categories": {"a": 0.5, "x": 0.5}, "alpha": 0.7}},
-         {"assumptions.categories": "'x' is not a category of question 'tone' (its "
-                                    "categories: a, b, c)."}),
+         {"assumptions.categories": "'x' is not a category of question 'tone' "
+                                    "(declared: 'a', 'b', 'c')."}),
         ({"target": 0.5, "assumptions": {"categories": {"a": 0.5, "b": 0.4}, "alpha": 0.7}},
          {"assumptions.categories": "The shares must sum to 1; they sum to 0.9."}),
         ({"target": 0.5, "assumptions": {"categories": {"a": 0.5, "b": 0.5}}},

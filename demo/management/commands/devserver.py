@@ -14,6 +14,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import FrameType
@@ -24,6 +25,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from demo.console import WORKER_READY, is_beat_noise, login_box
 from demo.loader import demo_study_ensure
 
 _STOP_TIMEOUT = 15.0
@@ -55,6 +57,11 @@ def admin_reset(*, username: str) -> tuple[Any, str]:
 class Command(BaseCommand):
     help = "Migrate, load the demo study, print an admin login, run a Celery worker and serve."
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._output_lock = threading.Lock()  # the worker's relay writes from its thread
+        self._login: dict[str, str] = {}
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--username", default="admin", help="The admin user to (re)set.")
@@ -74,24 +81,47 @@ class Command(BaseCommand):
             state = "loaded" if result.created else "already present"
             self.stdout.write(f"Demo study {result.study.name!r}: {state}.")
         url = f"http://{options['addrport']}/"
-        self.stdout.write(
-            self.style.SUCCESS(
-                "\n"
-                f"  Agreement server at {url}  (admin: {url}admin/, API: {url}api/docs/)\n"
-                f"  Admin login  username: {user.get_username()}  password: {password}\n"
-                "  (a new password is printed at each start; Ctrl-C stops the server)\n"
-            )
-        )
-        self.stdout.flush()
+        login = {"url": url, "username": user.get_username(), "password": password}
+        self._login = login
         self._serve(options["addrport"], worker=not options["no_worker"])
 
-    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
+    def _write(self, text: str) -> None:
+        with self._output_lock:
+            self.stdout.write(text)
+            self.stdout.flush()
+
+    def _write_login(self, note: str) -> None:
+        self._write(self.style.SUCCESS(login_box(**self._login, note=note)))
+
+    def _spawn(self, name: str, command: list[str], *, relay: bool = False) -> Any:
         # A session of its own, so a terminal's Ctrl-C reaches only this supervisor, which
         # then stops each child once, in order (a second SIGINT makes Celery cold-stop).
-        process = subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
-        self.stdout.write(f"Started {name} (pid {process.pid}).")
-        self.stdout.flush()
+        # A relayed child's output goes through this process (``_relay``).
+        process = subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            start_new_session=True,
+            stdout=subprocess.PIPE if relay else None,
+            stderr=subprocess.STDOUT if relay else None,
+        )
+        self._write(f"Started {name} (pid {process.pid}).")
+        if relay:
+            threading.Thread(target=self._relay, args=(process,), daemon=True).start()
         return process
+
+    def _relay(self, process: Any) -> None:
+        """Print the worker's lines but the beat's noise; the login again once it is ready
+        (its start-up banner would have pushed the first one off the screen)."""
+        periodic = [str(entry["task"]) for entry in settings.CELERY_BEAT_SCHEDULE.values()]
+        announced = False
+        for raw in process.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if is_beat_noise(line, periodic):
+                continue
+            self._write(line)
+            if not announced and line.endswith(WORKER_READY):
+                announced = True
+                self._write_login("the worker is ready; Ctrl-C stops the server")
 
     def _serve(self, addrport: str, *, worker: bool) -> None:
         children: list[tuple[str, subprocess.Popen[bytes]]] = []
@@ -121,6 +151,7 @@ class Command(BaseCommand):
                                 "--beat",
                                 f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}",
                             ],
+                            relay=True,
                         ),
                     )
                 )
@@ -134,6 +165,8 @@ class Command(BaseCommand):
                     ),
                 )
             )
+            # Last, below the children's start-up lines (and again when the worker is ready).
+            self._write_login("a new password is printed at each start; Ctrl-C stops the server")
             while True:
                 for name, process in children:
                     if process.poll() is not None:
