@@ -1,9 +1,9 @@
 # Plans stored before this migration took the pilot as the truth: they get "none"; new plans
-# default to "bootstrap" (metrics.planning.DEFAULT_PILOT_UNCERTAINTY).
+# default to "lower-bound" (metrics.planning.DEFAULT_PILOT_UNCERTAINTY).
 
 from django.db import migrations, models
 
-CHOICES = [("bootstrap", "bootstrap"), ("none", "none")]
+CHOICES = [("lower-bound", "lower-bound"), ("bootstrap", "bootstrap"), ("none", "none")]
 
 
 class Migration(migrations.Migration):
@@ -20,6 +20,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="planrequest",
             name="pilot_uncertainty",
-            field=models.CharField(choices=CHOICES, default="bootstrap", max_length=20),
+            field=models.CharField(choices=CHOICES, default="lower-bound", max_length=20),
         ),
     ]
