@@ -31,6 +31,7 @@ from exchange import exports
 from exchange.selectors import annotation_table, computation_for_export, stored_item_table
 from pages import charts
 from pages.model_coders import model_coders_section
+from pages.relation_arcs import relation_arcs, relation_rows
 from pages.selectors import (
     coder_history,
     coder_report,
@@ -313,6 +314,9 @@ def structured_item_view(
         "image_url": source,
         "stroke": max(view.width, view.height) / 250,
     }
+    if any(shape.get("type") == "arc" for d in view.drawings for shape in d.shapes):
+        context["arcs"] = relation_arcs(view.drawings, item.text, chart_id="relation-arcs")
+        context["relations"] = relation_rows(view.drawings, item.text)
     response = render(request, question.label_kind.structured.item_template, context)
     origin = urlsplit(source)
     if origin.scheme in ("http", "https") and origin.netloc:

@@ -6,6 +6,7 @@ Importing this package registers every format module.
 from __future__ import annotations
 
 from exchange.formats import (
+    brat,
     coco,
     conll,
     cvat,
@@ -14,7 +15,9 @@ from exchange.formats import (
     inception,
     label_studio,
     prodigy,
+    prodigy_relations,
     webanno_tsv,
+    webanno_tsv_relations,
 )
 from exchange.formats.base import (
     FORMATS,
@@ -42,6 +45,7 @@ __all__ = [
     "ParsedRow",
     "ParsedSpan",
     "Rejection",
+    "brat",
     "coco",
     "conll",
     "cvat",
@@ -50,5 +54,7 @@ __all__ = [
     "inception",
     "label_studio",
     "prodigy",
+    "prodigy_relations",
     "webanno_tsv",
+    "webanno_tsv_relations",
 ]

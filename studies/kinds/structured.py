@@ -36,10 +36,13 @@ class RowError(ValueError):
 
 @dataclass(frozen=True)
 class ItemFacts:
-    """What a row may be checked against: the item's declared size (None: unknown)."""
+    """What a row may be checked against: the item's declared size, and the extent
+    ``[begin, end)`` of a document's offsets (its declared extent, else ``[0, len(text))``;
+    None: unknown)."""
 
     width: float | None = None
     height: float | None = None
+    extent: tuple[float, float] | None = None
 
 
 def blank(value: Any) -> bool:
@@ -130,6 +133,12 @@ class StructuredValues:
     disputed_measure: str = "Agreement"
     #: The template of the per-item view, drawing every coder's value of one item.
     item_template: str = "pages/structured_item.html"
+    #: ``canonical(record, scheme) -> record``: a parsed record in its stored form, given the
+    #: question's prepared ``LabelScheme`` (an undirected relation in document order).
+    canonical: Callable[[Record, Any], Record] | None = None
+    #: Whether the records of one (item, coder) pair must differ (a relation given twice is
+    #: refused); otherwise a record may repeat.
+    unique_records: bool = False
     #: ``parameter_errors(params) -> {field: message}``: the kind's own options checked.
     parameter_errors: Callable[[Mapping[str, Any]], Mapping[str, str]] = lambda params: {}
 
