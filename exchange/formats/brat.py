@@ -68,14 +68,14 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
                 text = members.get(str(PurePosixPath(*path.parts[:-2], f"{document}.txt")))
             _ann(parsed, members[name], name, document, coder, text)
         return parsed
-    document = stem(options.filename)
-    if not options.coder or not document:
+    single = stem(options.filename)
+    if not options.coder or not single:
         raise MalformedFileError(
             "One .ann file is one annotator's document: name its annotator with the coder "
             "option (and upload it under the document's name), or upload a zip of "
             "<annotator>/<document>.ann files."
         )
-    _ann(parsed, decode(data), options.filename or document, document, options.coder, None)
+    _ann(parsed, decode(data), options.filename or single, single, options.coder, None)
     return parsed
 
 

@@ -106,9 +106,16 @@ def to_json(value: Value, code_by_id: Mapping[int, str]) -> list[dict[str, Any]]
 
 
 def draw(value: Value, code_by_id: Mapping[int, str]) -> list[dict[str, Any]]:
-    """Each relation as an arc from its head to its tail (offsets; the page lays them out)."""
+    """Each relation as an arc from its head to its tail, in offsets (the page lays them
+    out on the text); it covers no pixels of an image, so its ``extent`` is empty."""
     return [
-        {"type": "arc", "head": [hb, he], "tail": [tb, te], "label": _code(c, code_by_id)}
+        {
+            "type": "arc",
+            "head": [hb, he],
+            "tail": [tb, te],
+            "label": _code(c, code_by_id),
+            "extent": [],
+        }
         for hb, he, tb, te, c in value
     ]
 

@@ -115,7 +115,9 @@ class StructuredValues:
     ]
     #: ``draw(value, code_by_id) -> shapes``: how a page draws one coder's value, as
     #: ``{"type": "polygon", "points": [[x, y], ...], "label"}`` or ``{"type": "point",
-    #: "x", "y", "label"}`` (pixels), each with its ``extent`` (the points it covers).
+    #: "x", "y", "label"}`` (pixels), each with its ``extent`` (the points it covers), or
+    #: ``{"type": "arc", "head": [begin, end], "tail": [begin, end], "label"}`` (offsets of
+    #: a document; extent empty), which the page draws as arcs on the text.
     draw: Callable[[Value, Mapping[int, str]], list[dict[str, Any]]]
     #: The coefficients' names people read, in display order.
     names: Mapping[str, str]
