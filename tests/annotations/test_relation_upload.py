@@ -139,3 +139,23 @@ def test_undirected_changes_only_before_the_first_annotation(
     assert [(e["code"], e["attr"]) for e in response.json()["errors"]] == [
         ("undirected_locked", "undirected")
     ]
+
+
+def test_a_csv_in_the_clis_shape_uploads_and_its_errors_name_the_line(
+    study: Study, manager_client: APIClient
+) -> None:
+    _declare(study, manager_client)
+    url = f"/api/v1/studies/{study.pk}/annotations/structured/?round=Round%201&question=rel"
+    header = "document,coder,head_begin,head_end,tail_begin,tail_end,label\n"
+    bad = header + "d1,ann,0,5,10,13,works_for\nd1,bob,0,5,13,10,works_for\n"
+    response = manager_client.post(url, data=bad.encode(), content_type="text/csv")
+    assert response.status_code == 400
+    assert [(e["code"], e["attr"]) for e in response.json()["errors"]] == [
+        ("end_before_begin", "line 3.tail_end")
+    ]
+    assert not Annotation.objects.exists()
+    good = header + "d1,ann,0,5,10,13,works_for\nd1,bob,,,,,\n"
+    response = manager_client.post(url, data=good.encode(), content_type="text/csv")
+    assert response.status_code == 200, response.json()
+    stored = dict(Annotation.objects.values_list("coder__key", "units"))
+    assert stored == {"ann": [[0, 5, 10, 13, Category.objects.get(code="works_for").pk]], "bob": []}
