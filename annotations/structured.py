@@ -20,6 +20,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models.functions import Length
 from django.utils import timezone
 
 from annotations.services import (
@@ -175,12 +176,25 @@ class _Item:
     declared: bool = False
 
 
+def _extent(begin: float | None, end: float | None, text_length: int | None) -> Any:
+    """A document's offsets extent: declared, else its text's characters, else unknown."""
+    if begin is not None and end is not None:
+        return (float(begin), float(end))
+    return (0.0, float(text_length)) if text_length else None
+
+
 def _items(study_id: int, keys: set[str]) -> dict[str, _Item]:
     found: dict[str, _Item] = {}
-    for key, pk, width, height, url in Item.objects.filter(
-        study_id=study_id, external_id__in=sorted(keys)
-    ).values_list("external_id", "id", "image_width", "image_height", "image_url"):
-        found[key] = _Item(pk, ItemFacts(width, height), url or "")
+    rows = (
+        Item.objects.filter(study_id=study_id, external_id__in=sorted(keys))
+        .annotate(text_length=Length("text"))
+        .values_list(
+            "external_id", "id", "image_width", "image_height", "image_url",
+            "extent_begin", "extent_end", "text_length",
+        )
+    )  # fmt: skip
+    for key, pk, width, height, url, begin, end, length in rows:
+        found[key] = _Item(pk, ItemFacts(width, height, _extent(begin, end, length)), url or "")
     return found
 
 
@@ -205,8 +219,10 @@ def _declare_images(
         if any(value is not None and value <= 0 for value in size.values()):
             errors.add(f"{image.where}.width", "not_positive", "Sizes are greater than 0.")
             continue
-        facts = ItemFacts(size["width"], size["height"])
         current = items.get(key)
+        facts = ItemFacts(
+            size["width"], size["height"], current.facts.extent if current is not None else None
+        )
         if current is not None and current.facts.width is not None and current.facts != facts:
             errors.add(
                 f"{image.where}.width",
@@ -252,6 +268,7 @@ def structured_values_replace(
     errors = _RowErrors()
     _declare_images(images, items, errors)
     records: dict[tuple[str, str], list[Any]] = {}
+    seen: dict[tuple[str, str], set[str]] = {}
     for row in rows:
         pair = _pair(row, item_column, items, coder_ids, create_missing, errors)
         if pair is None:
@@ -268,9 +285,24 @@ def structured_values_replace(
             )
             continue
         try:
-            found.append(values.parse(row.cells, scheme.id_by_code, _facts(items, pair[0])))
+            record = values.parse(row.cells, scheme.id_by_code, _facts(items, pair[0]))
         except RowError as error:
             errors.add(f"{row.where}.{error.field}", error.code, error.message)
+            continue
+        if values.canonical is not None:
+            record = values.canonical(record, scheme)
+        if values.unique_records:
+            earlier = seen.setdefault(pair, set())
+            if repr(record) in earlier:
+                errors.add(
+                    f"{row.where}.label",
+                    AnnotationErrorCode.DUPLICATE_ROW,
+                    f"An earlier row gave {pair[1]!r} the same value in {pair[0]!r} "
+                    "(an undirected label's relation in either direction).",
+                )
+                continue
+            earlier.add(repr(record))
+        found.append(record)
     errors.raise_if_any()
     for item, _ in records:
         items.setdefault(item, _Item(None, ItemFacts()))

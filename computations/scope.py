@@ -568,7 +568,8 @@ class ScopeStructured:
     ``rows`` are ``(item name, coder key, value)`` in (item, coder) order, an item's name
     being its external id (``<round name>/<external id>`` when rounds are pooled, as span
     documents are named); ``items`` maps each name to its facts (an image's size);
-    ``code_by_id`` names the question's categories. A row with an empty value is a coder
+    ``code_by_id`` names the question's categories, ``undirected`` the codes of those
+    declared undirected (symmetric relation labels). A row with an empty value is a coder
     who annotated the item and found nothing.
     """
 
@@ -577,6 +578,7 @@ class ScopeStructured:
     code_by_id: dict[int, str]
     item_ids: dict[str, int]
     fingerprint: str
+    undirected: tuple[str, ...] = ()
 
     @property
     def n_annotations(self) -> int:
@@ -605,11 +607,15 @@ def scope_structured(*, question: Question, round_ids: Sequence[int]) -> ScopeSt
         value = units or []
         rows.append((name, coder, value))
         digest.update(repr((round_id, item_id, coder, value)).encode())
-    code_by_id = dict(Category.objects.filter(question=question).values_list("id", "code"))
+    categories = Category.objects.filter(question=question).values_list("id", "code", "undirected")
+    code_by_id = {pk: code for pk, code, _ in categories}
+    undirected = tuple(sorted(code for _, code, flag in categories if flag))
+    digest.update(f"undirected={undirected}".encode())
     return ScopeStructured(
         rows=rows,
         items=items,
         code_by_id=code_by_id,
         item_ids=item_ids,
         fingerprint=digest.hexdigest(),
+        undirected=undirected,
     )

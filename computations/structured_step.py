@@ -54,7 +54,11 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
     beat(computation.pk, 0.1)
     if kind.structured.takes_distance_table and params.get("distance") == "user":
         params = {**params, "distance_table": distance_mapping(question=computation.question)}
-    results = kind.structured.report(scope.rows, scope.code_by_id, scope.items, params)
+    # The question's undirected labels go with the parameters: they are its declaration,
+    # not an option of the computation.
+    results = kind.structured.report(
+        scope.rows, scope.code_by_id, scope.items, {**params, "undirected": scope.undirected}
+    )
     for entry in results.get("most_disputed", []):
         entry["item"] = scope.item_ids.get(str(entry.get("name")))
     results.update(

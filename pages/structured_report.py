@@ -31,6 +31,8 @@ SUMMARY = (
     ("n_regions", "Regions"),
     ("n_options", "Options"),
     ("n_texts", "Distinct texts"),
+    ("n_relations", "Relations"),
+    ("n_units", "Units (distinct spans related)"),
     ("n_annotations", "Annotated items × coders"),
 )
 #: Colours of the coders' drawings, in coder order (colour-blind safe, Okabe–Ito).

@@ -37,6 +37,7 @@ from pages import charts
 from pages.coder_chart import coder_chart
 from pages.dashboard import PENDING_LISTED, pending_computations, study_dashboard
 from pages.model_coders import model_coders_section
+from pages.relation_arcs import relation_arcs, relation_rows
 from pages.selectors import (
     coder_history,
     coder_report,
@@ -316,6 +317,9 @@ def structured_item_view(
         "image_url": source,
         "stroke": max(view.width, view.height) / 250,
     }
+    if any(shape.get("type") == "arc" for d in view.drawings for shape in d.shapes):
+        context["arcs"] = relation_arcs(view.drawings, item.text, chart_id="relation-arcs")
+        context["relations"] = relation_rows(view.drawings, item.text)
     response = render(request, question.label_kind.structured.item_template, context)
     origin = urlsplit(source)
     if origin.scheme in ("http", "https") and origin.netloc:

@@ -73,6 +73,7 @@ class CategoryRow:
     code: str
     parent_id: int | None
     position: int = 0
+    undirected: bool = False
 
 
 class LabelScheme:
@@ -98,6 +99,8 @@ class LabelScheme:
         self.code_by_id: dict[int, str] = {row.id: row.code for row in rows}
         # Declared order, for the canonical text of sets.
         self.rank_by_id: dict[int, int] = {row.id: rank for rank, row in enumerate(rows)}
+        #: Categories declared undirected (symmetric relation labels).
+        self.undirected_ids: frozenset[int] = frozenset(row.id for row in rows if row.undirected)
         self.min_value = None if min_value is None else float(min_value)
         lowest = self.spec.lowest_value
         if lowest is not None and (min_value is None or min_value < lowest):
@@ -116,10 +119,12 @@ class LabelScheme:
         categories: list[CategoryRow] = []
         if kind_of(question.kind).has_categories:
             categories = [
-                CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
-                for pk, code, parent_id, position in Category.objects.filter(
+                CategoryRow(
+                    id=pk, code=code, parent_id=parent_id, position=position, undirected=flag
+                )
+                for pk, code, parent_id, position, flag in Category.objects.filter(
                     question=question
-                ).values_list("id", "code", "parent_id", "position")
+                ).values_list("id", "code", "parent_id", "position", "undirected")
             ]
         return cls(
             kind=question.kind,

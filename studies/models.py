@@ -156,6 +156,7 @@ class LabelKind(models.TextChoices):
     TEXT = "text", "Free text"
     RANKING = "ranking", "Ranking of options"
     PREFERENCE = "preference", "Pairwise preference"
+    RELATION = "relation", "Relations between units of a document"
 
 
 class SpanUnit(models.TextChoices):
@@ -229,6 +230,13 @@ class Category(models.Model):
     position = models.PositiveIntegerField(default=0)
     parent = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="children"
+    )
+    # A relation label with no direction (coreference, "similar to"): head and tail may be
+    # swapped. Only kinds whose categories may be undirected take it (studies.kinds).
+    undirected = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Relation questions only: the label is symmetric (x–y is y–x).",
     )
 
     class Meta:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from exchange.formats import (
     argilla,
+    brat,
     coco,
     conll,
     cvat,
@@ -15,7 +16,9 @@ from exchange.formats import (
     inception,
     label_studio,
     prodigy,
+    prodigy_relations,
     webanno_tsv,
+    webanno_tsv_relations,
 )
 from exchange.formats.base import (
     FORMATS,
@@ -44,6 +47,7 @@ __all__ = [
     "ParsedSpan",
     "Rejection",
     "argilla",
+    "brat",
     "coco",
     "conll",
     "cvat",
@@ -52,5 +56,7 @@ __all__ = [
     "inception",
     "label_studio",
     "prodigy",
+    "prodigy_relations",
     "webanno_tsv",
+    "webanno_tsv_relations",
 ]

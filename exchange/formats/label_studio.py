@@ -70,6 +70,11 @@ from exchange.formats.label_studio_regions import (
     region_fields,
     region_result,
 )
+from exchange.formats.label_studio_relations import (
+    RELATION_TYPE,
+    has_relations,
+    relation_results,
+)
 from exchange.formats.label_studio_structured import STRUCTURED_TYPES, structured_result
 
 SPAN_TYPES = ("labels", "hypertextlabels", "paragraphlabels")
@@ -128,6 +133,8 @@ class _Task:
     # a task of this server's review export (``data.review_entry``), whose predictions are
     # the coders' labels
     review_export: bool = False
+    # whether the file has relation results (exchange.formats.label_studio_relations)
+    relations: bool = False
 
 
 def _span_fields(tasks: list[Any]) -> frozenset[str]:
@@ -162,11 +169,13 @@ def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile()
     span_fields = _span_fields(tasks)
     regions = region_fields(tasks)
+    relations = has_relations(tasks)
     fixes = 0
     for task_index, raw in enumerate(tasks):
         task = _task(parsed, task_index, raw, options, span_fields, regions)
         if task is None:
             continue
+        task.relations = relations
         for annotation_index, annotation in enumerate(raw["annotations"]):
             _annotation(parsed, task, annotation_index, annotation)
         predictions = raw.get("predictions")
@@ -341,6 +350,7 @@ def _annotation(
         else:
             # No span field in the file: a mark for the import's question, if a span one.
             _found_nothing(parsed, task, coder, source, None)
+        _relations(parsed, task, coder, source, results)
         return
     answered: set[str] = set()
     for result_index, result in enumerate(results):
@@ -351,6 +361,21 @@ def _annotation(
     for name in sorted(task.span_fields - answered):
         _found_nothing(parsed, task, coder, source, name)
     _nothing_drawn(parsed, task, coder, source, answered=answered)
+    _relations(parsed, task, coder, source, results)
+
+
+def _relations(parsed: ParsedFile, task: _Task, coder: str, source: str, results: list) -> None:
+    """The annotation's relations, in a file that has relation results."""
+    if task.relations:
+        relation_results(
+            parsed,
+            document=task.document,
+            text=task.text,
+            coder=coder,
+            source=source,
+            results=results,
+            characters=lambda begin, end, text: _characters(task, begin, end, text),
+        )
 
 
 def _nothing_drawn(
@@ -399,6 +424,8 @@ def _result(
         return None
     result_source = f"{source}, result {key_text(result.get('id')) or f'[{index}]'}"
     kind = result.get("type")
+    if kind == RELATION_TYPE:
+        return None  # read with the annotation's other results (_relations)
     from_name = key_text(result.get("from_name"))
     value = result.get("value")
     if isinstance(kind, str) and kind in REGION_TYPES and from_name is not None:

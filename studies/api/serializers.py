@@ -214,7 +214,7 @@ class CategoryOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Category
-        fields = ("id", "code", "label", "position", "parent")
+        fields = ("id", "code", "label", "position", "parent", "undirected")
         read_only_fields = fields
 
 
@@ -266,6 +266,11 @@ class CategorySpecSerializer(serializers.Serializer):
     )
     parent = serializers.CharField(  # type: ignore[assignment]
         max_length=100, required=False, allow_null=True, default=None
+    )
+    undirected = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Relation questions only: the label is symmetric (head and tail may be swapped).",
     )
 
 
@@ -323,6 +328,11 @@ class CategoryCreateInputSerializer(serializers.Serializer):
         max_value=MAX_POSITION,
         help_text="Index to insert at; the end when omitted.",
     )
+    undirected = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Relation questions only: the label is symmetric (head and tail may be swapped).",
+    )
 
 
 class CategoryUpdateInputSerializer(serializers.Serializer):
@@ -335,6 +345,10 @@ class CategoryUpdateInputSerializer(serializers.Serializer):
     )
     position = serializers.IntegerField(
         required=False, min_value=0, max_value=MAX_POSITION, help_text="New index in the order."
+    )
+    undirected = serializers.BooleanField(
+        required=False,
+        help_text="Relation questions only, before any annotation: the label is symmetric.",
     )
 
 

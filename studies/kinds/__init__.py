@@ -21,6 +21,7 @@ from studies.kinds import (
     preference,
     ranking,
     ratio,
+    relation,
     span,
     text,
 )
@@ -43,6 +44,7 @@ KINDS: dict[str, Kind] = {
         text,
         ranking,
         preference,
+        relation,
     )
 }
 

@@ -91,6 +91,8 @@ class Kind:
     has_categories: bool = False
     #: Whether categories form a tree (a node's ``parent``; values by code or by path).
     category_tree: bool = False
+    #: Whether a category may be declared ``undirected`` (a symmetric relation label).
+    undirected_categories: bool = False
     #: Whether the question takes ``min_value``/``max_value``.
     takes_range: bool = False
     #: The lowest value allowed whatever the declared range (ratio numbers: 0).

@@ -37,10 +37,13 @@ class RowError(ValueError):
 
 @dataclass(frozen=True)
 class ItemFacts:
-    """What a row may be checked against: the item's declared size (None: unknown)."""
+    """What a row may be checked against: the item's declared size, and the extent
+    ``[begin, end)`` of a document's offsets (its declared extent, else ``[0, len(text))``;
+    None: unknown)."""
 
     width: float | None = None
     height: float | None = None
+    extent: tuple[float, float] | None = None
 
 
 def blank(value: Any) -> bool:
@@ -113,7 +116,9 @@ class StructuredValues:
     ]
     #: ``draw(value, code_by_id) -> shapes``: how a page draws one coder's value, as
     #: ``{"type": "polygon", "points": [[x, y], ...], "label"}`` or ``{"type": "point",
-    #: "x", "y", "label"}`` (pixels), each with its ``extent`` (the points it covers).
+    #: "x", "y", "label"}`` (pixels), each with its ``extent`` (the points it covers), or
+    #: ``{"type": "arc", "head": [begin, end], "tail": [begin, end], "label"}`` (offsets of
+    #: a document; extent empty), which the page draws as arcs on the text.
     draw: Callable[[Value, Mapping[int, str]], list[dict[str, Any]]]
     #: The coefficients' names people read, in display order.
     names: Mapping[str, str]
@@ -138,6 +143,12 @@ class StructuredValues:
     #: (``studies.distance_tables``): its computation then gets it as
     #: ``params["distance_table"]`` when its ``distance`` is ``user``.
     takes_distance_table: bool = False
+    #: ``canonical(record, scheme) -> record``: a parsed record in its stored form, given the
+    #: question's prepared ``LabelScheme`` (an undirected relation in document order).
+    canonical: Callable[[Record, Any], Record] | None = None
+    #: Whether the records of one (item, coder) pair must differ (a relation given twice is
+    #: refused); otherwise a record may repeat.
+    unique_records: bool = False
     #: ``parameter_errors(params) -> {field: message}``: the kind's own options checked.
     parameter_errors: Callable[[Mapping[str, Any]], Mapping[str, str]] = lambda params: {}
 

@@ -42,6 +42,11 @@ class SchemeErrorCode:
     SPAN_UNIT_NOT_ALLOWED = "span_unit_not_allowed"
     CATEGORIES_NOT_FROM_LABELS = "categories_not_from_labels"
     SPAN_UNIT_LOCKED = "span_unit_locked"
+    UNDIRECTED_NOT_ALLOWED = "undirected_not_allowed"
+    UNDIRECTED_LOCKED = "undirected_locked"
+
+
+UNDIRECTED_ONLY = "Only relation questions declare a label undirected."
 
 
 def _error(message: str, code: str) -> ValidationError:
@@ -121,6 +126,7 @@ def _validate_category_specs(
             )
         else:
             first_index[code] = index
+    errors.update(_undirected_errors(kind, specs))
     parents: dict[str, str | None] = {}
     for spec in specs:  # the first declaration of a code counts; later ones are duplicates
         parents.setdefault(spec["code"], spec.get("parent"))
@@ -143,6 +149,19 @@ def _validate_category_specs(
             )
     if errors:
         raise ValidationError(errors)
+
+
+def _undirected_errors(kind: str, specs: Sequence[CategorySpec]) -> dict[str, ValidationError]:
+    """``undirected`` declared on a kind whose labels have no direction to drop."""
+    if kind_of(kind).undirected_categories:
+        return {}
+    return {
+        f"categories.{index}.undirected": _error(
+            UNDIRECTED_ONLY, SchemeErrorCode.UNDIRECTED_NOT_ALLOWED
+        )
+        for index, spec in enumerate(specs)
+        if spec.get("undirected")
+    }
 
 
 def _has_cycle(code: str, parents: Mapping[str, str | None]) -> bool:
@@ -213,7 +232,11 @@ def question_create(
     created = Category.objects.bulk_create(
         [
             Category(
-                question=question, code=spec["code"], label=spec.get("label") or "", position=i
+                question=question,
+                code=spec["code"],
+                label=spec.get("label") or "",
+                position=i,
+                undirected=bool(spec.get("undirected")),
             )
             for i, spec in enumerate(categories)
         ]
@@ -264,6 +287,10 @@ def question_update(*, question: Question, **fields: Any) -> Question:
                         SchemeErrorCode.CATEGORIES_NOT_ALLOWED,
                     )
                 }
+            )
+        if not kind_of(kind).undirected_categories and any(c.undirected for c in categories):
+            raise ValidationError(
+                {"kind": _error(UNDIRECTED_ONLY, SchemeErrorCode.UNDIRECTED_NOT_ALLOWED)}
             )
         if not kind_of(kind).category_tree and any(c.parent_id for c in categories):
             raise ValidationError(
@@ -357,6 +384,13 @@ def _check_code(question: Question, code: str, *, exclude_pk: int | None = None)
         )
 
 
+def _check_undirected(question: Question, undirected: bool) -> None:
+    if undirected and not question.label_kind.undirected_categories:
+        raise ValidationError(
+            {"undirected": _error(UNDIRECTED_ONLY, SchemeErrorCode.UNDIRECTED_NOT_ALLOWED)}
+        )
+
+
 def _check_categorical(question: Question) -> None:
     if not question.label_kind.has_categories:
         raise ValidationError(
@@ -412,13 +446,18 @@ def category_create(
     label: str = "",
     parent: str | None = None,
     position: int | None = None,
+    undirected: bool = False,
 ) -> Category:
-    """Add a category, at the end or at ``position`` (the ones from there move down)."""
+    """Add a category, at the end or at ``position`` (the ones from there move down);
+    ``undirected`` declares a relation question's label symmetric."""
     _check_categorical(question)
     _check_code(question, code)
+    _check_undirected(question, undirected)
     parent_category = _parent_by_code(question, parent)
     ordered = list(question.categories.select_for_update().order_by("position", "id"))
-    category = Category(question=question, code=code, label=label, parent=parent_category)
+    category = Category(
+        question=question, code=code, label=label, parent=parent_category, undirected=undirected
+    )
     category.position = len(ordered)
     category.full_clean()
     category.save()
@@ -431,8 +470,9 @@ def category_create(
 @transaction.atomic
 def category_update(*, category: Category, **fields: Any) -> Category:
     """Rename (``code``, ``label``), move in the tree (``parent`` by code, or None) or in
-    the order (``position``: its new index)."""
-    unexpected = set(fields) - {"code", "label", "parent", "position"}
+    the order (``position``: its new index); ``undirected`` (relation questions) only while
+    no annotation answers the question (stored relations are in the order it gives)."""
+    unexpected = set(fields) - {"code", "label", "parent", "position", "undirected"}
     if unexpected:
         raise TypeError(f"category_update() got unexpected fields {sorted(unexpected)}")
     question = category.question
@@ -441,6 +481,19 @@ def category_update(*, category: Category, **fields: Any) -> Category:
         category.code = fields["code"]
     if "label" in fields:
         category.label = fields["label"]
+    if "undirected" in fields and bool(fields["undirected"]) != category.undirected:
+        _check_undirected(question, bool(fields["undirected"]))
+        if _question_has_annotations(question):
+            raise ValidationError(
+                {
+                    "undirected": _error(
+                        "Whether a label is undirected cannot change once the question has "
+                        "annotations (its relations are stored in the order it gives).",
+                        SchemeErrorCode.UNDIRECTED_LOCKED,
+                    )
+                }
+            )
+        category.undirected = bool(fields["undirected"])
     if "parent" in fields:
         category.parent = _parent_by_code(question, fields["parent"])
         if category.parent is not None and _is_ancestor(category, category.parent):

@@ -219,7 +219,7 @@ def test_the_formats_are_listed(viewer_client: APIClient, target: ImportStudy) -
     assert {f["name"] for f in response.json()} == {
         "label_studio", "doccano", "prodigy", "inception", "inception_diagnosis",
         "inception_tsv", "conll", "long_csv", "wide_csv", "agreement_table", "coco", "cvat",
-        "structured_csv", "argilla",
+        "structured_csv", "argilla", "brat", "inception_tsv_relations", "prodigy_rel",
     }  # fmt: skip
 
 

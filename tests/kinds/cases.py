@@ -68,6 +68,14 @@ def _agreed_rows(agreed: dict[str, Any], rows_field: str) -> list[dict[str, Any]
             for coder in CODERS
             for record in records
         ]
+    if rows_field == "document_rows":
+        # An empty list: each coder annotated the document and related nothing.
+        return [
+            {"document": item, "coder": coder, **record}
+            for item, records in agreed.items()
+            for coder in CODERS
+            for record in records or [{}]
+        ]
     if rows_field == "rows":
         # An item's empty list: each coder annotated it and drew nothing.
         return [
@@ -523,11 +531,98 @@ CASES: dict[str, KindCase] = {
         imported=3,
         refuses_review=True,
     ),
+    "relation": KindCase(
+        # TEXT: Alice [0, 5), Bob [10, 13), Paris [17, 22); "knows" is undirected, so bob's
+        # Bob -> Alice is stored as Alice -> Bob.
+        question={
+            "kind": "relation",
+            "categories": [{"code": "works_for"}, {"code": "knows", "undirected": True}],
+        },
+        upload=STRUCTURED,
+        rows_field="document_rows",
+        good_rows=[
+            {
+                "document": "d1",
+                "coder": "alice",
+                "head_begin": 0,
+                "head_end": 5,
+                "tail_begin": "10",
+                "tail_end": "13",
+                "label": "works_for",
+            },
+            {
+                "document": "d1",
+                "coder": "bob",
+                "head_begin": 10,
+                "head_end": 13,
+                "tail_begin": 0,
+                "tail_end": 5,
+                "label": "knows",
+            },
+        ],
+        read_back=[
+            [
+                {
+                    "head_begin": 0,
+                    "head_end": 5,
+                    "tail_begin": 10,
+                    "tail_end": 13,
+                    "label": "works_for",
+                }
+            ],
+            [{"head_begin": 0, "head_end": 5, "tail_begin": 10, "tail_end": 13, "label": "knows"}],
+        ],
+        change_texts=["0-5 -> 10-13 works_for", "0-5 -> 10-13 knows"],
+        bad_row={
+            "document": "d2",
+            "coder": "alice",
+            "head_begin": 0,
+            "head_end": 5,
+            "tail_begin": 17,
+            "tail_end": 30,
+            "label": "works_for",
+        },
+        bad_error=("outside_document", "rows.0.tail_end"),
+        agreed={
+            item: [
+                {
+                    "head_begin": hb,
+                    "head_end": he,
+                    "tail_begin": tb,
+                    "tail_end": te,
+                    "label": label,
+                }
+                for hb, he, tb, te, label in relations
+            ]
+            for item, relations in {
+                "d1": [(0, 5, 10, 13, "works_for")],
+                "d2": [],
+                "d3": [(10, 13, 17, 22, "knows")],
+                "d4": [(0, 5, 17, 22, "works_for"), (0, 5, 10, 13, "knows")],
+            }.items()
+        },
+        headline="alpha",
+        page_text='<th scope="row">Krippendorff&#x27;s alpha on relations (nominal)</th>',
+        export="structured",
+        export_lines=[
+            "document,coder,head_begin,head_end,tail_begin,tail_end,label",
+            "d1,alice,0,5,10,13,works_for",
+            "d1,bob,0,5,10,13,knows",
+        ],
+        import_file=(
+            "structured_csv",
+            "relations.csv",
+            b"document,coder,head_begin,head_end,tail_begin,tail_end,label\n"
+            b"d1,alice,0,5,10,13,works_for\nd1,bob,10,13,0,5,knows\nd2,alice,,,,,\n",
+        ),
+        imported=3,
+        refuses_review=True,
+    ),
 }
 
 
 def upload(client: APIClient, study: Study, case: KindCase, rows: list[Any]) -> Any:
     """POST ``rows`` of question ``q`` in Round 1 to the case's upload endpoint."""
-    field = "rows" if case.rows_field in ("rows", "item_rows") else case.rows_field
+    field = "rows" if case.rows_field in ("rows", "item_rows", "document_rows") else case.rows_field
     body = {"round": "Round 1", "question": "q", field: rows}
     return client.post(f"/api/v1/studies/{study.pk}/{case.upload}", body, format="json")
