@@ -42,6 +42,7 @@ HEADLINE_ROW = {
     "text": "Krippendorff's alpha, text distance",
     "ranking": "Krippendorff's alpha, Kendall tau distance",
     "preference": "Krippendorff's alpha on the choice (nominal)",
+    "relation": "Relation F1, exact (head, tail, label)",
 }
 
 
@@ -64,6 +65,10 @@ SPAN_ROWS = (
     "Pₖ",
     "WindowDiff",
 )
+
+
+#: Category codes the cases declare: the user's own words, shown as the user wrote them.
+DECLARED_CODES = {"works_for"}
 
 
 @pytest.mark.parametrize("key", sorted(KINDS))
@@ -104,7 +109,8 @@ def test_the_round_report_of_every_kind_reads_cleanly_wide_and_narrow(
     for text in texts.values():
         assert "Round report: Round 1, question q" in text
         # Once, "P_k" named a row and raw keys ("alpha_u") headed the skipped coefficients.
-        assert re.findall(r"\b[A-Za-z]+_[A-Za-z_]+\b", text) == []
+        words = re.findall(r"\b[A-Za-z]+_[A-Za-z_]+\b", text)
+        assert [word for word in words if word not in DECLARED_CODES] == []
         if key == "span":
             for row in SPAN_ROWS:
                 assert any(line.startswith(row + " ") for line in text.splitlines()), row
