@@ -11,8 +11,11 @@ Prints:
   text is the item's text with a few random edits, a third of them unedited). D_o needs the
   distinct unequal texts that share an item (at most three pairs per item): timed in full.
   D_e needs every pair of distinct texts, ``V(V-1)/2``: its rate is timed on random pairs and
-  the full pass extrapolated (the report refuses it above ``max_pairs``, timed too). Exact
-  alpha end to end is timed on growing numbers of items, and against the ``krippendorff``
+  the full pass extrapolated (the report refuses it above ``max_pairs``, timed too). The
+  report with a sampled D_e (``expected="sampled"``, 1,000,000 and 200,000 pairs) is timed
+  end to end on the full data, with its standard errors. Exact alpha end to end is timed on
+  growing numbers of items (each with the sampled D_e's distance from the exact one, in
+  standard errors), and against the ``krippendorff``
   package given the same distance as a callable on a size it handles (it builds an
   items × V × V array).
 - **ranking**: Kendall's W and alpha (normalised Kendall tau) on ``--ranking-items`` items ×
@@ -99,6 +102,10 @@ def text_corpus(items: int, seed: int) -> TextData:
     return TextData.from_long(*text_rows(items, seed))
 
 
+#: Pair counts of the sampled D_e timed on the full text corpus.
+SAMPLED_PAIRS = (1_000_000, 200_000)
+
+
 def bench_text(items: int, ladder: list[int], peer_items: int, seed: int) -> None:
     print(f"\n== text: {items:,} items × 3 coders × 200-character texts (Levenshtein)")
     rows = text_rows(items, seed)
@@ -139,13 +146,26 @@ def bench_text(items: int, ladder: list[int], peer_items: int, seed: int) -> Non
     refused, report = timed(lambda: text_report(data))
     print(f"text_report (max_pairs 20,000,000): {refused:.2f} s, alpha null: "
           f"{report['coefficients']['alpha']['reason'][:90]}...")  # fmt: skip
-    print("exact alpha end to end (D_o and D_e), growing sizes:")
+    for pairs in SAMPLED_PAIRS:
+        seconds, report = timed(lambda pairs=pairs: text_report(
+            data, expected="sampled", expected_pairs=pairs, seed=seed))  # fmt: skip
+        entry = report["coefficients"]["alpha"]
+        how = entry["expected_method"]
+        low, high = how["alpha_interval"]
+        print(f"text_report, sampled D_e ({pairs:,} pairs, seed {seed}): {seconds:.2f} s "
+              f"({how['evaluated_pairs']:,} distinct pairs evaluated); alpha {entry['value']:.5f} "
+              f"± {how['alpha_standard_error']:.1e} (95% [{low:.5f}, {high:.5f}]), D_e "
+              f"{entry['expected']:.5f} ± {how['standard_error']:.1e}")  # fmt: skip
+    print("exact alpha end to end (D_o and D_e), growing sizes, and sampled D_e against it:")
     for n in ladder:
         small = text_corpus(n, seed + n)
         seconds, result = timed(lambda small=small: text_alpha(small))
+        sampled = text_alpha(small, expected="sampled", seed=seed)
+        error = sampled.sample.standard_error if sampled.sample else float("nan")
         print(
             f"  {n:>6,} items, {result.n_distinct:>6,} distinct texts, "
-            f"{result.expected_pairs:>11,} D_e pairs: {seconds:6.2f} s, alpha {result.value:.4f}"
+            f"{result.expected_pairs:>11,} D_e pairs: {seconds:6.2f} s, alpha {result.value:.4f}; "
+            f"sampled D_e off by {(sampled.expected - result.expected) / error:+.2f} SE"
         )
     bench_text_peer(peer_items, seed)
 

@@ -12,8 +12,10 @@ Each level reads its CSV file and prints its report (:mod:`metrics.structured`):
 - ``text``: ``item,coder,text`` (an empty text cell is the empty text), ``--distance
   levenshtein|token_jaccard`` (default levenshtein) or ``--distance-file`` (CSV
   ``text_a,text_b,distance``: distances computed elsewhere, for every pair of distinct texts),
-  ``--max-pairs`` the distance evaluations alpha's expected disagreement may take (default
-  20,000,000).
+  ``--max-pairs`` the distance evaluations alpha's exact expected disagreement may take
+  (default 20,000,000); ``--expected sampled`` estimates it from ``--expected-pairs N``
+  (default 1,000,000) random pairs drawn with ``--seed S``, with its standard error, and
+  ``--expected auto`` is exact up to ``--max-pairs`` and sampled above (default exact).
 
 ``--bootstrap N --seed S [--confidence C]`` adds a ``ci`` to every coefficient. ``--json``
 prints the JSON contract, otherwise a table. Bad input exits with code 2 and a message naming
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from metrics.errors import InputError
+from metrics.structured._pairwise import DEFAULT_EXPECTED_PAIRS, EXPECTED_METHODS
 from metrics.structured.preferences import preference_report, read_preferences
 from metrics.structured.rankings import ranking_report, read_rankings
 from metrics.structured.relations import read_relations, relation_report
@@ -49,6 +52,8 @@ _OWN = {
     "min_overlap": ("relation",),
     "max_pairs": ("text",),
     "distance_file": ("text",),
+    "expected": ("text",),
+    "expected_pairs": ("text",),
 }
 #: Options of the other levels, refused here.
 _OTHERS = ("continuum", "gamma", "overlapping", "domain", "tree", "benchmarks")
@@ -89,6 +94,20 @@ def add_structured_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"level text: most distance evaluations for D_e (default: {DEFAULT_MAX_PAIRS})",
     )
+    parser.add_argument(
+        "--expected",
+        choices=EXPECTED_METHODS,
+        help="level text: D_e over every pair (exact), estimated from random pairs (sampled, "
+        "alpha then an estimate with its standard error), or exact up to --max-pairs and "
+        "sampled above (auto) (default: exact)",
+    )
+    parser.add_argument(
+        "--expected-pairs",
+        type=int,
+        metavar="N",
+        help=f"level text: pairs drawn for a sampled D_e, seeded by --seed "
+        f"(default: {DEFAULT_EXPECTED_PAIRS})",
+    )
 
 
 def structured_applies(args: argparse.Namespace) -> bool:
@@ -118,6 +137,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError("Give --distance or --distance-file, not both.")
     if args.max_pairs is not None and args.max_pairs < 1:
         raise InputError("--max-pairs must be at least 1.")
+    if args.expected_pairs is not None and args.expected_pairs < 2:
+        raise InputError("--expected-pairs must be at least 2.")
 
 
 def structured_report(args: argparse.Namespace) -> dict[str, Any]:
@@ -141,6 +162,10 @@ def structured_report(args: argparse.Namespace) -> dict[str, Any]:
         read_texts(args.file),
         distance=distance,
         max_pairs=max_pairs,
+        expected=args.expected or "exact",
+        expected_pairs=DEFAULT_EXPECTED_PAIRS
+        if args.expected_pairs is None
+        else args.expected_pairs,
         **common,
     )
 
@@ -199,6 +224,14 @@ def format_structured_table(result: dict[str, Any]) -> str:
             lines.append(f"    {entry.get('reason', '')}")
         elif key == "kendall_w":
             lines.append(f"    chi2 {entry['chi2']:.4f} on {entry['df']} df, p {entry['p']:.4g}")
+        elif entry.get("expected_method", {}).get("method") == "sampled":
+            sample = entry["expected_method"]
+            low, high = sample["alpha_interval"]
+            lines.append(
+                f"    estimate: D_e from {sample['pairs']:,} random pairs (seed {sample['seed']}),"
+                f" standard error {sample['standard_error']:.2g}; alpha [{low:.4f}, {high:.4f}]"
+                f" {sample['confidence']:.0%} over the pairs drawn"
+            )
     for coder, bias in result.get("position_bias", {}).items():
         lines.append(
             f"position bias {coder!s:<22} share first {_cell(bias['share_first'])} "

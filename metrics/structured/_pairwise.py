@@ -19,9 +19,12 @@ over the pairable values (items with at least two values; ``n_a`` how often dist
 - **D_e** needs every pair of distinct values: ``V(V-1)/2`` evaluations. There is no exact
   shortcut for an arbitrary distance (the sum runs over all pairs, and a distance such as
   Levenshtein's has no closed form over a set of strings); equal values are merged first
-  (``n_a``), which stays exact. Sampling pairs would make alpha an estimate, so it is not
-  done. The pairs are evaluated in blocks without storing them, so memory stays linear in
-  ``V``; time grows as ``V²``. A distance that can sum itself exactly without visiting every
+  (``n_a``), which stays exact. The pairs are evaluated in blocks without storing them, so
+  memory stays linear in ``V``; time grows as ``V²``. Where that is out of reach, ``D_e`` can
+  be *estimated* (``expected="sampled"``, :func:`sampled_expected`): ``D_e`` is the mean
+  distance over the ``n(n-1)`` ordered pairs of distinct value occurrences, so the mean over
+  a seeded uniform sample of such pairs is unbiased for it, with the standard error of a
+  mean; alpha is then an estimate too. A distance that can sum itself exactly without visiting every
   pair (:class:`PairSums`: token Jaccard, where pairs sharing no token are at distance 1)
   does so.
 
@@ -68,13 +71,49 @@ class PairSums(Protocol):
 
 #: Pairs of distinct values evaluated at once.
 BLOCK_PAIRS = 1 << 16
+#: How ``D_e`` is found: every pair, a sample of pairs, or exact up to the pair limit.
+EXPECTED_METHODS: tuple[str, ...] = ("exact", "sampled", "auto")
+#: Pairs of value occurrences drawn for a sampled ``D_e`` unless told otherwise.
+DEFAULT_EXPECTED_PAIRS = 1_000_000
+#: ``expected="auto"`` runs exact ``D_e`` up to this many distance evaluations (``V(V-1)/2``)
+#: unless given ``max_pairs``; about 6,300 distinct values, a few minutes of Levenshtein.
+AUTO_EXACT_PAIRS = 20_000_000
+
+
+@dataclass(frozen=True)
+class ExpectedSample:
+    """A sampled ``D_e``: how it was drawn and how precise it is.
+
+    Attributes
+    ----------
+    pairs : int
+        Ordered pairs of distinct value occurrences drawn (with replacement).
+    seed : int
+        The seed of ``numpy.random.default_rng`` that drew them.
+    standard_error : float
+        Standard error of the estimate: the sample standard deviation of the drawn distances
+        over ``sqrt(pairs)``.
+    evaluated : int
+        Distinct pairs of unequal values among the draws (the distance evaluations made).
+    """
+
+    pairs: int
+    seed: int
+    standard_error: float
+    evaluated: int
+
 
 __all__ = [
+    "AUTO_EXACT_PAIRS",
     "BLOCK_PAIRS",
+    "DEFAULT_EXPECTED_PAIRS",
+    "EXPECTED_METHODS",
+    "ExpectedSample",
     "PairDistance",
     "PairSums",
     "PairwiseAlpha",
     "pairwise_alpha",
+    "sampled_expected",
     "within_item_pairs",
 ]
 
@@ -101,7 +140,9 @@ class PairwiseAlpha:
         One row per item of the data (zeros for unpairable items), for the bootstrap.
     expected_held : bool
         True when the decomposition holds ``D_e`` at the full data's value (``V`` above the
-        matrix limit).
+        matrix limit, or ``D_e`` sampled).
+    sample : ExpectedSample or None
+        How ``D_e`` was sampled; None when it is exact.
     """
 
     value: float
@@ -114,6 +155,7 @@ class PairwiseAlpha:
     expected_pairs: int
     decomposition: Decomposition
     expected_held: bool
+    sample: ExpectedSample | None = None
 
 
 def within_item_pairs(item: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -158,6 +200,77 @@ def _upper_blocks(size: int, budget: int) -> Iterator[tuple[NDArray[np.intp], ND
         a = rows[-1] + 1
 
 
+def sampled_expected(
+    code: NDArray[np.intp],
+    evaluate: PairDistance,
+    pairs: int,
+    seed: int,
+) -> tuple[float, ExpectedSample]:
+    """``D_e`` estimated from ``pairs`` ordered pairs of distinct occurrences of ``code``.
+
+    Each draw takes two different positions ``i != j`` of the ``n`` pairable values uniformly
+    (so every one of the ``n(n-1)`` ordered pairs that ``D_e`` averages over is equally likely,
+    which is Krippendorff's ``n_a n_b`` weighting); equal values are at distance 0 and are not
+    evaluated, and each distinct unequal pair drawn is evaluated once.
+
+    Examples
+    --------
+    Values 0, 0, 0, 1 at distance 0.5: a draw is unequal with chance 1/2, so ``D_e = 0.25``.
+
+    >>> estimate, sample = sampled_expected(
+    ...     np.array([0, 0, 0, 1]), lambda a, b: np.full(a.size, 0.5), 100_000, seed=1)
+    >>> abs(estimate - 0.25) < 4 * sample.standard_error, round(sample.standard_error, 4)
+    (True, 0.0008)
+    """
+    if pairs < 2:
+        raise ValueError("A sampled expected disagreement needs at least 2 pairs.")
+    n = code.size
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, n, pairs)
+    second = rng.integers(0, n - 1, pairs)
+    second += second >= first  # uniform over the other n - 1 positions
+    a, b = code[first], code[second]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    unequal = low != high
+    size = int(code.max()) + 1
+    keys, inverse = np.unique(low[unequal].astype(np.int64) * size + high[unequal],
+                              return_inverse=True)  # fmt: skip
+    found = _keyed_distances(keys, size, evaluate)
+    drawn = np.zeros(pairs)
+    drawn[unequal] = found[inverse.ravel()]
+    sample = ExpectedSample(
+        pairs=int(pairs),
+        seed=int(seed),
+        standard_error=float(drawn.std(ddof=1) / np.sqrt(pairs)),
+        evaluated=int(keys.size),
+    )
+    return float(drawn.mean()), sample
+
+
+def _keyed_distances(
+    keys: NDArray[np.int64], size: int, evaluate: PairDistance
+) -> NDArray[np.float64]:
+    """Distances of the pairs ``(key // size, key % size)``, in blocks."""
+    found = np.empty(keys.size)
+    for start in range(0, keys.size, BLOCK_PAIRS):
+        chunk = keys[start : start + BLOCK_PAIRS]
+        found[start : start + chunk.size] = evaluate(
+            (chunk // size).astype(np.intp), (chunk % size).astype(np.intp)
+        )
+    return found
+
+
+def _sampling(expected: str, expected_pairs: int, max_pairs: int | None) -> bool:
+    """Whether ``D_e`` is sampled: asked for, or ``auto`` above the exact limit."""
+    if expected not in EXPECTED_METHODS:
+        raise ValueError(
+            f"Unknown expected disagreement method {expected!r}; use one of "
+            f"{', '.join(EXPECTED_METHODS)}."
+        )
+    limit = AUTO_EXACT_PAIRS if max_pairs is None else max_pairs
+    return expected == "sampled" or (expected == "auto" and expected_pairs > limit)
+
+
 def pairwise_alpha(
     item: NDArray[np.intp],
     code: NDArray[np.intp],
@@ -168,6 +281,9 @@ def pairwise_alpha(
     matrix_limit: int = MAX_MATRIX_VALUES,
     max_pairs: int | None = None,
     name: str = "alpha",
+    expected_method: str = "exact",
+    sample_pairs: int = DEFAULT_EXPECTED_PAIRS,
+    seed: int = 0,
 ) -> PairwiseAlpha:
     """Alpha of values ``code`` (distinct-value codes) given to items ``item``.
 
@@ -184,9 +300,17 @@ def pairwise_alpha(
     matrix_limit : int, default MAX_MATRIX_VALUES
         Largest ``V`` for which the distances are kept as a matrix (exact bootstrap of ``D_e``).
     max_pairs : int, optional
-        Refuse (``ValueError``) when ``D_e`` needs more than this many distance evaluations.
+        Refuse (``ValueError``) when exact ``D_e`` needs more than this many distance
+        evaluations; with ``expected="auto"``, sample above it instead (above
+        :data:`AUTO_EXACT_PAIRS` when not given).
     name : str
         The decomposition's name.
+    expected_method : {"exact", "sampled", "auto"}, default "exact"
+        Exact ``D_e`` over every pair of distinct values, or estimated from ``sample_pairs``
+        pairs drawn with ``seed`` (:func:`sampled_expected`), or exact up to the limit and
+        sampled above it. A sampled ``D_e`` is held in the decomposition.
+    sample_pairs : int, default DEFAULT_EXPECTED_PAIRS
+    seed : int, default 0
 
     Raises
     ------
@@ -211,11 +335,13 @@ def pairwise_alpha(
     counts = np.bincount(code, minlength=size).astype(np.float64)
     n = float(code.size)
     expected_pairs = size * (size - 1) // 2
-    if max_pairs is not None and expected_pairs > max_pairs:
+    sampling = _sampling(expected_method, expected_pairs, max_pairs)
+    if not sampling and max_pairs is not None and expected_pairs > max_pairs:
         raise ValueError(
             f"The expected disagreement needs the distance between every two of the {size} "
             f"distinct values: {expected_pairs:,} evaluations, over the limit of {max_pairs:,}. "
-            "Alpha is exact or not given; merge equal values or compute it offline."
+            "Merge equal values, or estimate D_e from a sample of pairs "
+            '(option expected "sampled" or "auto"; CLI --expected sampled).'
         )
 
     def evaluate(left: NDArray[np.intp], right: NDArray[np.intp]) -> NDArray[np.float64]:
@@ -229,7 +355,12 @@ def pairwise_alpha(
     unique_keys, inverse = np.unique(keys, return_inverse=True)
     observed_distance = np.zeros(left.size)
     matrix = None
-    if size <= matrix_limit:
+    sample = None
+    if sampling:
+        observed_distance[unequal] = _keyed_distances(unique_keys, size, evaluate)[inverse]
+        estimate, sample = sampled_expected(code, evaluate, sample_pairs, seed)
+        expected_sum = estimate * n * (n - 1.0)
+    elif size <= matrix_limit:
         if isinstance(distance, PairSums):
             matrix = np.array(distance.matrix(present), dtype=np.float64)
         else:
@@ -240,11 +371,7 @@ def pairwise_alpha(
         observed_distance[unequal] = matrix[a[unequal], b[unequal]]
         expected_sum = float(counts @ matrix @ counts)
     else:
-        found = np.empty(unique_keys.size)
-        for start in range(0, unique_keys.size, BLOCK_PAIRS):
-            chunk = unique_keys[start : start + BLOCK_PAIRS]
-            found[start : start + chunk.size] = evaluate(chunk // size, chunk % size)
-        observed_distance[unequal] = found[inverse]
+        observed_distance[unequal] = _keyed_distances(unique_keys, size, evaluate)[inverse]
         if isinstance(distance, PairSums):
             expected_sum = 2.0 * float(distance.pair_sum(present, counts))
         else:
@@ -284,6 +411,7 @@ def pairwise_alpha(
         expected_pairs=expected_pairs,
         decomposition=decomposition,
         expected_held=matrix is None,
+        sample=sample,
     )
 
 

@@ -20,7 +20,11 @@ alpha for any distance). The distance is one of
 Cost (``V`` distinct texts among the pairable values): ``D_o`` evaluates each distinct pair
 of unequal texts that share an item once (at most three per item with three coders); ``D_e``
 needs all ``V(V-1)/2`` pairs, and there is no exact way around that for these distances, so
-``max_pairs`` lets a caller refuse data where that is too many instead of waiting.
+``max_pairs`` lets a caller refuse data where that is too many instead of waiting. Or
+``expected="sampled"`` estimates ``D_e`` from ``expected_pairs`` random pairs of value
+occurrences drawn with ``seed`` (weighted as exact ``D_e`` weighs them), with its standard
+error: alpha is then an estimate; ``expected="auto"`` is exact up to ``max_pairs``
+(:data:`~metrics.structured._pairwise.AUTO_EXACT_PAIRS` when not given) and sampled above.
 """
 
 from __future__ import annotations
@@ -33,7 +37,13 @@ from numpy.typing import NDArray
 
 from metrics.decomposition import Decomposition
 from metrics.distances.scalar import MatrixDistance
-from metrics.structured._pairwise import PairDistance, PairwiseAlpha, pairwise_alpha
+from metrics.structured._pairwise import (
+    DEFAULT_EXPECTED_PAIRS,
+    ExpectedSample,
+    PairDistance,
+    PairwiseAlpha,
+    pairwise_alpha,
+)
 from metrics.structured.texts.data import TextData
 from metrics.structured.texts.jaccard import JaccardDistance, TokenSets
 from metrics.structured.texts.levenshtein import TextCodes, normalized_levenshtein_pairs
@@ -47,6 +57,7 @@ TextDistanceLike = (
 
 __all__ = [
     "TEXT_DISTANCES",
+    "ExpectedOptions",
     "TextAlpha",
     "TextDistanceLike",
     "decompose_text_alpha",
@@ -72,8 +83,10 @@ class TextAlpha:
     n_distinct : int
         Distinct pairable texts ``V``.
     observed_pairs, expected_pairs : int
-        Distance evaluations for ``D_o`` (distinct unequal pairs sharing an item) and ``D_e``
-        (``V(V-1)/2``).
+        Distance evaluations for ``D_o`` (distinct unequal pairs sharing an item) and exact
+        ``D_e`` (``V(V-1)/2``, whether or not it ran).
+    sample : ExpectedSample or None
+        How ``D_e`` was sampled (pairs, seed, standard error); None when it is exact.
     """
 
     value: float
@@ -85,6 +98,7 @@ class TextAlpha:
     n_distinct: int
     observed_pairs: int
     expected_pairs: int
+    sample: ExpectedSample | None = None
 
 
 def text_distance(distance: TextDistanceLike, texts: tuple[str, ...]) -> tuple[str, PairDistance]:
@@ -161,8 +175,21 @@ def _mapping_distance(
     return lookup
 
 
+@dataclass(frozen=True)
+class ExpectedOptions:
+    """How ``D_e`` is found: ``method`` "exact", "sampled" or "auto", and for a sample its
+    ``pairs`` and ``seed``."""
+
+    method: str = "exact"
+    pairs: int = DEFAULT_EXPECTED_PAIRS
+    seed: int = 0
+
+
 def _pairwise(
-    data: TextData, distance: TextDistanceLike, max_pairs: int | None
+    data: TextData,
+    distance: TextDistanceLike,
+    max_pairs: int | None,
+    options: ExpectedOptions = ExpectedOptions(),
 ) -> tuple[str, PairwiseAlpha]:
     name, pair_distance = text_distance(distance, data.texts)
     result = pairwise_alpha(
@@ -173,12 +200,21 @@ def _pairwise(
         pair_distance,
         max_pairs=max_pairs,
         name="alpha",
+        expected_method=options.method,
+        sample_pairs=options.pairs,
+        seed=options.seed,
     )
     return name, result
 
 
 def text_alpha(
-    data: TextData, *, distance: TextDistanceLike = "levenshtein", max_pairs: int | None = None
+    data: TextData,
+    *,
+    distance: TextDistanceLike = "levenshtein",
+    max_pairs: int | None = None,
+    expected: str = "exact",
+    expected_pairs: int = DEFAULT_EXPECTED_PAIRS,
+    seed: int = 0,
 ) -> TextAlpha:
     """Krippendorff's alpha on texts with a text distance.
 
@@ -188,7 +224,13 @@ def text_alpha(
     distance : str, MatrixDistance, mapping or callable, default "levenshtein"
         See the module docstring.
     max_pairs : int, optional
-        Refuse when ``D_e`` needs more than this many distance evaluations (``V(V-1)/2``).
+        Refuse when exact ``D_e`` needs more than this many distance evaluations
+        (``V(V-1)/2``); with ``expected="auto"`` sample above it instead.
+    expected : {"exact", "sampled", "auto"}, default "exact"
+        Exact ``D_e``; ``D_e`` estimated from ``expected_pairs`` pairs drawn with ``seed``
+        (``sample`` then gives its standard error); or exact up to the limit, sampled above.
+    expected_pairs : int, default 1,000,000
+    seed : int, default 0
 
     Returns
     -------
@@ -211,7 +253,8 @@ def text_alpha(
     >>> result.value, result.observed, result.expected
     (0.0, 0.25, 0.25)
     """
-    return alpha_with_decomposition(data, distance, max_pairs)[0]
+    options = ExpectedOptions(expected, expected_pairs, seed)
+    return alpha_with_decomposition(data, distance, max_pairs, options)[0]
 
 
 def decompose_text_alpha(
@@ -234,10 +277,13 @@ def decompose_text_alpha(
 
 
 def alpha_with_decomposition(
-    data: TextData, distance: TextDistanceLike, max_pairs: int | None
+    data: TextData,
+    distance: TextDistanceLike,
+    max_pairs: int | None,
+    options: ExpectedOptions = ExpectedOptions(),
 ) -> tuple[TextAlpha, PairwiseAlpha]:
     """:func:`text_alpha` and the engine's result (with its decomposition), computed once."""
-    name, result = _pairwise(data, distance, max_pairs)
+    name, result = _pairwise(data, distance, max_pairs, options)
     alpha = TextAlpha(
         value=result.value,
         observed=result.observed,
@@ -248,5 +294,6 @@ def alpha_with_decomposition(
         n_distinct=result.n_distinct,
         observed_pairs=result.observed_pairs,
         expected_pairs=result.expected_pairs,
+        sample=result.sample,
     )
     return alpha, result

@@ -3,7 +3,14 @@
 ``coefficients.alpha`` is ``{"value", "observed", "expected"}`` (alpha, D_o and D_e) with the
 counts behind it (pairable items, distinct texts, the distance evaluations D_o and D_e
 needed); ``null`` with a ``reason`` where alpha is undefined or would need more than
-``max_pairs`` evaluations. With ``bootstrap`` replicates it gets a ``ci`` over items.
+``max_pairs`` evaluations. ``expected_method`` says how D_e was found: ``{"method":
+"exact"}``, or, with ``expected="sampled"`` (or ``"auto"`` above ``max_pairs``), ``{"method":
+"sampled", "pairs", "seed", "evaluated_pairs", "standard_error", "alpha_standard_error",
+"alpha_interval", "confidence"}``: D_e, and so alpha, are then estimates; the standard error
+is D_e's over the drawn pairs, carried to alpha by the delta method
+(``se(alpha) = D_o / D_e² · se(D_e)``), and the interval is alpha ± z·se(alpha) at
+``confidence``. It measures the sampling of pairs only, not the sampling of items (that is
+the bootstrap's ``ci``). With ``bootstrap`` replicates alpha gets a ``ci`` over items.
 ``disputed`` lists the items that add most to D_o.
 """
 
@@ -12,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import sparse
+from scipy import sparse, stats
 
 from metrics.decomposition import Decomposition
 from metrics.structured._common import (
@@ -22,7 +29,13 @@ from metrics.structured._common import (
     json_name,
     run_measure,
 )
-from metrics.structured.texts.alpha import TextDistanceLike, alpha_with_decomposition
+from metrics.structured._pairwise import DEFAULT_EXPECTED_PAIRS
+from metrics.structured.texts.alpha import (
+    ExpectedOptions,
+    TextAlpha,
+    TextDistanceLike,
+    alpha_with_decomposition,
+)
 from metrics.structured.texts.data import TextData
 
 #: Distance evaluations the report allows for D_e unless told otherwise (``V(V-1)/2``; about
@@ -51,6 +64,25 @@ def disputed_items(
     ]
 
 
+def expected_method(result: TextAlpha, confidence: float) -> dict[str, Any]:
+    """How D_e was found; for a sampled D_e its precision and alpha's interval from it."""
+    sample = result.sample
+    if sample is None:
+        return {"method": "exact"}
+    alpha_error = result.observed / result.expected**2 * sample.standard_error
+    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    return {
+        "method": "sampled",
+        "pairs": sample.pairs,
+        "seed": sample.seed,
+        "evaluated_pairs": sample.evaluated,
+        "standard_error": sample.standard_error,
+        "alpha_standard_error": alpha_error,
+        "alpha_interval": [result.value - z * alpha_error, result.value + z * alpha_error],
+        "confidence": confidence,
+    }
+
+
 def text_report(
     data: TextData,
     *,
@@ -59,6 +91,8 @@ def text_report(
     confidence: float = 0.95,
     seed: int = 0,
     max_pairs: int | None = DEFAULT_MAX_PAIRS,
+    expected: str = "exact",
+    expected_pairs: int = DEFAULT_EXPECTED_PAIRS,
 ) -> dict[str, Any]:
     """Alpha on texts, JSON-ready.
 
@@ -71,8 +105,15 @@ def text_report(
         Bootstrap replicates over items (0 for none).
     confidence : float, default 0.95
     seed : int, default 0
+        Seeds the bootstrap and the sampled D_e.
     max_pairs : int or None, default DEFAULT_MAX_PAIRS
-        Leave alpha null (with the reason) when D_e needs more distance evaluations.
+        Leave alpha null (with the reason) when exact D_e needs more distance evaluations;
+        with ``expected="auto"``, sample D_e above it instead.
+    expected : {"exact", "sampled", "auto"}, default "exact"
+        Exact D_e, D_e estimated from ``expected_pairs`` random pairs, or exact up to
+        ``max_pairs`` and sampled above.
+    expected_pairs : int, default 1,000,000
+        Pairs drawn for a sampled D_e.
 
     Returns
     -------
@@ -93,7 +134,8 @@ def text_report(
     found: dict[str, Any] = {}
 
     def alpha() -> tuple[Entry, Decomposition]:
-        result, engine = alpha_with_decomposition(data, distance, max_pairs)
+        options = ExpectedOptions(expected, expected_pairs, seed)
+        result, engine = alpha_with_decomposition(data, distance, max_pairs, options)
         found["name"], found["n_values"] = result.distance, result.n_values
         entry: Entry = {
             "value": result.value,
@@ -103,8 +145,13 @@ def text_report(
             "distinct_texts": result.n_distinct,
             "observed_pairs": result.observed_pairs,
             "expected_pairs": result.expected_pairs,
+            "expected_method": expected_method(result, confidence),
         }
-        if engine.expected_held:
+        if result.sample is not None:
+            entry["ci_note"] = (
+                "D_e is sampled: the interval resamples D_o and holds D_e at its estimate."
+            )
+        elif engine.expected_held:
             entry["ci_note"] = (
                 "more distinct texts than the distance matrix limit: the interval resamples "
                 "D_o and holds D_e at the full data's value."

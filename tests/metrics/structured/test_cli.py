@@ -132,6 +132,27 @@ def test_text_max_pairs_leaves_alpha_null(
     assert "over the limit of 3" in result["coefficients"]["alpha"]["reason"]
 
 
+def test_text_sampled_expected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from metrics.structured.texts import read_texts, text_alpha
+
+    path = _write(tmp_path, "texts.csv", TEXTS)
+    argv = ["--level", "text", "--expected", "sampled", "--expected-pairs", "4000", "--seed", "5"]
+    result = _json(capsys, str(path), *argv)
+    entry = result["coefficients"]["alpha"]
+    how = entry["expected_method"]
+    assert (how["method"], how["pairs"], how["seed"]) == ("sampled", 4000, 5)
+    same = text_alpha(read_texts(path), expected="sampled", expected_pairs=4000, seed=5)
+    assert entry["value"] == same.value
+    assert how["standard_error"] == same.sample.standard_error  # type: ignore[union-attr]
+    exact = _json(capsys, str(path), "--level", "text")["coefficients"]["alpha"]
+    assert exact["expected_method"] == {"method": "exact"}
+    assert abs(entry["expected"] - exact["expected"]) < 4 * how["standard_error"]
+    auto = _json(capsys, str(path), "--level", "text", "--expected", "auto", "--max-pairs", "3")
+    assert auto["coefficients"]["alpha"]["expected_method"]["method"] == "sampled"
+    assert main(["report", str(path), *argv]) == 0
+    assert "estimate: D_e from 4,000 random pairs (seed 5)" in capsys.readouterr().out
+
+
 def test_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for name, body, level in (
         ("r.csv", RELATIONS, "relation"),
@@ -172,6 +193,8 @@ def test_bad_input_exits_2_naming_line_and_field(
         (["--level", "text", "--undirected", "x"], "--undirected applies to --level relation"),
         (["--level", "nominal", "--max-pairs", "5"], "--max-pairs applies to --level text"),
         (["--level", "ranking", "--distance-file", "d.csv"], "--distance-file applies to"),
+        (["--level", "nominal", "--expected", "sampled"], "--expected applies to --level text"),
+        (["--level", "text", "--expected-pairs", "1"], "--expected-pairs must be at least 2"),
         (["--level", "preference", "--gamma"], "--gamma does not apply to --level preference"),
     ],
 )
