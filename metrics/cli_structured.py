@@ -14,7 +14,7 @@ Each level reads its CSV file and prints its report (:mod:`metrics.structured`):
   ``text_a,text_b,distance``: distances computed elsewhere, for every pair of distinct texts),
   ``--max-pairs`` the distance evaluations alpha's exact expected disagreement may take
   (default 20,000,000); ``--expected sampled`` estimates it from ``--expected-pairs N``
-  (default 1,000,000) random pairs drawn with ``--seed S``, with its standard error, and
+  (default 200,000) random pairs drawn with ``--seed S``, with its standard error, and
   ``--expected auto`` is exact up to ``--max-pairs`` and sampled above (default exact).
 
 ``--bootstrap N --seed S [--confidence C]`` adds a ``ci`` to every coefficient. ``--json``

@@ -73,8 +73,10 @@ class PairSums(Protocol):
 BLOCK_PAIRS = 1 << 16
 #: How ``D_e`` is found: every pair, a sample of pairs, or exact up to the pair limit.
 EXPECTED_METHODS: tuple[str, ...] = ("exact", "sampled", "auto")
-#: Pairs of value occurrences drawn for a sampled ``D_e`` unless told otherwise.
-DEFAULT_EXPECTED_PAIRS = 1_000_000
+#: Pairs of value occurrences drawn for a sampled ``D_e`` unless told otherwise: its relative
+#: standard error is the distances' coefficient of variation over 447 (below 0.3% when that is
+#: at most 1), and 200,000 Levenshtein pairs of 200-character texts take about 3 s.
+DEFAULT_EXPECTED_PAIRS = 200_000
 #: ``expected="auto"`` runs exact ``D_e`` up to this many distance evaluations (``V(V-1)/2``)
 #: unless given ``max_pairs``; about 6,300 distinct values, a few minutes of Levenshtein.
 AUTO_EXACT_PAIRS = 20_000_000

@@ -229,7 +229,7 @@ def text_alpha(
     expected : {"exact", "sampled", "auto"}, default "exact"
         Exact ``D_e``; ``D_e`` estimated from ``expected_pairs`` pairs drawn with ``seed``
         (``sample`` then gives its standard error); or exact up to the limit, sampled above.
-    expected_pairs : int, default 1,000,000
+    expected_pairs : int, default 200,000
     seed : int, default 0
 
     Returns

@@ -112,7 +112,7 @@ def text_report(
     expected : {"exact", "sampled", "auto"}, default "exact"
         Exact D_e, D_e estimated from ``expected_pairs`` random pairs, or exact up to
         ``max_pairs`` and sampled above.
-    expected_pairs : int, default 1,000,000
+    expected_pairs : int, default 200,000
         Pairs drawn for a sampled D_e.
 
     Returns
