@@ -9,7 +9,10 @@ import pytest
 
 from metrics.structured._pairwise import AUTO_EXACT_PAIRS
 from metrics.structured.texts import TextData, text_alpha, text_report
-from tests.metrics.structured.conftest import normalized_levenshtein_reference
+from tests.metrics.structured.conftest import (
+    krippendorff_alpha_with,
+    normalized_levenshtein_reference,
+)
 from tests.metrics.structured.test_texts import _data, _random_rows
 
 # docs/references.md#text-alpha-hand-case and #sampled-expected-disagreement: pairable values
@@ -51,6 +54,17 @@ def test_exact_is_the_default_and_unchanged() -> None:
     entry = text_report(_hand())["coefficients"]["alpha"]
     assert entry["expected_method"] == {"method": "exact"}
     assert entry["expected"] == pytest.approx(HAND_EXPECTED, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_exact_and_auto_below_the_limit_equal_krippendorff(seed: int) -> None:
+    # docs/references.md#krippendorff-callable-distances
+    rows = _random_rows(seed)
+    expected = krippendorff_alpha_with(rows, normalized_levenshtein_reference)
+    for method in ("exact", "auto"):
+        result = text_alpha(_data(rows), expected=method)
+        assert result.sample is None
+        assert result.value == pytest.approx(expected, abs=1e-9)
 
 
 def test_sampled_hand_case_is_unbiased_with_the_standard_error_of_a_mean() -> None:
