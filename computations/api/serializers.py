@@ -86,6 +86,20 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "other span coefficients read the units as given.",
     )
 
+    expected = serializers.CharField(
+        required=False,
+        max_length=20,
+        help_text="Text questions: how alpha's expected disagreement D_e is found. `auto` "
+        "(default): exact while it takes at most 20,000,000 distances, else sampled; `exact`: "
+        "every pair of distinct texts; `sampled`: a seeded sample of pairs of values, alpha "
+        "then an estimate with its standard error (`expected_method` in the result).",
+    )
+    expected_pairs = serializers.IntegerField(
+        required=False,
+        help_text="Text questions: the pairs a sampled D_e draws (default 200,000; at most "
+        "20,000,000).",
+    )
+
     epsilon = serializers.FloatField(
         required=False,
         help_text="Questions with model coders (docs/models.md): the alternative annotator "
@@ -107,6 +121,8 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "confidence",
         "min_overlap",
         "overlapping",
+        "expected",
+        "expected_pairs",
         "epsilon",
         "alt_test_alpha",
     )

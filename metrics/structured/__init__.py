@@ -18,6 +18,12 @@ Krippendorff's alpha is defined for any distance between two values (Artstein & 
 
 from __future__ import annotations
 
+from metrics.structured._pairwise import (
+    AUTO_EXACT_PAIRS,
+    DEFAULT_EXPECTED_PAIRS,
+    EXPECTED_METHODS,
+    MAX_SAMPLED_PAIRS,
+)
 from metrics.structured.preferences import (
     PositionBias,
     PreferenceData,
@@ -61,6 +67,10 @@ from metrics.structured.texts import (
 )
 
 __all__ = [
+    "AUTO_EXACT_PAIRS",
+    "DEFAULT_EXPECTED_PAIRS",
+    "EXPECTED_METHODS",
+    "MAX_SAMPLED_PAIRS",
     "KendallW",
     "PositionBias",
     "PreferenceData",

@@ -80,6 +80,8 @@ DEFAULT_EXPECTED_PAIRS = 200_000
 #: ``expected="auto"`` runs exact ``D_e`` up to this many distance evaluations (``V(V-1)/2``)
 #: unless given ``max_pairs``; about 6,300 distinct values, a few minutes of Levenshtein.
 AUTO_EXACT_PAIRS = 20_000_000
+#: The most pairs a sampled D_e may draw (a bound on the work one request may ask for).
+MAX_SAMPLED_PAIRS = 20_000_000
 
 
 @dataclass(frozen=True)

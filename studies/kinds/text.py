@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metrics.structured import TextData, text_report
+from metrics.structured import (
+    AUTO_EXACT_PAIRS,
+    DEFAULT_EXPECTED_PAIRS,
+    EXPECTED_METHODS,
+    MAX_SAMPLED_PAIRS,
+    TextData,
+    text_report,
+)
 from studies.kinds import item_values
 from studies.kinds.base import Kind, ValueForm
 from studies.kinds.structured import ItemFacts, RowError, StructuredValues, Value
@@ -50,6 +57,8 @@ def report(
         bootstrap=int(params["bootstrap"]),
         confidence=float(params["confidence"]),
         seed=int(params["seed"]),
+        expected=params.get("expected", "auto"),
+        expected_pairs=int(params.get("expected_pairs", DEFAULT_EXPECTED_PAIRS)),
     )
     if params["distance"] == USER_DISTANCE:
         result["distance"] = USER_DISTANCE
@@ -70,9 +79,23 @@ def _distance(params: Mapping[str, Any]) -> Any:
 
 
 def parameter_errors(params: Mapping[str, Any]) -> dict[str, str]:
+    errors = {}
     if params.get("distance") not in DISTANCES:
-        return {"distance": f"A text distance: one of {', '.join(DISTANCES)}."}
-    return {}
+        errors["distance"] = f"A text distance: one of {', '.join(DISTANCES)}."
+    if params.get("expected", "auto") not in EXPECTED_METHODS:
+        errors["expected"] = (
+            "How D_e is found: exact (every pair of distinct texts), sampled (a seeded "
+            f"sample of pairs, with its standard error) or auto (exact up to "
+            f"{AUTO_EXACT_PAIRS:,} pairs, sampled above)."
+        )
+    pairs = params.get("expected_pairs", DEFAULT_EXPECTED_PAIRS)
+    if not (
+        isinstance(pairs, int) and not isinstance(pairs, bool) and 2 <= pairs <= MAX_SAMPLED_PAIRS
+    ):
+        errors["expected_pairs"] = (
+            f"Pairs sampled for D_e: a whole number from 2 to {MAX_SAMPLED_PAIRS:,}."
+        )
+    return errors
 
 
 VALUES = StructuredValues(
@@ -100,7 +123,11 @@ KIND = Kind(
     title="Free text",
     form=ValueForm.STRUCTURED,
     parse=item_values.refuse_single_label,
-    defaults=item_values.defaults(("alpha",), distance="levenshtein"),
+    # D_e exact while it takes at most AUTO_EXACT_PAIRS distances, sampled above (with its
+    # standard error) rather than alpha left undefined for a large round of distinct texts.
+    defaults=item_values.defaults(
+        ("alpha",), distance="levenshtein", expected="auto", expected_pairs=DEFAULT_EXPECTED_PAIRS
+    ),
     coefficients=("alpha",),
     refusals=item_values.REFUSALS,
     structured=VALUES,
