@@ -86,6 +86,24 @@ class _Reading:
     bad: bool = False
 
 
+def annotator_files(parsed: ParsedFile, data: bytes) -> Iterator[tuple[str, str, str, str]]:
+    """An INCEpTION project archive's annotator files as (member name, text, document,
+    user); curation and initial documents are counted as skipped."""
+    for name, text in zip_members(data, (".tsv",)):
+        path = PurePosixPath(name)
+        user, document = path.stem, path.parent.name
+        if user in NOT_ANNOTATORS or "curation" in path.parts[:1]:
+            parsed.skip("curation or initial document (no annotator)")
+            continue
+        if not document:
+            raise MalformedFileError(
+                f"{name}: a member of the archive is <document>/<user>.tsv "
+                "(INCEpTION's annotation/ folder).",
+                source=name,
+            )
+        yield name, text, document, user
+
+
 @register(
     "inception_tsv",
     title="INCEpTION / WebAnno TSV 3 (spans)",
@@ -95,18 +113,7 @@ class _Reading:
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile(exact_texts=False)
     if is_zip(data):
-        for name, text in zip_members(data, (".tsv",)):
-            path = PurePosixPath(name)
-            user, document = path.stem, path.parent.name
-            if user in NOT_ANNOTATORS or "curation" in path.parts[:1]:
-                parsed.skip("curation or initial document (no annotator)")
-                continue
-            if not document:
-                raise MalformedFileError(
-                    f"{name}: a member of the archive is <document>/<user>.tsv "
-                    "(INCEpTION's annotation/ folder).",
-                    source=name,
-                )
+        for name, text, document, user in annotator_files(parsed, data):
             _parse_file(
                 parsed, text, document=document, coder=user, prefix=f"{name} ", options=options
             )

@@ -25,7 +25,6 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from exchange.formats.base import (
     ImportErrorCode,
@@ -36,7 +35,6 @@ from exchange.formats.base import (
     is_zip,
     register,
     stem,
-    zip_members,
 )
 from exchange.formats.relations import add_relation, no_relation
 from exchange.formats.webanno_tsv import (
@@ -46,13 +44,13 @@ from exchange.formats.webanno_tsv import (
     _WITH_ID,
     NO_ANNOTATION,
     NO_VALUE,
-    NOT_ANNOTATORS,
     _note_characters,
     _Reading,
     _short,
     _split_stack,
     _text,
     _unescape,
+    annotator_files,
 )
 
 _REFERENCE = re.compile(r"^(\d+-\d+(?:\.\d+)?)(?:\[(\d+)_(\d+)\])?$", re.ASCII)
@@ -129,18 +127,7 @@ def _layout(headers: list[str], spec: str | None, where: str) -> _Layout:
 def parse(data: bytes, options: ParseOptions) -> ParsedFile:
     parsed = ParsedFile()
     if is_zip(data):
-        for name, text in zip_members(data, (".tsv",)):
-            path = PurePosixPath(name)
-            user, document = path.stem, path.parent.name
-            if user in NOT_ANNOTATORS or "curation" in path.parts[:1]:
-                parsed.skip("curation or initial document (no annotator)")
-                continue
-            if not document:
-                raise MalformedFileError(
-                    f"{name}: a member of the archive is <document>/<user>.tsv "
-                    "(INCEpTION's annotation/ folder).",
-                    source=name,
-                )
+        for name, text, document, user in annotator_files(parsed, data):
             _parse_file(parsed, text, document, user, f"{name} ", options)
         return parsed
     single = stem(options.filename)
