@@ -1,10 +1,27 @@
-"""From a Label Studio export with a ranker, a pairwise and a textarea control to the round
-report, the history and the per-item view, as a team would go: import the file into a study
-with a ranking, a preference and a text question, compute each question on a worker, read
-the pages.
+"""From a Label Studio export with relations, a ranker, a pairwise and a textarea control to
+the round report, the history and the per-item view, as a team would go: import the file into
+a study with a relation, a span, a ranking, a preference and a text question, compute each
+structured question on a worker, read the pages.
 
-The file (``samples/label_studio_ranker_pairwise_textarea.json``): three tasks, three
-annotators (alice, bob, carol), each annotation with all three results.
+The file (``samples/label_studio_every_structured_control.json``): three tasks, three
+annotators (alice, bob, carol), each annotation with a ranker, a pairwise and a textarea
+result, and the entity spans (``labels``, from_name ``entity``) and relations of the task's
+text.
+
+- Relations (``question=rel``; the spans go to the span question ``entity``). Task 1
+  "Alice met Bob in Paris." (Alice [0, 5), Bob [10, 13), Paris [17, 22)): alice and bob
+  Alice -> Bob works_for and Bob -> Paris lives_in; carol Alice -> Bob works_for only (drawn
+  from Bob to Alice with ``direction`` ``left``). Task 2 "Carl left Rome." (Carl [0, 4),
+  Rome [10, 14)): alice and carol Carl -> Rome lives_in; bob relates nothing. Task 3
+  "Nothing here.": nobody relates anything.
+  Relation F1 on exact tuples, each pair's counts pooled over the documents, the mean over
+  the three pairs: alice-bob TP 2, FN 1 (task 2): 4/5; alice-carol TP 2 (works_for, task 2),
+  FN 1 (lives_in, task 1): 4/5; bob-carol TP 1, FN 1, FP 1: 2/4; mean (0.8 + 0.8 + 0.5) / 3
+  = 0.7 (by overlap the same: every unit is drawn identically).
+  Alpha on relations: candidate pairs (Alice, Bob) works_for ×3; (Bob, Paris) lives_in,
+  lives_in, no relation; (Carl, Rome) lives_in, no relation, lives_in. n = 9 values
+  (works_for 3, lives_in 4, none 2); D_o = (0 + 4/2 + 4/2) / 9 = 4/9;
+  D_e = (81 − 9 − 16 − 4) / (9 · 8) = 13/18; alpha = 1 − (4/9) / (13/18) = 5/13.
 
 - Ranker ``rank`` (items a, b, c; the list's order is the ranking, first = rank 1):
   task 1 abc, abc, acb; task 2 bac, bca, bac; task 3 cba, abc, cab.
@@ -46,13 +63,15 @@ from tests.exchange.conftest import sample
 from tests.factories import MembershipFactory, RoundFactory, StudyFactory, UserFactory
 from tests.plugins.services import WorkerProcess
 
-SAMPLE = "label_studio_ranker_pairwise_textarea.json"
+SAMPLE = "label_studio_every_structured_control.json"
 KENDALL_W = 5 / 9
 KENDALL_W_ITEMS = {"1": 7 / 9, "2": 7 / 9, "3": 1 / 9}
 RANKING_ALPHA = 2 / 7
 FOOTRULE_ALPHA = 0.28
 PREFERENCE_ALPHA = 0.6
 TEXT_ALPHA = 0.564789131050099
+RELATION_F1 = 0.7
+RELATION_ALPHA = 5 / 13
 CODERS = ("alice@example.org", "bob@example.org", "carol@example.org")
 
 Compute = Callable[[APIClient, Study, str], dict[str, Any]]
@@ -65,10 +84,15 @@ def _study() -> tuple[Study, Any, APIClient]:
     client = APIClient()
     client.force_authenticate(user=user)
     RoundFactory(study=study, name="Round 1", position=1)
-    for key, kind in (("rank", "ranking"), ("pw", "preference"), ("caption", "text")):
-        response = client.post(
-            f"/api/v1/studies/{study.pk}/questions/", {"key": key, "kind": kind}, format="json"
-        )
+    for key, kind, categories in (
+        ("rank", "ranking", []),
+        ("pw", "preference", []),
+        ("caption", "text", []),
+        ("rel", "relation", [{"code": "works_for"}, {"code": "lives_in"}]),
+        ("entity", "span", [{"code": "PER"}, {"code": "LOC"}]),
+    ):
+        declared = {"key": key, "kind": kind, **({"categories": categories} if categories else {})}
+        response = client.post(f"/api/v1/studies/{study.pk}/questions/", declared, format="json")
         assert response.status_code == 201, response.json()
     return study, user, client
 
@@ -80,6 +104,8 @@ def _import(client: APIClient, study: Study) -> dict[str, Any]:
             "file": SimpleUploadedFile(SAMPLE, sample(SAMPLE)),
             "format": "label_studio",
             "round": "Round 1",
+            # The relation results name no control: they go to this question.
+            "question": "rel",
             "create_missing": "true",
         },
         format="multipart",
@@ -103,8 +129,10 @@ def _check_import_and_compute(client: APIClient, study: Study, compute: Compute)
     assert report["rejected"] == []
     assert sorted((q["question"], q["created"]) for q in report["questions"]) == [
         ("caption", 9),
+        ("entity", 9),
         ("pw", 9),
         ("rank", 9),
+        ("rel", 9),
     ]
     listed = client.get(
         f"/api/v1/studies/{study.pk}/annotations/", {"question": "rank", "page_size": 50}
@@ -133,7 +161,14 @@ def _check_import_and_compute(client: APIClient, study: Study, compute: Compute)
     )
     text = compute(client, study, "caption")["results"]
     assert text["coefficients"]["alpha"]["value"] == pytest.approx(TEXT_ALPHA, abs=1e-9)
-    for results in (ranking, preference, text):
+    relations = compute(client, study, "rel")["results"]
+    coefficients = relations["coefficients"]
+    assert coefficients["relation_f1"]["value"] == pytest.approx(RELATION_F1, abs=1e-12)
+    assert coefficients["relation_f1_overlap"]["value"] == pytest.approx(RELATION_F1, abs=1e-12)
+    assert coefficients["alpha"]["value"] == pytest.approx(RELATION_ALPHA, abs=1e-12)
+    assert coefficients["alpha"]["observed"] == pytest.approx(4 / 9, abs=1e-12)
+    assert coefficients["alpha"]["expected"] == pytest.approx(13 / 18, abs=1e-12)
+    for results in (ranking, preference, text, relations):
         for entry in results["coefficients"].values():
             ci = entry["ci"]
             assert ci["low"] <= ci["high"]
@@ -149,6 +184,8 @@ def _check_pages(client: APIClient, user: Any, study: Study) -> None:
         ("rank", "Krippendorff&#x27;s alpha, Kendall tau distance", "0.286"),
         ("pw", "Krippendorff&#x27;s alpha on the choice (nominal)", "0.600"),
         ("caption", "Krippendorff&#x27;s alpha, text distance", "0.565"),
+        ("rel", "Relation F1, exact (head, tail, label)", "0.700"),
+        ("rel", "Krippendorff&#x27;s alpha on relations (nominal)", "0.385"),
     ):
         question = Question.objects.get(study=study, key=key)
         page = client.get(
@@ -183,6 +220,28 @@ def _check_pages(client: APIClient, user: Any, study: Study) -> None:
     assert (
         "Each text is compared word by word with alice@example.org's: <del>struck out</del>" in view
     )
+
+    relation = Question.objects.get(study=study, key="rel")
+    document = client.get(
+        reverse("pages:structured-item", args=[study.pk, round_.pk, relation.pk, item_1.pk])
+    ).content.decode()
+    arcs = document[document.index('<svg id="relation-arcs"') : document.index("</svg>") + 6]
+    assert arcs.count('<path class="arc"') == 5
+    assert "<title>carol@example.org: 0–5 → 10–13 works_for</title>" in arcs
+    assert (
+        '<tr data-coder="carol@example.org"><th scope="row">carol@example.org</th>'
+        '<td class="unit">0–5 <q>Alice</q></td><td class="label">works_for</td>'
+        '<td class="unit">10–13 <q>Bob</q></td></tr>'
+    ) in document
+    item_3 = Item.objects.get(study=study, external_id="3")
+    nothing = client.get(
+        reverse("pages:structured-item", args=[study.pk, round_.pk, relation.pk, item_3.pk])
+    ).content.decode()
+    for coder in CODERS:
+        assert (
+            f'<tr data-coder="{coder}"><th scope="row">{coder}</th>'
+            '<td colspan="3">annotated, no relation</td></tr>'
+        ) in nothing
 
 
 def _eager(on_commit: Any) -> Compute:
@@ -226,8 +285,8 @@ def test_the_same_export_computes_on_a_worker_process(
     _check_pages(client, user, study)
 
 
-def test_the_sample_holds_the_three_controls() -> None:
+def test_the_sample_holds_the_four_controls_and_the_relations_units() -> None:
     tasks = json.loads(sample(SAMPLE))
     types = {r["type"] for t in tasks for a in t["annotations"] for r in a["result"]}
-    assert types == {"ranker", "pairwise", "textarea"}
+    assert types == {"ranker", "pairwise", "textarea", "labels", "relation"}
     assert {a["completed_by"]["email"] for t in tasks for a in t["annotations"]} == set(CODERS)
