@@ -452,7 +452,8 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
     if not form.is_valid():
         if _wants_json(request):
             return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
-        messages.error(request, "Choose a question and a round.")
+        again = form.errors.get("again")
+        messages.error(request, str(again[0]) if again else "Choose a question and a round.")
         return _back_to(request, study)
     try:
         result = computation_request(

@@ -178,3 +178,26 @@ def test_the_dashboard_and_the_reliability_report_say_the_table_was_replaced(
     )
     assert f"| #{first} (distance table replaced since) |" in markdown
     assert "(The distance table was replaced after this result: request it again.)" in markdown
+
+
+def test_again_names_an_unknown_computation(
+    caption: Question, manager: Any, site_client: Any
+) -> None:
+    client = site_client(manager)
+    _page(client, _report_url(caption))
+    round_ = Round.objects.get(study_id=caption.study_id, name="Round 1")
+    response = client.post(
+        reverse("pages:computation-request", args=[caption.study_id]),
+        {
+            "question": caption.pk,
+            "round": round_.pk,
+            "again": 999,
+            "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
+        },
+        headers={"Accept": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"]["again"] == [
+        {"message": "No computation 999 of this question.", "code": ""}
+    ]
+    assert not Computation.objects.exists()
