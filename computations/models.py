@@ -36,7 +36,10 @@ class Computation(models.Model):
     scope's annotations when the computation was requested (change-log position, count,
     latest id and update). The same request on unchanged data finds this row again instead
     of computing twice; when the scope's revision moves on, the row is *stale*.
-    ``fingerprint`` is a SHA-256 of exactly the annotations the worker read.
+    ``fingerprint`` is a SHA-256 of exactly the annotations the worker read, and
+    ``distance_table_fingerprint`` that of the question's distance table it read (a text
+    question's ``distance`` ``user``; empty for any other distance): once the question's
+    table has another fingerprint (replaced) or none (deleted), the row is stale too.
     """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="computations")
@@ -67,6 +70,7 @@ class Computation(models.Model):
     dispatched_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64, blank=True)
+    distance_table_fingerprint = models.CharField(max_length=64, blank=True)
     n_annotations = models.PositiveIntegerField(null=True, blank=True)
     metrics_version = models.CharField(max_length=50, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)

@@ -1,11 +1,17 @@
 """Reads of stored computations: a study's computations, its agreement history round after
 round and each coder's drift. Nothing here computes: it reads what the workers stored.
+
+A stored computation is *stale* (``Staleness``) when what it was computed from moved on:
+the annotations of its scope (``scope_changed_since``, ``rounds_changed_since``), or the
+question's distance table it used (``distance=user``), replaced or deleted since. Every
+page and API read asks ``computation_staleness`` or ``rounds_staleness``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +21,7 @@ from django.db.models.fields.json import KeyTransform
 
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import scope_data_revision
+from studies.distance_tables import distance_table_fingerprints
 from studies.kinds import Feature
 from studies.models import Annotation, AnnotationChange, Coder, CoderKind, Question, Round, Study
 
@@ -29,6 +36,9 @@ def exact_staleness_max() -> int:
 
 
 def computation_round_ids(computation: Computation) -> list[int]:
+    # Prefetched rounds (a list) are read without a query.
+    if "rounds" in getattr(computation, "_prefetched_objects_cache", {}):
+        return sorted(r.pk for r in computation.rounds.all())
     return sorted(computation.rounds.values_list("id", flat=True))
 
 
@@ -127,14 +137,119 @@ def rounds_changed_since(
     return out
 
 
+@dataclass(frozen=True)
+class Staleness:
+    """What changed after a computation was made from it: its scope's annotations, and
+    (``distance_table``: ``"replaced"`` or ``"deleted"``) the distance table it used. False
+    when nothing did."""
+
+    annotations: bool = False
+    distance_table: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.annotations or self.distance_table is not None
+
+    @property
+    def changes(self) -> list[str]:
+        """ "the annotations changed", "the distance table was replaced"."""
+        out = []
+        if self.annotations:
+            out.append("the annotations changed")
+        if self.distance_table is not None:
+            out.append(f"the distance table was {self.distance_table}")
+        return out
+
+    @property
+    def reason(self) -> str | None:
+        """ "the distance table was replaced after this result" (None: not stale)."""
+        return f"{' and '.join(self.changes)} after this result" if self else None
+
+    @property
+    def short(self) -> str | None:
+        """A mark beside a value: "annotations changed since", "distance table replaced
+        since" (None: not stale)."""
+        if not self:
+            return None
+        parts = [change.removeprefix("the ").replace(" was ", " ") for change in self.changes]
+        return f"{' and '.join(parts)} since"
+
+
+def distance_table_change(used: str, now: str | None) -> str | None:
+    """What happened to the distance table a computation used (``used``: its fingerprint,
+    empty when it used none) given the question's table ``now`` (its fingerprint, None
+    when it has none): ``"replaced"``, ``"deleted"``, or None (unchanged, or not used)."""
+    if not used:
+        return None
+    if now is None:
+        return "deleted"
+    return None if now == used else "replaced"
+
+
+def tables_now(used: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """The current table fingerprint of each question whose computation used one
+    (``used``: (question id, the fingerprint used) per computation): one query, none when
+    no computation used a table."""
+    questions = {question for question, fingerprint in used if fingerprint}
+    return distance_table_fingerprints(question_ids=questions) if questions else {}
+
+
+class StalenessReader:
+    """The staleness of many computations (an API list), each scope's revision and each
+    question's distance table read once: no query per listed computation beyond its
+    scope's."""
+
+    def __init__(self) -> None:
+        self._scopes: dict[tuple[int, tuple[int, ...], str], bool] = {}
+        self._tables: dict[int, str | None] = {}
+
+    def __call__(self, computation: Computation) -> Staleness:
+        round_ids = tuple(computation_round_ids(computation))
+        key = (computation.question_id, round_ids, computation.data_revision)
+        if key not in self._scopes:
+            # Exact for ordinary scopes; indexed lookups for a crowd round (no COUNT over
+            # millions of annotations in a read).
+            self._scopes[key] = scope_changed_since(
+                question_id=computation.question_id,
+                round_ids=round_ids,
+                revision=computation.data_revision,
+                n_annotations=computation.n_annotations,
+            )
+        used = computation.distance_table_fingerprint
+        question = computation.question_id
+        if used and question not in self._tables:
+            self._tables[question] = tables_now([(question, used)]).get(question)
+        return Staleness(self._scopes[key], distance_table_change(used, self._tables.get(question)))
+
+
+def computation_staleness(computation: Computation) -> Staleness:
+    """What changed after the computation was requested."""
+    return StalenessReader()(computation)
+
+
 def computation_is_stale(computation: Computation) -> bool:
-    """True when the scope's annotations changed after the computation was requested."""
-    return scope_changed_since(
-        question_id=computation.question_id,
-        round_ids=computation_round_ids(computation),
-        revision=computation.data_revision,
-        n_annotations=computation.n_annotations,
-    )
+    """True when the scope's annotations or the distance table it used changed after the
+    computation was requested."""
+    return bool(computation_staleness(computation))
+
+
+def rounds_staleness(
+    *,
+    question_id: int,
+    revisions: dict[int, tuple[str, int | None]],
+    tables_used: Mapping[int, str],
+    table_now: str | None,
+) -> dict[int, Staleness]:
+    """``rounds_changed_since`` of many one-round computations of a question, with the
+    distance table each used (``tables_used``: round id -> fingerprint, empty for none)
+    against the question's table now (``table_now``; None: it has none)."""
+    changed = rounds_changed_since(question_id=question_id, revisions=revisions)
+    return {
+        round_id: Staleness(
+            bool(changed.get(round_id)),
+            distance_table_change(tables_used.get(round_id, ""), table_now),
+        )
+        for round_id in revisions
+    }
 
 
 def computations_of_study(*, study_id: int) -> QuerySet[Computation]:
@@ -215,6 +330,7 @@ def _history_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, i
             "question_id",
             "rounds__id",
             "data_revision",
+            "distance_table_fingerprint",
             "n_annotations",
             "finished_at",
             "coefficients",
@@ -233,16 +349,18 @@ def study_history(*, study: Study, question_id: int | None = None) -> dict[str, 
         questions = [q for q in questions if q.pk == question_id]
     rounds = list(Round.objects.filter(study=study).order_by("position"))
     latest = _history_rows(study=study, question_ids=[q.pk for q in questions])
+    tables = tables_now((q, row["distance_table_fingerprint"]) for (q, _), row in latest.items())
     out = []
     for question in questions:
         rows = {r.pk: latest.get((question.pk, r.pk)) for r in rounds}
-        stale = rounds_changed_since(
+        done = {pk: row for pk, row in rows.items() if row is not None}
+        stale = rounds_staleness(
             question_id=question.pk,
             revisions={
-                pk: (row["data_revision"], row["n_annotations"])
-                for pk, row in rows.items()
-                if row is not None
+                pk: (row["data_revision"], row["n_annotations"]) for pk, row in done.items()
             },
+            tables_used={pk: row["distance_table_fingerprint"] for pk, row in done.items()},
+            table_now=tables.get(question.pk),
         )
         entries = [_history_entry(r, rows[r.pk], stale.get(r.pk)) for r in rounds]
         out.append(
@@ -256,7 +374,9 @@ def study_history(*, study: Study, question_id: int | None = None) -> dict[str, 
     return {"study": study.pk, "questions": out}
 
 
-def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None) -> dict[str, Any]:
+def _history_entry(
+    round_: Round, row: dict[str, Any] | None, stale: Staleness | None
+) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "round": round_.pk,
         "round_name": round_.name,
@@ -264,6 +384,10 @@ def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None
         "status": round_.status,
         "computation": None,
         "stale": None,
+        # What changed after it ("the distance table was replaced after this result").
+        "stale_reason": None,
+        "stale_short": None,
+        "stale_changes": [],
         "finished_at": None,
         "n_items": None,
         "n_coders": None,
@@ -277,7 +401,10 @@ def _history_entry(round_: Round, row: dict[str, Any] | None, stale: bool | None
         return entry
     entry.update(
         computation=row["id"],
-        stale=stale,
+        stale=None if stale is None else bool(stale),
+        stale_reason=None if stale is None else stale.reason,
+        stale_short=None if stale is None else stale.short,
+        stale_changes=[] if stale is None else stale.changes,
         finished_at=row["finished_at"],
         n_items=row["n_items"],
         n_coders=row["n_coders"],

@@ -71,7 +71,12 @@ from computations.scope import (
 )
 from computations.selectors import computation_round_ids
 from computations.signals import computation_finished
-from computations.structured_step import run_structured_step, structured_parameter_errors
+from computations.structured_step import (
+    run_structured_step,
+    structured_parameter_errors,
+    uses_distance_table,
+)
+from studies.distance_tables import distance_table_fingerprints
 from studies.models import Annotation, Question, Round, Study
 
 logger = logging.getLogger(__name__)
@@ -226,15 +231,25 @@ def _sampling_errors(params: Mapping[str, Any]) -> dict[str, str]:
 
 
 def parameters_hash(
-    *, question: Question, scope: str, round_ids: Sequence[int], params: Mapping[str, Any]
+    *,
+    question: Question,
+    scope: str,
+    round_ids: Sequence[int],
+    params: Mapping[str, Any],
+    distance_table: str | None = None,
 ) -> str:
+    """A SHA-256 of the request: the scope, the parameters and (``distance_table``) the
+    fingerprint of the distance table it uses, so that the same request after the table
+    was replaced is a new computation, not the one made from the old table."""
     hashed = {key: value for key, value in params.items() if key not in _NOT_HASHED}
-    payload = {
+    payload: dict[str, Any] = {
         "question": question.pk,
         "scope": scope,
         "rounds": sorted(set(round_ids)),
         "parameters": hashed,
     }
+    if distance_table is not None:
+        payload["distance_table"] = distance_table
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -311,8 +326,18 @@ def computation_request(
     _ensure_annotated(question=question, scope=scope, rounds=chosen)
     round_ids = [r.pk for r in chosen]
     params = computation_parameters(question=question, given=parameters or {})
+    # The table the worker will read (it records the one it did read): "" for none yet.
+    table = (
+        distance_table_fingerprints(question_ids=[question.pk]).get(question.pk, "")
+        if uses_distance_table(question.label_kind, params)
+        else None
+    )
     params_hash = parameters_hash(
-        question=question, scope=scope, round_ids=round_ids, params=params
+        question=question,
+        scope=scope,
+        round_ids=round_ids,
+        params=params,
+        distance_table=table,
     )
     with transaction.atomic():
         revision = scope_data_revision(question=question, round_ids=round_ids)
@@ -326,6 +351,7 @@ def computation_request(
             parameters=params,
             params_hash=params_hash,
             data_revision=revision,
+            distance_table_fingerprint=table or "",
             trigger=trigger,
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             # Handed over now; cleared if the broker refuses it after the commit.

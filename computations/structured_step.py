@@ -40,6 +40,13 @@ def structured_parameter_errors(kind: Kind, params: Mapping[str, Any]) -> dict[s
     return dict(kind.structured.parameter_errors(params))
 
 
+def uses_distance_table(kind: Kind, params: Mapping[str, Any]) -> bool:
+    """Whether a computation of ``kind`` with ``params`` reads the question's distance
+    table (a text question's ``distance`` ``user``)."""
+    values = kind.structured
+    return values is not None and values.takes_distance_table and params.get("distance") == "user"
+
+
 def run_structured_step(computation: Computation, beat: Callable[[int, float], None]) -> None:
     """Read the scope, run the kind's report, store it as the computation's result."""
     kind = computation.question.label_kind
@@ -52,8 +59,12 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
     if scope.n_annotations == 0:
         raise ValueError("There are no annotations in this scope.")
     beat(computation.pk, 0.1)
-    if kind.structured.takes_distance_table and params.get("distance") == "user":
-        params = {**params, "distance_table": distance_mapping(question=computation.question)}
+    table_fingerprint = ""
+    if uses_distance_table(kind, params):
+        table = distance_mapping(question=computation.question)
+        if table is not None:
+            table_fingerprint = table.fingerprint
+        params = {**params, "distance_table": table.distances if table is not None else None}
     # The question's undirected labels go with the parameters: they are its declaration,
     # not an option of the computation.
     results = kind.structured.report(
@@ -87,6 +98,7 @@ def run_structured_step(computation: Computation, beat: Callable[[int, float], N
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
         fingerprint=scope.fingerprint,
+        distance_table_fingerprint=table_fingerprint,
         n_annotations=scope.n_annotations,
         metrics_version=engine.metrics_version(),
         results=results,

@@ -327,6 +327,8 @@ def _panel(
         round_name=headline.round_name,
         computed=round_id is not None,
         stale=bool(headline.stale),
+        stale_changes=headline.stale_changes,
+        computation_id=headline.computation_id,
         review_open=review_open if panel.supports_review else 0,
         lowest_coder=gap,
         pair_coefficient=coefficient_name(panel.pair_coefficient or "")

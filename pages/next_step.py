@@ -3,7 +3,8 @@
 The first that applies, in this order (docs/pages.md, "The study dashboard"):
 
 1. no finished computation: request one;
-2. the latest result's annotations changed since: compute that round again;
+2. the latest result's annotations, or the distance table it used, changed since: compute
+   that round again (with the same parameters, when its distance table changed);
 3. the review queue holds open items of that round: review them;
 4. one coder's mean agreement with the others is ``retrain_gap`` or more below the mean of
    the other coders' (three coders or more): retrain that coder;
@@ -29,6 +30,9 @@ class NextStep:
     text: str
     link_text: str
     url: str
+    #: A computation to request again with its own parameters (one click), instead of the
+    #: link: a result whose distance table changed (the page's form asks for the defaults).
+    again: int | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,10 @@ class QuestionState:
     coder_url: str | None
     plan_url: str | None
     report_url: str | None
+    #: What changed after the latest result ("the distance table was replaced"), when it
+    #: is stale; its computation.
+    stale_changes: tuple[str, ...] = ()
+    computation_id: int | None = None
 
 
 def next_step(state: QuestionState, *, retrain_gap: float) -> NextStep:
@@ -89,11 +97,20 @@ def next_step(state: QuestionState, *, retrain_gap: float) -> NextStep:
             state.compute_url,
         )
     if state.stale:
+        if state.stale_changes in ((), ("the annotations changed",)):
+            return NextStep(
+                "recompute",
+                f"The annotations of {key} in {round_name} changed after its latest computation.",
+                f"Compute {round_name} again",
+                state.compute_url,
+            )
         return NextStep(
             "recompute",
-            f"The annotations of {key} in {round_name} changed after its latest computation.",
+            f"Since the latest computation of {key} in {round_name}, "
+            f"{' and '.join(state.stale_changes)}.",
             f"Compute {round_name} again",
             state.compute_url,
+            again=state.computation_id,
         )
     if state.review_open and state.review_url:
         items = "item" if state.review_open == 1 else "items"

@@ -30,7 +30,7 @@ from django.urls import reverse
 from computations import engine
 from computations.comparison import headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.selectors import rounds_changed_since
+from computations.selectors import Staleness, rounds_staleness, tables_now
 from metrics import BENCHMARK_SCALE_NAMES, Reading
 from pages.number_text import number_text
 from pages.selectors import coefficient_name, reading_of
@@ -196,8 +196,13 @@ class StoredResult:
     seed: int | None
     estimates: list[Estimate]
     headline: str | None
-    stale: bool
+    #: What changed after the result (its annotations, the distance table it used).
+    staleness: Staleness
     skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.staleness)
 
     @property
     def headline_estimate(self) -> Estimate | None:
@@ -294,21 +299,28 @@ def stored_results(
             "fingerprint",
             "n_annotations",
             "data_revision",
+            "distance_table_fingerprint",
             *(f"r_{key}" for key in _RESULT_KEYS),
         )
     )
     latest: dict[tuple[int, int], dict[str, Any]] = {}
     for row in rows:  # later rows win: the latest finished
         latest[(row["question_id"], row["rounds__id"])] = row
-    stale: dict[int, dict[int, bool]] = {}
+    tables = tables_now((q, row["distance_table_fingerprint"]) for (q, _), row in latest.items())
+    stale: dict[int, dict[int, Staleness]] = {}
     for question_id in by_question:
-        revisions = {
-            round_id: (row["data_revision"], row["n_annotations"])
-            for (q, round_id), row in latest.items()
-            if q == question_id
-        }
+        rows_of = {round_id: row for (q, round_id), row in latest.items() if q == question_id}
         stale[question_id] = (
-            rounds_changed_since(question_id=question_id, revisions=revisions) if revisions else {}
+            rounds_staleness(
+                question_id=question_id,
+                revisions={
+                    r: (row["data_revision"], row["n_annotations"]) for r, row in rows_of.items()
+                },
+                tables_used={r: row["distance_table_fingerprint"] for r, row in rows_of.items()},
+                table_now=tables.get(question_id),
+            )
+            if rows_of
+            else {}
         )
     out = []
     for round_ in rounds:
@@ -340,7 +352,7 @@ def stored_results(
                     seed=bootstrap.get("seed"),
                     estimates=estimates,
                     headline=headline_coefficient([e.coefficient for e in estimates]),
-                    stale=bool(stale[question.pk].get(round_.pk)),
+                    staleness=stale[question.pk].get(round_.pk) or Staleness(),
                     skipped=dict(row["r_skipped"] or {}),
                 )
             )
@@ -520,7 +532,8 @@ def _estimates_text(results: Sequence[StoredResult]) -> str:
             text += f"; {estimate_text(r.observed)}"
         text += "."
         if r.stale:
-            text += " (The annotations changed after this result: request it again.)"
+            reason = r.staleness.reason or ""
+            text += f" ({reason[:1].upper()}{reason[1:]}: request it again.)"
         sentences.append(text)
     return " ".join(sentences)
 
@@ -711,6 +724,7 @@ def report_json(report: ReliabilityReport, *, base_url: str = "") -> dict[str, A
                 "metrics_version": r.metrics_version,
                 "fingerprint": r.fingerprint,
                 "stale": r.stale,
+                "stale_reason": r.staleness.reason,
                 "n_items": r.n_items,
                 "n_coders": r.n_coders,
                 "n_annotations": r.n_annotations,
@@ -760,7 +774,7 @@ def estimate_rows(report: ReliabilityReport) -> list[list[str]]:
                     number_text(e.value),
                     interval,
                     e.band_text,
-                    f"#{r.computation_id}" + (" (annotations changed since)" if r.stale else ""),
+                    f"#{r.computation_id}" + (f" ({r.staleness.short})" if r.stale else ""),
                 ]
             )
     return rows

@@ -133,6 +133,12 @@ class Headline:
     previous_round_name: str | None = None
     trend: str | None = None
     stale: bool | None = None
+    #: What changed after it: "annotations changed since", "distance table replaced since".
+    stale_short: str | None = None
+    #: The same as phrases: ("the annotations changed", "the distance table was replaced").
+    stale_changes: tuple[str, ...] = ()
+    #: The computation the value comes from.
+    computation_id: int | None = None
     #: The value read on its one benchmark scale (or why none applies).
     reading: Reading | None = None
 
@@ -171,6 +177,9 @@ def question_headlines(history: Mapping[str, Any], *, chosen: str | None = None)
                 previous_round_name=previous["round_name"] if previous else None,
                 trend=trend(point["value"], previous_value),
                 stale=last["stale"],
+                stale_short=last.get("stale_short"),
+                stale_changes=tuple(last.get("stale_changes") or ()),
+                computation_id=last.get("computation"),
                 reading=reading_of(name, point, distance=last.get("distance"), chosen=chosen),
             )
         )

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.safestring import SafeString
 
 from computations.models import Computation
-from computations.selectors import computation_is_stale, study_history
+from computations.selectors import Staleness, computation_staleness, study_history
 from metrics import Reading
 from pages.selectors import (
     CoefficientHistory,
@@ -73,7 +73,8 @@ class StructuredRoundReport:
     round: Round
     question: Question
     computation: Computation | None
-    stale: bool | None = None
+    #: What changed after the computation (its annotations, the distance table it used).
+    staleness: Staleness | None = None
     results: dict[str, Any] = field(default_factory=dict)
     coefficients: list[CoefficientRow] = field(default_factory=list)
     category_columns: list[str] = field(default_factory=list)
@@ -167,7 +168,7 @@ def structured_round_report(
     if computation is None:
         return report
     results = computation.results or {}
-    report.stale = computation_is_stale(computation)
+    report.staleness = computation_staleness(computation)
     report.results = results
     report.coefficients = coefficient_rows(results, values, chosen=study.benchmark_scale)
     columns, report.categories = category_rows(results)

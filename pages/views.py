@@ -154,6 +154,8 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
             "study": study,
             "role": role,
             "report": structured_round_report(study=study, round_=round_, question=question),
+            "may_request": role_allows(role, Role.ANNOTATOR),
+            "here": request.get_full_path(),
             "questions": list(question_list(study=study)),
             "pending": pending_computations(study=study, question=question, round_=round_),
             "kind_title": question.label_kind.title,
@@ -369,10 +371,13 @@ class _RoundField(forms.ModelChoiceField):
 
 
 class ComputationRequestForm(forms.Form):
-    """Input of the "request a computation" button: one question in one round, defaults."""
+    """Input of the "request a computation" button: one question in one round, defaults;
+    or (``again``, a stale result's "compute again") the parameters of that computation,
+    its distance among them."""
 
     question = _QuestionField(queryset=Question.objects.none())
     round = _RoundField(queryset=Round.objects.none())
+    again = forms.IntegerField(required=False, min_value=1)
 
     def __init__(self, *args: Any, study: Study, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -382,6 +387,23 @@ class ComputationRequestForm(forms.Form):
         assert isinstance(round_field, forms.ModelChoiceField)
         question_field.queryset = Question.objects.filter(study=study).order_by("position", "id")
         round_field.queryset = Round.objects.filter(study=study).order_by("position")
+        self.study = study
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        again = data.get("again")
+        data["parameters"] = None
+        if again is not None and data.get("question") is not None:
+            parameters = (
+                Computation.objects.filter(study=self.study, question=data["question"], pk=again)
+                .values_list("parameters", flat=True)
+                .first()
+            )
+            if parameters is None:
+                self.add_error("again", f"No computation {again} of this question.")
+            else:
+                data["parameters"] = parameters
+        return data
 
 
 def _back_to(request: HttpRequest, study: Study) -> HttpResponse:
@@ -430,7 +452,8 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
     if not form.is_valid():
         if _wants_json(request):
             return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
-        messages.error(request, "Choose a question and a round.")
+        again = form.errors.get("again")
+        messages.error(request, str(again[0]) if again else "Choose a question and a round.")
         return _back_to(request, study)
     try:
         result = computation_request(
@@ -438,6 +461,7 @@ def computation_request_view(request: HttpRequest, study_pk: int) -> HttpRespons
             question=form.cleaned_data["question"],
             scope=ComputationScope.ROUND,
             rounds=[form.cleaned_data["round"]],
+            parameters=form.cleaned_data["parameters"],
             trigger=ComputationTrigger.API,
             requested_by=request.user,
         )

@@ -13,8 +13,10 @@ lacks fails naming the two texts.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,9 +201,21 @@ def distance_table_replace(
     with transaction.atomic():
         table, _ = QuestionDistanceTable.objects.update_or_create(
             question=question,
-            defaults={"pairs": pairs, "n_pairs": len(pairs), "uploaded_at": timezone.now()},
+            defaults={
+                "pairs": pairs,
+                "n_pairs": len(pairs),
+                "fingerprint": pairs_fingerprint(pairs),
+                "uploaded_at": timezone.now(),
+            },
         )
     return table
+
+
+def pairs_fingerprint(pairs: Sequence[Sequence[Any]]) -> str:
+    """A SHA-256 of the checked pairs (sorted, one order per pair): the same table uploaded
+    again has the same fingerprint, any other distance another."""
+    canonical = [[a, b, float(d)] for a, b, d in pairs]
+    return hashlib.sha256(json.dumps(canonical, separators=(",", ":")).encode()).hexdigest()
 
 
 def distance_table_delete(*, question: Question) -> None:
@@ -218,13 +232,33 @@ def distance_table_summary(*, question: Question) -> QuestionDistanceTable | Non
     )
 
 
-def distance_mapping(*, question: Question) -> dict[tuple[str, str], float] | None:
-    """The table as ``{(text_a, text_b): distance}`` (one order per pair), or None."""
-    pairs = (
+@dataclass(frozen=True)
+class DistanceMapping:
+    """The table as a computation reads it: ``{(text_a, text_b): distance}`` (one order per
+    pair) and the fingerprint of what was read."""
+
+    distances: dict[tuple[str, str], float]
+    fingerprint: str
+
+
+def distance_mapping(*, question: Question) -> DistanceMapping | None:
+    """The question's table (one read: its pairs and their fingerprint), or None."""
+    row = (
         QuestionDistanceTable.objects.filter(question=question)
-        .values_list("pairs", flat=True)
+        .values_list("pairs", "fingerprint")
         .first()
     )
-    if pairs is None:
+    if row is None:
         return None
-    return {(a, b): float(d) for a, b, d in pairs}
+    pairs, fingerprint = row
+    return DistanceMapping({(a, b): float(d) for a, b, d in pairs}, fingerprint)
+
+
+def distance_table_fingerprints(*, question_ids: Iterable[int]) -> dict[int, str]:
+    """The fingerprint of each of these questions' tables (a question without one is
+    absent): one query, the pairs never read."""
+    return dict(
+        QuestionDistanceTable.objects.filter(question_id__in=list(question_ids)).values_list(
+            "question_id", "fingerprint"
+        )
+    )

@@ -827,13 +827,16 @@ class QuestionDistanceTable(models.Model):
     distances between texts, say), uploaded with the question and used by a computation
     whose ``distance`` is ``user``. ``pairs`` holds ``[value_a, value_b, distance]`` once per
     unordered pair of different values, ``value_a < value_b`` (``studies.distance_tables``
-    checks and writes it whole)."""
+    checks and writes it whole). ``fingerprint`` is a SHA-256 of ``pairs``: a computation
+    records the fingerprint of the table it used, and is stale once the question's table
+    has another (or none)."""
 
     question = models.OneToOneField(
         Question, on_delete=models.CASCADE, related_name="distance_table"
     )
     pairs = models.JSONField(default=list)
     n_pairs = models.PositiveIntegerField(default=0)
+    fingerprint = models.CharField(max_length=64, blank=True)
     uploaded_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

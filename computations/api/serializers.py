@@ -21,7 +21,7 @@ from computations.models import (
     ComputationStatus,
     RoundComparison,
 )
-from computations.selectors import scope_changed_since
+from computations.selectors import Staleness, StalenessReader
 from computations.services import LEVELS, MAX_BOOTSTRAP
 from metrics import read_coefficient
 from studies.api.addressing import (
@@ -154,6 +154,7 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
     rounds = serializers.SerializerMethodField()
     round_names = serializers.SerializerMethodField()
     stale = serializers.SerializerMethodField()
+    stale_reason = serializers.SerializerMethodField()
     readings = serializers.SerializerMethodField()
 
     class Meta:
@@ -174,9 +175,11 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
             "trigger",
             "parameters",
             "fingerprint",
+            "distance_table_fingerprint",
             "n_annotations",
             "metrics_version",
             "stale",
+            "stale_reason",
             "created_at",
             "started_at",
             "heartbeat_at",
@@ -222,22 +225,23 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
         """The names of ``rounds``, in the same order."""
         return [r.name for r in sorted(computation.rounds.all(), key=lambda r: r.pk)]
 
+    def _staleness(self, computation: Computation) -> Staleness:
+        # The view gives one reader per response: each scope and table read once.
+        reader = self.context.get("staleness") or StalenessReader()
+        return reader(computation)
+
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_stale(self, computation: Computation) -> bool:
-        """Annotations of the scope changed after the computation was requested."""
-        cache: dict[tuple, bool] = self.context["revisions"]
-        round_ids = tuple(self.get_rounds(computation))
-        key = (computation.question_id, round_ids, computation.data_revision)
-        if key not in cache:
-            # Exact for ordinary scopes; indexed lookups for a crowd round (no COUNT over
-            # millions of annotations in a read).
-            cache[key] = scope_changed_since(
-                question_id=computation.question_id,
-                round_ids=round_ids,
-                revision=computation.data_revision,
-                n_annotations=computation.n_annotations,
-            )
-        return cache[key]
+        """The annotations of the scope, or the distance table the computation used
+        (``distance`` ``user``), changed after the computation was requested."""
+        return bool(self._staleness(computation))
+
+    @extend_schema_field({"type": "string", "nullable": True})
+    def get_stale_reason(self, computation: Computation) -> str | None:
+        """What changed: "the annotations changed after this result", "the distance table
+        was replaced after this result" (or deleted), both joined by "and"; null when
+        not stale."""
+        return self._staleness(computation).reason
 
 
 class ComputationListOutputSerializer(ComputationOutputSerializer):
@@ -381,6 +385,11 @@ class HistoryRoundSerializer(serializers.Serializer):
     computation = serializers.IntegerField(allow_null=True)
     computation_url = serializers.SerializerMethodField()
     stale = serializers.BooleanField(allow_null=True)
+    stale_reason = serializers.CharField(
+        allow_null=True,
+        help_text='What changed: "the annotations changed after this result", "the distance '
+        'table was replaced after this result" (or deleted); null when not stale.',
+    )
     finished_at = serializers.DateTimeField(allow_null=True)
     n_items = serializers.IntegerField(allow_null=True)
     n_coders = serializers.IntegerField(allow_null=True)

@@ -30,6 +30,7 @@ from computations.api.serializers import (
 from computations.comparison_requests import DEFAULT_REPLICATES, comparison_request
 from computations.models import Computation, ComputationTrigger, RoundComparison
 from computations.selectors import (
+    StalenessReader,
     coder_drift,
     computations_of_study,
     model_history,
@@ -50,7 +51,8 @@ from studies.selectors import question_list
         summary="Poll a computation",
         description="Status (queued, running, done, failed with the error), progress, "
         "timestamps, parameters, the fingerprint of the annotations read, the metrics "
-        "version, `stale` (the annotations changed since) and, when done, the results.",
+        "version, `stale` and `stale_reason` (the annotations, or the distance table a "
+        "`distance=user` computation used, changed since) and, when done, the results.",
         responses=ComputationOutputSerializer,
     ),
     create=extend_schema(
@@ -102,7 +104,7 @@ class ComputationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows requ
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = dict(super().get_serializer_context())
-        context["revisions"] = {}
+        context["staleness"] = StalenessReader()
         if not getattr(self, "swagger_fake_view", False):
             context["study"] = self.study
         return context

@@ -584,6 +584,11 @@ class DistanceTableOutputSerializer(serializers.Serializer):
     question = serializers.CharField(source="question.key")
     n_pairs = serializers.IntegerField(help_text="0: no table uploaded.")
     uploaded_at = serializers.DateTimeField(allow_null=True)
+    fingerprint = serializers.CharField(
+        allow_null=True,
+        help_text="SHA-256 of the pairs; a computation with distance user records the one it "
+        "read (distance_table_fingerprint) and is stale once this differs. Null: no table.",
+    )
 
 
 class DistanceTableInputSerializer(serializers.Serializer):

@@ -447,7 +447,12 @@ class QuestionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, StudySco
                 rows = distance_tables.distance_rows_from_json(data["rows"])
             distance_tables.distance_table_replace(question=question, rows=rows)
         table = distance_tables.distance_table_summary(question=question)
-        found = table or {"question": question, "n_pairs": 0, "uploaded_at": None}
+        found = table or {
+            "question": question,
+            "n_pairs": 0,
+            "uploaded_at": None,
+            "fingerprint": None,
+        }
         return Response(s.DistanceTableOutputSerializer(found).data)
 
 

@@ -12,6 +12,7 @@ n (n − 1) = 12: 9 / 12 = 0.75; alpha = 1 − 0.25 / 0.75 = 2/3 (the ``krippend
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -173,10 +174,14 @@ def test_an_uploaded_table_gives_the_alpha_of_its_distances(
         "question": "caption",
         "n_pairs": 0,
         "uploaded_at": None,
+        "fingerprint": None,
     }
     posted = manager_client.post(_url(caption), TABLE_CSV, content_type="text/csv")
     assert posted.status_code == 200, posted.json()
     assert (posted.json()["question"], posted.json()["n_pairs"]) == ("caption", 3)
+    # The SHA-256 of the checked pairs written out as JSON without spaces.
+    canonical = '[["a","b",0.5],["a","c",1.0],["b","c",1.0]]'
+    assert posted.json()["fingerprint"] == hashlib.sha256(canonical.encode()).hexdigest()
     done = _compute(manager_client, caption, django_capture_on_commit_callbacks)
     assert done["status"] == "done", done.get("error")
     assert done["results"]["distance"] == "user"
