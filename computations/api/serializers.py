@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -54,13 +55,13 @@ def _kind_parameter_help(name: str, kinds: list[str]) -> str:
     """Which kinds take a parameter the serializer does not type, and their defaults."""
     by_default: dict[str, list[str]] = {}
     for key in kinds:
-        by_default.setdefault(repr(kind_of(key).defaults[name]), []).append(key)
+        by_default.setdefault(json.dumps(kind_of(key).defaults[name]), []).append(key)
     defaults = "; ".join(
         f"{', '.join(keys)} questions: default {default}" for default, keys in by_default.items()
     )
     return (
-        f"{defaults}. Checked by the question's kind (a 400 names the field); other kinds "
-        "refuse it."
+        f"{defaults[0].upper()}{defaults[1:]}. Checked by the question's kind (a 400 names "
+        "the field); other kinds refuse it."
     )
 
 
