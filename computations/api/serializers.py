@@ -73,13 +73,13 @@ class ComputationRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Se
     Shrout & Fleiss's ICC1 … ICC3k) on a complete design, else ``skipped.icc``; set →
     alpha with MASI; hierarchy → alpha with the tree distance; span → unitizing alpha
     (alpha_u), span F1 (exact and overlapping), token alpha, P_k and WindowDiff (add
-    ``gamma`` to the coefficients for Mathet et al.'s gamma). Span coefficients,
-    ``min_overlap`` and ``overlapping`` are for span questions only; ``level`` and
-    ``distance`` for the others (a 400 names the field). A kind's own parameters (its
-    defaults: ``alpha_match`` of a relation question, ``iou_threshold`` of a region
-    question, ...) are fields too, checked by the kind; a parameter the question's kind does
-    not take is a 400 naming it, and so is any field the request does not know (with the
-    closest name). The scope is one ``round``, several ``rounds`` pooled, or (neither
+    ``gamma`` to the coefficients for Mathet et al.'s gamma). Span coefficients and
+    ``overlapping`` are for span questions only, ``min_overlap`` for span and relation ones;
+    ``level`` and ``distance`` for the label kinds (a 400 names the field). A kind's own
+    parameters (its defaults: ``alpha_match`` of a relation question, ``iou_threshold`` of
+    a region question, ...) are fields too, checked by the kind; a parameter the question's
+    kind does not take is a 400 naming it, and so is any field the request does not know
+    (with the closest name). The scope is one ``round``, several ``rounds`` pooled, or (neither
     given, or ``scope=study``) every round of the study."""
 
     question = QuestionField(help_text=QUESTION_HELP)
@@ -106,8 +106,8 @@ class ComputationRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Se
         required=False,
         min_value=0.0,
         max_value=1.0,
-        help_text="Span questions: the intersection over union two units need to match in "
-        "the overlapping span F1 (default 0.5).",
+        help_text="Span and relation questions: the intersection over union two units need "
+        "to match in the overlapping span (or relation) F1 (default 0.5).",
     )
     overlapping = serializers.ChoiceField(
         choices=engine.SPAN_OVERLAPPING,
