@@ -465,7 +465,9 @@ class AgreementClient:
     ) -> dict:
         """Queue a computation of one question (id or key) over one round, several rounds
         pooled, or (neither) the whole study; ``params`` are ``coefficients``, ``level``,
-        ``distance``, ``bootstrap``, ``seed``, ``confidence``, ``scope``, ``chunk_size``.
+        ``distance``, ``bootstrap``, ``seed``, ``confidence``, ``scope``, ``chunk_size``
+        and the kind's own (``min_overlap``, ``alpha_match``, ``iou_threshold``, ...; the
+        server refuses one the question's kind does not take, or a misspelt one, naming it).
         Returns the computation (``status`` queued, or the identical live one, maybe done)."""
         body: dict[str, Any] = {"question": self.question_id(study_id, question), **params}
         if round is not None:

@@ -77,6 +77,7 @@ from computations.structured_step import (
     uses_distance_table,
 )
 from studies.distance_tables import distance_table_fingerprints
+from studies.kinds import Kind, kinds_taking
 from studies.models import Annotation, Question, Round, Study
 
 logger = logging.getLogger(__name__)
@@ -114,11 +115,12 @@ def resend_after() -> timedelta:
 def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> dict[str, Any]:
     """The question kind's defaults, overridden by what was given, checked.
 
-    Raises ``ValidationError`` naming each bad field: an unknown parameter, a coefficient
-    of the other family (span coefficients are for span questions only, and the others for
-    the other kinds), a level or distance for a span question, a minimum overlap or an
-    overlapping rule for the others, a bad bootstrap size, seed, confidence level, minimum
-    overlap or overlapping rule (``error`` or ``merge``).
+    Raises ``ValidationError`` naming each bad field: a parameter the question's kind does
+    not take (its defaults name those it takes; the message names the kinds that do: a
+    minimum overlap for a nominal question, say), a coefficient of the other family (span
+    coefficients are for span questions only, and the others for the other kinds), a bad
+    bootstrap size, seed, confidence level, minimum overlap or overlapping rule (``error``
+    or ``merge``); a structured kind checks its own parameters (``parameter_errors``).
     """
     params = engine.default_parameters(question.kind)
     params["chunk_size"] = settings.AGREEMENT_COMPUTATION_CHUNK_SIZE
@@ -132,7 +134,7 @@ def computation_parameters(*, question: Question, given: Mapping[str, Any]) -> d
     if question.label_kind.structured is not None:
         return _structured_parameters(question, params, given)
     span = question.label_kind.units
-    errors = _unknown_parameter_errors(set(given) - set(params), span=span)
+    errors = _unknown_parameter_errors(question.label_kind, set(given) - set(params))
     if errors:
         raise ValidationError(errors)
     params.update({key: value for key, value in given.items() if value is not None})
@@ -167,9 +169,9 @@ def _structured_parameters(
     question: Question, params: dict[str, Any], given: Mapping[str, Any]
 ) -> dict[str, Any]:
     """A structured kind's defaults overridden by what was given, checked by the kind."""
-    unknown = sorted(set(given) - set(params))
+    unknown = _unknown_parameter_errors(question.label_kind, set(given) - set(params))
     if unknown:
-        raise ValidationError({"parameters": f"Unknown parameters: {', '.join(unknown)}."})
+        raise ValidationError(unknown)
     params.update({key: value for key, value in given.items() if value is not None})
     errors = structured_parameter_errors(question.label_kind, params)
     errors.update(_sampling_errors(params))
@@ -180,21 +182,25 @@ def _structured_parameters(
     return params
 
 
-def _unknown_parameter_errors(names: set[str], *, span: bool) -> dict[str, str]:
+def _unknown_parameter_errors(kind: Kind, names: set[str]) -> dict[str, str]:
+    """A message per parameter the question's kind does not take, naming the kinds that do."""
     errors: dict[str, str] = {}
-    unknown = []
     for name in sorted(names):
-        if span and name in ("level", "distance"):
+        takers = kinds_taking(name)
+        if kind.units and name in ("level", "distance"):
             errors[name] = f"A span question has no {name}: its coefficients fix their own."
-        elif not span and name == "min_overlap":
-            errors[name] = "Only span questions take a minimum overlap."
-        elif not span and name == "overlapping":
-            errors[name] = "Only span questions take an overlapping rule (it is alpha_u's)."
+        elif takers:
+            errors[name] = (
+                f"{kind.key.capitalize()} questions take no {name}: it is a parameter of "
+                f"{_listed(takers)} questions."
+            )
         else:
-            unknown.append(name)
-    if unknown:
-        errors["parameters"] = f"Unknown parameters: {', '.join(unknown)}."
+            errors[name] = f"Unknown parameter {name!r}."
     return errors
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _coefficient_errors(coefficients: Any, *, span: bool) -> dict[str, str]:

@@ -214,11 +214,13 @@ def _label_schemes(study: Study) -> dict[str, LabelScheme]:
     question's scheme is its units' labels, matched like a nominal question's."""
     questions = list(Question.objects.filter(study=study))
     rows: dict[int, list[CategoryRow]] = {}
-    for pk, question_id, code, parent_id, position in Category.objects.filter(
+    for pk, question_id, code, parent_id, position, undirected in Category.objects.filter(
         question__study=study
-    ).values_list("id", "question_id", "code", "parent_id", "position"):
+    ).values_list("id", "question_id", "code", "parent_id", "position", "undirected"):
         rows.setdefault(question_id, []).append(
-            CategoryRow(id=pk, code=code, parent_id=parent_id, position=position)
+            CategoryRow(
+                id=pk, code=code, parent_id=parent_id, position=position, undirected=undirected
+            )
         )
     return {
         question.key: LabelScheme(

@@ -369,6 +369,8 @@ class LabelMatcher:
         self.sets = scheme.spec.form is ValueForm.CATEGORY_SET
         self.codes = list(scheme.id_by_code)
         self.code_by_id = scheme.code_by_id
+        #: The codes declared undirected (a relation question's symmetric labels).
+        self.undirected = frozenset(scheme.code_by_id[pk] for pk in scheme.undirected_ids)
         self.names = _names(scheme)
         self.category_map = category_map
         self.case_insensitive = case_insensitive

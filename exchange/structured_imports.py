@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 
 from annotations.structured import ImageRow, Row, structured_values_replace
 from exchange.formats.base import ImportErrorCode, ParsedFile, ParsedImage, ParsedRegion, Rejection
+from exchange.formats.relations import both_ways
 from exchange.mapping import LabelMatcher
 from studies.access import Actor
 from studies.models import Question, Round
@@ -105,10 +106,12 @@ def match_region_labels(
     regions: Sequence[ParsedRegion], matcher: LabelMatcher
 ) -> tuple[list[ParsedRegion], list[Rejection], int]:
     """The regions with their labels matched onto the question's codes; rejected ones and
-    the count of those dropped by ``category_map``."""
+    the count of those dropped by ``category_map``. A relation drawn both ways becomes two
+    unless the question declares its label undirected (:func:`both_ways`)."""
     kept: list[ParsedRegion] = []
     rejected: list[Rejection] = []
     dropped = 0
+    known = frozenset(matcher.codes)
     for region in regions:
         label = region.cells.get("label")
         if region.is_empty or label is None or label == "":
@@ -121,7 +124,8 @@ def match_region_labels(
         elif match.dropped:
             dropped += 1
         else:
-            kept.append(replace(region, cells={**region.cells, "label": match.label}))
+            matched = replace(region, cells={**region.cells, "label": match.label})
+            kept.extend(both_ways(matched, undirected=matcher.undirected, known=known))
     return kept, rejected, dropped
 
 

@@ -44,6 +44,7 @@ from studies.models import (
 from studies.services import admin_actions
 from studies.services.roster import extent_errors
 from studies.services.rounds import round_close, round_reopen
+from studies.services.scheme import UNDIRECTED_ONLY, undirected_problem
 from studies.services.study import study_delete
 from studies.services.tokens import personal_token_create, study_token_create, token_revoke
 
@@ -118,7 +119,8 @@ class MembershipInline(admin.TabularInline):
 
 class QuestionAdminForm(forms.ModelForm):
     """A question as the services see it: ``span_unit`` for span questions only (characters
-    when left blank), fixed once units are stored."""
+    when left blank), fixed once units are stored; no kind without undirected labels while
+    some of its categories are undirected."""
 
     class Meta:
         model = Question
@@ -127,6 +129,13 @@ class QuestionAdminForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         kind, span_unit = cleaned.get("kind"), cleaned.get("span_unit") or ""
+        if (
+            kind
+            and self.instance.pk is not None
+            and not kind_of(kind).undirected_categories
+            and self.instance.categories.filter(undirected=True).exists()
+        ):
+            self.add_error("kind", f"Some categories are undirected. {UNDIRECTED_ONLY}")
         if not kind or not kind_of(kind).takes_span_unit:
             if span_unit:
                 self.add_error("span_unit", "Only span questions take a span unit.")
@@ -192,13 +201,36 @@ class StudyAdmin(StudyImportAdminMixin, admin.ModelAdmin):
             study_delete(study=study)
 
 
+class CategoryAdminForm(forms.ModelForm):
+    """A category as the scheme service checks it: ``undirected`` only for a relation
+    question's labels, and fixed once the question has annotations."""
+
+    class Meta:
+        model = Category
+        fields = ("question", "code", "label", "position", "parent", "undirected")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        question = cleaned.get("question")
+        if question is None:
+            return cleaned
+        undirected = bool(cleaned.get("undirected"))
+        changed = self.instance.pk is not None and undirected != self.instance.undirected
+        problem = undirected_problem(question, undirected=undirected, changed=changed)
+        if problem:
+            self.add_error("undirected", problem)
+        return cleaned
+
+
 class CategoryInline(admin.TabularInline):
-    """A question's declared values; ``parent`` builds the tree of a hierarchy question."""
+    """A question's declared values; ``parent`` builds the tree of a hierarchy question,
+    ``undirected`` marks a relation question's symmetric labels."""
 
     model = Category
+    form = CategoryAdminForm
     extra = 0
     fk_name = "question"
-    fields = ("code", "label", "position", "parent", "path")
+    fields = ("code", "label", "position", "parent", "undirected", "path")
     readonly_fields = ("path",)
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
@@ -243,7 +275,8 @@ class QuestionAdmin(admin.ModelAdmin):
 
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
-    list_display = ("code", "label", "question", "parent", "path", "position")
+    form = CategoryAdminForm
+    list_display = ("code", "label", "question", "parent", "path", "position", "undirected")
     # The path walks up to three ancestors without a query each.
     list_select_related = ("question__study", "parent__parent__parent")
     list_filter = ("question__kind",)

@@ -44,3 +44,19 @@ def not_a_category(code: object, codes: Iterable[str]) -> str:
     """
     hint = category_hint(str(code).strip(), codes)
     return f"{code!r} is not a category of this question {hint}."
+
+
+def unknown_field(name: str, fields: Iterable[str]) -> str:
+    """The one message of a request field nobody declared: the closest declared name, or
+    the declared names when none is close.
+
+    >>> unknown_field("min_overlpa", ["bootstrap", "min_overlap", "seed"])
+    "Unknown field: 'min_overlpa'; did you mean 'min_overlap'?"
+    >>> unknown_field("zzz", ["bootstrap", "seed"])
+    "Unknown field: 'zzz'; the fields are: bootstrap, seed."
+    """
+    known = sorted(fields)
+    close = difflib.get_close_matches(name, known, n=1)
+    if close:
+        return f"Unknown field: {name!r}; did you mean {close[0]!r}?"
+    return f"Unknown field: {name!r}; the fields are: {', '.join(known)}."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
@@ -32,9 +33,39 @@ from studies.api.addressing import (
     QuestionField,
     RoundField,
 )
+from studies.api.body import RefuseUnknownFieldsMixin
+from studies.kinds import KINDS, kind_of
+from studies.kinds import computation_parameters as kind_parameters
+
+#: Every coefficient a computation may be asked for: the label report's and each kind's
+#: own (the question's kind then refuses those it does not have, naming them).
+COEFFICIENT_CHOICES = tuple(
+    dict.fromkeys(
+        [
+            *engine.ALL_COEFFICIENTS,
+            *(name for kind in KINDS.values() for name in kind.coefficients or ()),
+        ]
+    )
+)
+#: The request's fields that say what is computed over; every other field is a parameter.
+SCOPE_FIELDS = ("question", "scope", "round", "rounds")
 
 
-class ComputationRequestInputSerializer(serializers.Serializer):
+def _kind_parameter_help(name: str, kinds: list[str]) -> str:
+    """Which kinds take a parameter the serializer does not type, and their defaults."""
+    by_default: dict[str, list[str]] = {}
+    for key in kinds:
+        by_default.setdefault(json.dumps(kind_of(key).defaults[name]), []).append(key)
+    defaults = "; ".join(
+        f"{', '.join(keys)} questions: default {default}" for default, keys in by_default.items()
+    )
+    return (
+        f"{defaults[0].upper()}{defaults[1:]}. Checked by the question's kind (a 400 names "
+        "the field); other kinds refuse it."
+    )
+
+
+class ComputationRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Serializer):
     """What to compute. Unset parameters take the question kind's defaults: nominal → every
     categorical coefficient; ordinal → ordinal alpha and weighted kappa; interval/ratio →
     alpha with that distance, and the results add the ten ICC forms (``icc``: McGraw &
@@ -42,11 +73,14 @@ class ComputationRequestInputSerializer(serializers.Serializer):
     Shrout & Fleiss's ICC1 … ICC3k) on a complete design, else ``skipped.icc``; set →
     alpha with MASI; hierarchy → alpha with the tree distance; span → unitizing alpha
     (alpha_u), span F1 (exact and overlapping), token alpha, P_k and WindowDiff (add
-    ``gamma`` to the coefficients for Mathet et al.'s gamma). Span coefficients,
-    ``min_overlap`` and ``overlapping`` are for span questions only; ``level`` and
-    ``distance`` for the others (a 400 names the field). The scope is one ``round``,
-    several ``rounds`` pooled, or (neither given, or ``scope=study``) every round of the
-    study."""
+    ``gamma`` to the coefficients for Mathet et al.'s gamma). Span coefficients and
+    ``overlapping`` are for span questions only, ``min_overlap`` for span and relation ones;
+    ``level`` and ``distance`` for the label kinds (a 400 names the field). A kind's own
+    parameters (its defaults: ``alpha_match`` of a relation question, ``iou_threshold`` of
+    a region question, ...) are fields too, checked by the kind; a parameter the question's
+    kind does not take is a 400 naming it, and so is any field the request does not know
+    (with the closest name). The scope is one ``round``, several ``rounds`` pooled, or (neither
+    given, or ``scope=study``) every round of the study."""
 
     question = QuestionField(help_text=QUESTION_HELP)
     scope = serializers.ChoiceField(choices=ComputationScope.choices, required=False)
@@ -58,9 +92,7 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         help_text="Rounds to pool, each by id or name (digits are an id first).",
     )
     coefficients = serializers.ListField(
-        child=serializers.ChoiceField(
-            choices=[*engine.ALL_COEFFICIENTS, *engine.SPAN_COEFFICIENTS]
-        ),
+        child=serializers.ChoiceField(choices=COEFFICIENT_CHOICES),
         required=False,
         allow_empty=False,
     )
@@ -74,8 +106,8 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         required=False,
         min_value=0.0,
         max_value=1.0,
-        help_text="Span questions: the intersection over union two units need to match in "
-        "the overlapping span F1 (default 0.5).",
+        help_text="Span and relation questions: the intersection over union two units need "
+        "to match in the overlapping span (or relation) F1 (default 0.5).",
     )
     overlapping = serializers.ChoiceField(
         choices=engine.SPAN_OVERLAPPING,
@@ -112,20 +144,16 @@ class ComputationRequestInputSerializer(serializers.Serializer):
         "discovery rate level (Benjamini–Yekutieli), above 0 and below 1 (default 0.05).",
     )
 
-    PARAMETERS = (
-        "coefficients",
-        "distance",
-        "level",
-        "bootstrap",
-        "seed",
-        "confidence",
-        "min_overlap",
-        "overlapping",
-        "expected",
-        "expected_pairs",
-        "epsilon",
-        "alt_test_alpha",
-    )
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """The declared fields, and each parameter a kind takes that none of them types
+        (passed as given, for the question's kind to check)."""
+        fields = super().get_fields()
+        for name, kinds in kind_parameters().items():
+            if name not in fields:
+                fields[name] = serializers.JSONField(
+                    required=False, help_text=_kind_parameter_help(name, kinds)
+                )
+        return fields
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         round_, rounds = attrs.pop("round", None), attrs.pop("rounds", None)
@@ -140,11 +168,10 @@ class ComputationRequestInputSerializer(serializers.Serializer):
                 if rounds
                 else ComputationScope.STUDY
             )
+        parameters = {key: attrs.pop(key) for key in list(attrs) if key not in SCOPE_FIELDS}
         attrs["scope"] = scope
         attrs["round_list"] = [round_] if round_ is not None else list(rounds or [])
-        attrs["parameters"] = {
-            key: attrs.pop(key) for key in (*self.PARAMETERS, "chunk_size") if key in attrs
-        }
+        attrs["parameters"] = parameters
         return attrs
 
 
@@ -272,7 +299,7 @@ class CoderDriftQuerySerializer(serializers.Serializer):
     )
 
 
-class ComparisonRequestInputSerializer(serializers.Serializer):
+class ComparisonRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Serializer):
     """Two rounds of a question to compare on one coefficient, by a worker."""
 
     question = QuestionField(help_text=QUESTION_HELP)

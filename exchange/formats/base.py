@@ -118,7 +118,10 @@ class ParsedRegion:
     ``cells`` are the region in the question's CSV shape, in pixels (``x``, ``y``,
     ``width``, ``height``, ``rotation``, ``points``, ``label``): the parser converts the
     tool's coordinates. ``kind`` is the region kind (``box``, ``polygon``, ``keypoint``) the
-    target question must have; ``field`` the tool's name for the question."""
+    target question must have; ``field`` the tool's name for the question. ``both_ways``
+    marks a relation the tool drew in both directions: the import, which knows whether the
+    question declares its label undirected, stores it once or both ways
+    (``exchange.formats.relations.both_ways``)."""
 
     source: str
     image: str
@@ -126,6 +129,7 @@ class ParsedRegion:
     kind: str
     cells: dict[str, Any] = field(default_factory=dict)
     field: str | None = None
+    both_ways: bool = False
 
     @property
     def is_empty(self) -> bool:

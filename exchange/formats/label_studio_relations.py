@@ -1,8 +1,11 @@
 """Label Studio's relations: results of ``type`` ``relation`` between two span results of
 the same annotation (``from_id`` and ``to_id`` name the span results' ``id``), with their
 ``labels`` (one relation per label) and ``direction``: ``right`` reads ``from`` as the head
-and ``to`` as the tail, ``left`` the other way round, ``bi`` (both ways) as ``right`` (declare
-such a label undirected on the question).
+and ``to`` as the tail, ``left`` the other way round, ``bi`` both ways. A ``bi`` relation is
+marked ``both_ways``; the import, which knows the question's categories, stores it once when
+its label is declared undirected (in document order, as every undirected relation) and as
+two relations, from → to and to → from, when it is directed
+(``exchange.formats.relations.both_ways``).
 
 The units are the span results' ``value.start`` and ``value.end`` (characters of the task's
 ``data.text``, end exclusive, converted from JavaScript offsets as the span import does). A
@@ -126,4 +129,5 @@ def relation_results(
                     text_length=len(text) if text is not None else None,
                     head_field="from_id",
                     tail_field="to_id",
+                    both_ways=direction == "bi",
                 )

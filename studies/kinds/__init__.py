@@ -64,13 +64,29 @@ def kinds_with(feature: Feature) -> list[str]:
     return [key for key, kind in KINDS.items() if kind.supports(feature)]
 
 
+def kinds_taking(parameter: str) -> list[str]:
+    """The keys of the kinds whose computations take ``parameter``, in the order above."""
+    return [key for key, kind in KINDS.items() if parameter in kind.parameters]
+
+
+def computation_parameters() -> dict[str, list[str]]:
+    """Every computation parameter some kind takes, with the keys of the kinds that take it."""
+    taken: dict[str, list[str]] = {}
+    for key, kind in KINDS.items():
+        for name in kind.defaults:
+            taken.setdefault(name, []).append(key)
+    return taken
+
+
 __all__ = [
     "KINDS",
     "Feature",
     "Kind",
     "KindRefusalError",
     "ValueForm",
+    "computation_parameters",
     "kind_of",
     "kinds_of_form",
+    "kinds_taking",
     "kinds_with",
 ]

@@ -166,6 +166,12 @@ class Kind:
             )
             raise KindRefusalError(kind=self.key, feature=feature, reason=reason)
 
+    @property
+    def parameters(self) -> frozenset[str]:
+        """The computation parameters a question of this kind takes: its defaults' names
+        (the API lets them through and the kind's ``parameter_errors`` checks them)."""
+        return frozenset(self.defaults)
+
     def default_parameters(self) -> dict[str, Any]:
         """A fresh copy of the defaults (lists copied, so a caller may change them)."""
         return {

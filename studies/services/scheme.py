@@ -47,6 +47,10 @@ class SchemeErrorCode:
 
 
 UNDIRECTED_ONLY = "Only relation questions declare a label undirected."
+UNDIRECTED_FIXED = (
+    "Whether a label is undirected cannot change once the question has annotations (its "
+    "relations are stored in the order it gives)."
+)
 
 
 def _error(message: str, code: str) -> ValidationError:
@@ -384,6 +388,16 @@ def _check_code(question: Question, code: str, *, exclude_pk: int | None = None)
         )
 
 
+def undirected_problem(question: Question, *, undirected: bool, changed: bool) -> str | None:
+    """Why a category of ``question`` cannot be (or become) ``undirected``, else None: only
+    relation questions declare a label undirected, and not once annotations are stored."""
+    if undirected and not question.label_kind.undirected_categories:
+        return UNDIRECTED_ONLY
+    if changed and question.pk is not None and _question_has_annotations(question):
+        return UNDIRECTED_FIXED
+    return None
+
+
 def _check_undirected(question: Question, undirected: bool) -> None:
     if undirected and not question.label_kind.undirected_categories:
         raise ValidationError(
@@ -485,13 +499,7 @@ def category_update(*, category: Category, **fields: Any) -> Category:
         _check_undirected(question, bool(fields["undirected"]))
         if _question_has_annotations(question):
             raise ValidationError(
-                {
-                    "undirected": _error(
-                        "Whether a label is undirected cannot change once the question has "
-                        "annotations (its relations are stored in the order it gives).",
-                        SchemeErrorCode.UNDIRECTED_LOCKED,
-                    )
-                }
+                {"undirected": _error(UNDIRECTED_FIXED, SchemeErrorCode.UNDIRECTED_LOCKED)}
             )
         category.undirected = bool(fields["undirected"])
     if "parent" in fields:

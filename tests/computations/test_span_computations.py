@@ -359,7 +359,10 @@ def test_span_coefficients_and_min_overlap_are_refused_for_other_questions(study
     with pytest.raises(ValidationError) as caught:
         computation_parameters(question=question, given={"min_overlap": 0.5})
     assert caught.value.message_dict == {
-        "min_overlap": ["Only span questions take a minimum overlap."]
+        "min_overlap": [
+            "Nominal questions take no min_overlap: it is a parameter of span and relation "
+            "questions."
+        ]
     }
 
 

@@ -198,7 +198,9 @@ def test_overlapping_is_checked_naming_the_field(study: Study) -> None:
     with pytest.raises(ValidationError) as caught:
         computation_parameters(question=nominal_question(study), given={"overlapping": "merge"})
     assert caught.value.message_dict == {
-        "overlapping": ["Only span questions take an overlapping rule (it is alpha_u's)."]
+        "overlapping": [
+            "Nominal questions take no overlapping: it is a parameter of span questions."
+        ]
     }
 
 

@@ -408,3 +408,62 @@ def test_an_unknown_relation_label_is_refused_and_nothing_is_written(
     response = _import(manager_client, study, "brat", "doc1.ann", bad.encode(), coder="ben")
     code, attr = _refused(response, study)
     assert (code, attr) == ("unknown_category", "doc1.ann, line 4.label")
+
+
+def test_a_label_studio_relation_both_ways_is_one_relation_when_undirected_else_two(
+    study: Study, manager_client: APIClient
+) -> None:
+    """``direction: "bi"``, ann's annotation of doc1: Alice <-> Bob works_for and
+    Bob <-> Alice knows. works_for is directed, so both ways are two relations, Alice -> Bob
+    and Bob -> Alice; knows is declared undirected, so it is one relation, stored in document
+    order (Alice -> Bob). Read back sorted by head, tail, then label as declared."""
+    RoundFactory(study=study, name="Round 1", position=1)
+    declared = manager_client.post(
+        f"/api/v1/studies/{study.pk}/questions/",
+        {
+            "key": "rel",
+            "kind": "relation",
+            "categories": [{"code": "works_for"}, {"code": "knows", "undirected": True}],
+        },
+        format="json",
+    )
+    assert declared.status_code == 201, declared.json()
+    export = b"""[{"id": 1, "data": {"text": "Alice met Bob in Paris.", "doc": "doc1"},
+      "annotations": [{"id": 11, "completed_by": "ann", "result": [
+        {"id": "a1", "from_name": "label", "to_name": "text", "type": "labels",
+         "value": {"start": 0, "end": 5, "text": "Alice", "labels": ["PER"]}},
+        {"id": "a2", "from_name": "label", "to_name": "text", "type": "labels",
+         "value": {"start": 10, "end": 13, "text": "Bob", "labels": ["PER"]}},
+        {"from_id": "a1", "to_id": "a2", "type": "relation", "direction": "bi",
+         "labels": ["works_for"]},
+        {"from_id": "a2", "to_id": "a1", "type": "relation", "direction": "bi",
+         "labels": ["knows"]}]}]}]"""
+    response = _import(
+        manager_client,
+        study,
+        "label_studio",
+        "export.json",
+        export,
+        document_key="doc",
+        question_map=json.dumps({"label": None}),
+    )
+    assert response.status_code == 200, response.json()
+    assert _stored(manager_client, study) == {
+        ("doc1", "ann"): [
+            {
+                "head_begin": 0,
+                "head_end": 5,
+                "tail_begin": 10,
+                "tail_end": 13,
+                "label": "works_for",
+            },
+            {"head_begin": 0, "head_end": 5, "tail_begin": 10, "tail_end": 13, "label": "knows"},
+            {
+                "head_begin": 10,
+                "head_end": 13,
+                "tail_begin": 0,
+                "tail_end": 5,
+                "label": "works_for",
+            },
+        ]
+    }
