@@ -65,6 +65,20 @@ def _kind_parameter_help(name: str, kinds: list[str]) -> str:
     )
 
 
+class KindParameterField(serializers.JSONField):
+    """A parameter of some kind, passed as given for the question's kind to check. A JSON
+    body gives any JSON value; a form gives text, read as JSON when it is (``0.5``,
+    ``["a"]``) and as the text itself otherwise (``exact``)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if getattr(data, "is_json_string", False):
+            try:
+                return json.loads(data)
+            except ValueError:
+                return str(data)
+        return super().to_internal_value(data)
+
+
 class ComputationRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Serializer):
     """What to compute. Unset parameters take the question kind's defaults: nominal → every
     categorical coefficient; ordinal → ordinal alpha and weighted kappa; interval/ratio →
@@ -150,7 +164,7 @@ class ComputationRequestInputSerializer(RefuseUnknownFieldsMixin, serializers.Se
         fields = super().get_fields()
         for name, kinds in kind_parameters().items():
             if name not in fields:
-                fields[name] = serializers.JSONField(
+                fields[name] = KindParameterField(
                     required=False, help_text=_kind_parameter_help(name, kinds)
                 )
         return fields

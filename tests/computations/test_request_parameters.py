@@ -116,6 +116,25 @@ def test_alpha_match_changes_how_alpha_aligns_the_units(
     assert alphas["exact"] == pytest.approx(1 / 6, abs=1e-12)
 
 
+@pytest.mark.parametrize(("value", "alpha"), [("exact", 1 / 6), ('"exact"', 1 / 6)])
+def test_a_form_posted_kind_parameter_is_read_as_text_or_as_json(
+    value: str,
+    alpha: float,
+    relation_study: Study,
+    manager_client: APIClient,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        posted = manager_client.post(
+            f"/api/v1/studies/{relation_study.pk}/computations/",
+            {"round": "Round 1", "bootstrap": "0", "question": "rel", "alpha_match": value},
+        )
+    assert posted.status_code == 202, posted.json()
+    assert posted.json()["parameters"]["alpha_match"] == "exact"
+    computation = manager_client.get(posted.json()["url"]).json()
+    assert computation["results"]["coefficients"]["alpha"]["value"] == pytest.approx(alpha)
+
+
 def test_a_relation_request_may_choose_the_relation_coefficients(
     relation_study: Study, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
