@@ -208,6 +208,7 @@ def _span_round_report(
             charts.history_chart(
                 history,
                 chart_id=f"span-history-{history.coefficient}",
+                legend=False,
                 desc=f"{history.name} of question {question.key} in each round of the study"
                 + (
                     ", shaded bands are confidence intervals; dashed lines mark 0.667 and 0.8"
@@ -216,6 +217,7 @@ def _span_round_report(
                 )
                 + ". The table beside the chart lists the same numbers.",
             ),
+            charts.legend_of([history]),
         )
         for history in report.history
     ]
