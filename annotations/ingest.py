@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import psycopg
@@ -54,6 +54,7 @@ from annotations.services import (
 from studies.access import Actor
 from studies.labels import Label, LabelError, LabelScheme, label_of
 from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
+from studies.services import scheme as scheme_services
 from studies.text_rules import (
     DUPLICATE_COLUMN,
     LINE_TOO_LONG,
@@ -99,6 +100,8 @@ class IngestReport:
     rejected: int = 0
     partial: bool = False
     errors: list[IngestError] = field(default_factory=list)
+    #: The categories declared by the ingest (``create_categories``), first seen first.
+    categories_created: list[str] = field(default_factory=list)
 
     def reject(self, error: IngestError) -> None:
         self.rejected += 1
@@ -113,6 +116,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "items_created": self.items_created,
             "coders_created": self.coders_created,
+            "categories_created": self.categories_created,
             "rejected": self.rejected,
             "partial": self.partial,
             "rejections": [
@@ -179,19 +183,36 @@ def _key_error(raw: str, *, name: str, limit: int) -> tuple[str, str] | None:
 
 #: A good row: (line, item, coder, label). A plain tuple: millions are made per ingest.
 _Row = tuple[int, str, str, Label]
+#: A row held for a declaration: its place in the batch, line, item, coder, raw label and error.
+_Held = tuple[int, int, str, str, str, LabelError]
 
 
 def _restored_key(cell: str) -> str:
     return (restore_text(cell) if cell[:1] == "'" else cell).strip()
 
 
-class _Reader:
-    """The good rows of a CSV, in batches; every bad one goes to ``report``."""
+#: ``declare(codes)``: declares the codes it can as categories; gives them and the scheme.
+Declare = Callable[[list[str]], tuple[list[str], LabelScheme]]
 
-    def __init__(self, scheme: LabelScheme, report: IngestReport) -> None:
+
+class _Reader:
+    """The good rows of a CSV, in batches; every bad one goes to ``report``.
+
+    With ``declare`` (``create_categories``), a row whose label names codes the question
+    does not declare is held until its batch is full; the batch's new codes are then
+    declared at once and the held labels read again (a code no category may have stays
+    unknown: its rows are rejected). Memory stays bounded by the batch and the distinct
+    codes; the scheme changes at most once a batch."""
+
+    def __init__(
+        self, scheme: LabelScheme, report: IngestReport, declare: Declare | None = None
+    ) -> None:
         self.scheme = scheme
         self.report = report
         self.labels: dict[str, Label | LabelError] = {}
+        self.declare = declare
+        #: Codes a declaration left out (no category may have them): not offered again.
+        self.refused: set[str] = set()
 
     def label(self, raw: str) -> Label | LabelError:
         found = self.labels.get(raw)
@@ -203,6 +224,45 @@ class _Reader:
             if len(self.labels) < 100_000:  # a crowd file has few distinct labels
                 self.labels[raw] = found
         return found
+
+    def _unknown_label(
+        self,
+        batch: list[_Row | None],
+        held: list[_Held],
+        row: tuple[int, str, str, str, LabelError],
+    ) -> None:
+        """Hold the row when declaring codes could make its label known, else reject it."""
+        line, item, coder, raw, error = row
+        if (
+            self.declare is not None
+            and error.unknown_codes
+            and not self.refused.issuperset(error.unknown_codes)
+        ):
+            held.append((len(batch), line, item, coder, raw, error))
+            batch.append(None)
+        else:
+            self.report.rows += 1
+            self.report.reject(IngestError(line, "label", error.code, error.message))
+
+    def _settle(self, batch: list[_Row | None], held: list[_Held]) -> list[_Row]:
+        """Declare the codes the held rows' labels name, read those labels again and put
+        them in their places: the batch in line order, the rows still unknown rejected."""
+        assert self.declare is not None
+        codes: dict[str, None] = {}
+        for *_, error in held:
+            codes.update(dict.fromkeys(error.unknown_codes))
+        declared, self.scheme = self.declare(list(codes))
+        self.refused.update(set(codes) - set(declared))
+        for _, _, _, _, raw, _ in held:
+            self.labels.pop(raw, None)
+        for index, line, item, coder, raw, _ in held:
+            found = self.label(raw)
+            if isinstance(found, LabelError):
+                self.report.rows += 1
+                self.report.reject(IngestError(line, "label", found.code, found.message))
+            else:
+                batch[index] = (line, item, coder, found)
+        return [row for row in batch if row is not None]
 
     def _key_problem(self, line: int, item: str, coder: str) -> bool:
         """Report the row's first bad key; True when there is one."""
@@ -223,7 +283,17 @@ class _Reader:
             report.rows += 1
             report.reject(IngestError(error.line, "", error.code, error.detail))
 
-        batch: list[_Row] = []
+        batch: list[_Row | None] = []  # None: a held row's place
+        held: list[_Held] = []
+
+        def flush() -> Iterable[list[_Row]]:
+            nonlocal batch, held
+            out = self._settle(batch, held) if held else cast(list[_Row], batch)
+            batch, held = [], []
+            report.rows += len(out)
+            if out:  # every row of it may have been held, then rejected
+                yield out
+
         try:
             header, rows = read_csv(lines, reject=reject)
             item_at, coder_at, label_at = _columns(header)
@@ -247,14 +317,11 @@ class _Reader:
                 raw = cells[label_at]
                 found = labels.get(raw) or label(raw)
                 if isinstance(found, LabelError):
-                    report.rows += 1
-                    report.reject(IngestError(row.line, "label", found.code, found.message))
-                    continue
-                batch.append((row.line, item, coder, found))
+                    self._unknown_label(batch, held, (row.line, item, coder, raw, found))
+                else:
+                    batch.append((row.line, item, coder, found))
                 if len(batch) >= size:
-                    report.rows += len(batch)
-                    yield batch
-                    batch = []
+                    yield from flush()
         except CsvReadError as error:  # not well-formed CSV: nothing after it can be read
             if error.code == LINE_TOO_LONG:  # the rest of the body is unread: refuse it whole
                 raise ValidationError(
@@ -265,8 +332,7 @@ class _Reader:
         except UnicodeDecodeError:
             raise ValidationError({"file": "The CSV must be UTF-8 text."}) from None
         if batch:
-            report.rows += len(batch)
-            yield batch
+            yield from flush()
 
 
 # The service ---------------------------------------------------------------------------
@@ -280,6 +346,7 @@ def annotations_ingest_csv(
     lines: Iterable[str],
     actor: Actor,
     create_missing: bool = False,
+    create_categories: bool = False,
     partial: bool = False,
     batch_size: int = DEFAULT_BATCH,
     progress: Progress | None = None,
@@ -287,6 +354,11 @@ def annotations_ingest_csv(
     """Write the annotations of a CSV (``item,coder,label``; ``lines`` are its lines with
     their line ends, e.g. ``studies.text_rules.text_lines(stream)``), all or none — or,
     with ``partial``, every good row, the bad ones reported.
+
+    With ``create_categories`` (nominal and set questions), the codes the labels name that
+    the question does not declare are declared as they come, in the same transaction,
+    before the rows naming them are written (``_Reader``: once a batch, first seen first;
+    ``report.categories_created`` lists them).
 
     ``progress(rows_read)`` is called after each batch. Raises ``ValidationError`` naming
     each bad line and field (atomic mode; nothing written), or the round or question
@@ -300,13 +372,21 @@ def annotations_ingest_csv(
         )
         services.ensure_single_label(question)
         services._ensure_open(round_)
+        if create_categories:
+            scheme_services.categories_from_labels_check(question)
         scheme = LabelScheme.for_question(question)
-        reader = _Reader(scheme, report)
         sink: _Sink = (
             _CopySink(study, round_, question, scheme)
             if services._uses_copy()
             else _OrmSink(study, round_, question, scheme)
         )
+
+        def declare(codes: list[str]) -> tuple[list[str], LabelScheme]:
+            declared = sink.categories_declare(codes, report)
+            report.categories_created.extend(declared)
+            return declared, sink.scheme
+
+        reader = _Reader(scheme, report, declare if create_categories else None)
         sink.open(actor=actor, now=now)
         try:
             for batch in reader.batches(lines, batch_size):
@@ -355,6 +435,22 @@ class _Sink:
 
     def abandon(self) -> None:
         """Wait for the batch being written, whatever comes of it (the ingest failed)."""
+
+    def pause(self, report: IngestReport) -> None:
+        """Wait for the batch being written (its rejections go to ``report``)."""
+
+    def categories_declare(self, codes: list[str], report: IngestReport) -> list[str]:
+        """Declare ``codes`` (those a category may have) once no batch is being written;
+        the codes declared. The rows after use the scheme read again."""
+        self.pause(report)
+        declared = scheme_services.categories_declare(question=self.question, codes=codes)
+        if declared:
+            self.scheme = LabelScheme.for_question(self.question)
+            self.categories_changed()
+        return declared
+
+    def categories_changed(self) -> None:
+        """The question's categories changed during the ingest."""
 
     def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
         raise NotImplementedError
@@ -722,6 +818,15 @@ class _CopySink(_Sink):
             self._collect(report)
         finally:
             self.writer.shutdown(wait=True)
+
+    def pause(self, report: IngestReport) -> None:
+        self._collect(report)
+
+    def categories_changed(self) -> None:
+        # The batch entry reads its values with the categories it keeps: the new ones too.
+        if self.entry is not None:
+            self.entry.categories = history.category_snapshot(self.question)
+            self.entry.save(update_fields=["categories"])
 
     def abandon(self) -> None:
         if self.pending is not None:

@@ -39,7 +39,7 @@ DECIDE_REFUSAL = "Only managers of the study adjudicate items."
 
 
 def _scope(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> tuple[Study, Role, Round, Question]:
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
@@ -52,7 +52,7 @@ def _scope(
 @require_GET
 @site_login_required
 def adjudication_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
     show_all = request.GET.get("all") == "1"
@@ -145,7 +145,7 @@ def _answer(
 @require_POST
 @site_login_required
 def adjudicate_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
     page = reverse("pages:adjudication", args=[study.pk, round_.pk, question.pk])
@@ -207,7 +207,7 @@ _SETTLED = (JobStatus.DONE, JobStatus.FAILED)
 @require_GET
 @site_login_required
 def reference_results_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)
     result = reference_result_of(round_=round_, question=question)
@@ -239,7 +239,7 @@ REQUEST_REFUSAL = "Viewers cannot request computations."
 @require_POST
 @site_login_required
 def reference_request_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     """Compute the round's results against its reference again (annotators and managers)."""
     study, role, round_, question = _scope(request, study_pk, round_pk, question_pk)

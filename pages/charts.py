@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -68,6 +69,25 @@ TICK_CHAR_WIDTH = 6.6
 def series_style(number: int) -> tuple[str, str]:
     """The colour and dash of the ``number``-th question on every chart (and its legend)."""
     return PALETTE[number % len(PALETTE)], DASHES[number % len(DASHES)]
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One line of a history chart's HTML legend (``templates/pages/_history_legend.html``)."""
+
+    key: str  # the question's key (the model page: the model coder's)
+    colour: str
+    dash: str
+
+
+def legend_of(histories: Sequence[CoefficientHistory]) -> list[LegendEntry]:
+    """Every series drawn on any of these charts (``history_chart(legend=False)``), with its
+    colour and dash, in the charts' order: the legend a page lists beside or under them."""
+    seen: dict[int, str] = {}
+    for history in histories:
+        for number, series in enumerate(history.series):
+            seen.setdefault(number if series.number is None else series.number, series.question_key)
+    return [LegendEntry(key, *series_style(number)) for number, key in sorted(seen.items())]
 
 
 def _tick_text(name: str) -> str:

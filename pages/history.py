@@ -29,13 +29,6 @@ WIDE = (760, 340)
 
 
 @dataclass(frozen=True)
-class LegendEntry:
-    question_key: str
-    colour: str
-    dash: str
-
-
-@dataclass(frozen=True)
 class Panel:
     history: CoefficientHistory
     svg: SafeString
@@ -53,15 +46,6 @@ def _chart(history: CoefficientHistory, size: tuple[int, int], suffix: str = "")
         height=height,
         y_label="Value",
     )
-
-
-def legend_of(histories: list[CoefficientHistory]) -> list[LegendEntry]:
-    """Every question drawn on any chart, with its colour and dash, in the study's order."""
-    seen: dict[int, str] = {}
-    for history in histories:
-        for number, series in enumerate(history.series):
-            seen.setdefault(number if series.number is None else series.number, series.question_key)
-    return [LegendEntry(key, *charts.series_style(number)) for number, key in sorted(seen.items())]
 
 
 @require_GET
@@ -84,7 +68,7 @@ def study_history_view(request: HttpRequest, study_pk: int) -> HttpResponse:
         "panels": panels,
         "chosen": chosen if chosen in known else "",
         "unknown": unknown,
-        "legend": legend_of(histories),
+        "legend": charts.legend_of(histories),
         "pending": pending_computations(study=study),
     }
     return render(request, "pages/study_history.html", context)

@@ -327,6 +327,8 @@ class ModelQuestion:
     confidence: float | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     chart: Any = None
+    #: The chart's legend, an HTML list under it (the chart draws none).
+    chart_legend: list[charts.LegendEntry] = field(default_factory=list)
     refusal: str | None = None
     self_consistency: str | None = None
     position_bias: str | None = None
@@ -418,7 +420,9 @@ def _question_detail(
 
 def _advantage_chart(
     detail: ModelQuestion, coder: Coder, rounds: Sequence[Round], *, chart_id: str
-) -> Any:
+) -> tuple[Any, list[charts.LegendEntry]]:
+    """The advantage probability across rounds, and its legend (listed under the chart,
+    which never overlaps it however many rounds)."""
     by_round = {point["round_name"]: point for point in detail.history}
     points = [
         Point(
@@ -436,13 +440,15 @@ def _advantage_chart(
         series=[Series(coder.key, points)],
         bands=False,
     )
-    return charts.history_chart(
+    svg = charts.history_chart(
         history,
         chart_id=chart_id,
+        legend=False,
         desc=f"The advantage probability of model {coder.key} on question "
         f"{detail.question.key} in each round; the table beside the chart lists the same "
         "numbers with each round's prompt version.",
     )
+    return svg, charts.legend_of([history])
 
 
 def model_page(*, study: Study, coder: Coder) -> list[ModelQuestion]:
@@ -457,6 +463,8 @@ def model_page(*, study: Study, coder: Coder) -> list[ModelQuestion]:
     for question in Question.objects.filter(study=study).order_by("position", "id"):
         detail = _question_detail(question, coder, series.get(question.pk, []))
         if any(point.get("advantage_probability") is not None for point in detail.history):
-            detail.chart = _advantage_chart(detail, coder, rounds, chart_id=f"model-q{question.pk}")
+            detail.chart, detail.chart_legend = _advantage_chart(
+                detail, coder, rounds, chart_id=f"model-q{question.pk}"
+            )
         out.append(detail)
     return out

@@ -4,6 +4,7 @@ plans a worker stored, with their results. Nothing is computed here."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
@@ -32,7 +33,8 @@ class _RoundChoice(forms.ModelChoiceField):
 class PlanRequestForm(forms.Form):
     """A plan from a pilot round (assumptions without a pilot: over the API)."""
 
-    question = forms.IntegerField(widget=forms.HiddenInput)
+    # The question's id or key: the view resolves it (``_question_of``) before the form.
+    question = forms.CharField(widget=forms.HiddenInput)
     pilot_round = _RoundChoice(queryset=Round.objects.none(), label="Pilot round")
     coefficient = forms.ChoiceField(choices=())
     target = forms.FloatField(initial=0.8, label="Lower bound at least")
@@ -154,7 +156,7 @@ def _refused(request: HttpRequest, study: Study, question_pk: Any, text: str) ->
 def _back(study: Study, question_pk: Any) -> HttpResponse:
     url = reverse("pages:plans", args=[study.pk])
     text = str(question_pk or "")
-    return redirect(f"{url}?question={text}" if text.isdigit() else url)
+    return redirect(f"{url}?{urlencode({'question': text})}" if text else url)
 
 
 def _field_label(form: forms.Form, name: str) -> str:

@@ -38,7 +38,7 @@ def last_queue_build(*, study: Study, round_: Round, question: Question) -> date
 @require_GET
 @site_login_required
 def review_queue_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     study, role = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)

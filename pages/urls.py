@@ -23,6 +23,7 @@ from pages.reports import (
 )
 from pages.review import review_queue_view
 from pages.study_forms import study_create_view, study_edit_view
+from studies.selectors import QUESTION_REF_REGEX
 
 
 class _IdConverter:
@@ -37,11 +38,26 @@ class _IdConverter:
         return str(value)
 
 
+class _QuestionConverter:
+    """A question's id or key (``pages.views._question_of`` resolves it: digits are an id
+    first, as in the API); a value that names no question of the study is a 404 page."""
+
+    regex = QUESTION_REF_REGEX
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: int | str) -> str:
+        return str(value)
+
+
 register_converter(_IdConverter, "id")
+register_converter(_QuestionConverter, "question")
 
 app_name = "pages"
 
-_REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<id:question_pk>"
+_REPORT = "studies/<id:study_pk>/rounds/<id:round_pk>/questions/<question:question_pk>"
+_QUESTION_GROUP = rf"(?P<question_pk>{QUESTION_REF_REGEX})"
 
 urlpatterns = [
     path("", views.study_list_view, name="study-list"),
@@ -95,8 +111,8 @@ urlpatterns = [
     path("studies/<id:study_pk>/plans/", plans_view, name="plans"),
     path("studies/<id:study_pk>/plans/request/", plan_request_view, name="plan-request"),
     re_path(
-        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/(?P<question_pk>[0-9]{1,18})/"
-        r"results\.(?P<fmt>csv|json)$",
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/"
+        rf"{_QUESTION_GROUP}/results\.(?P<fmt>csv|json)$",
         views.results_download,
         name="results-download",
     ),
@@ -110,8 +126,8 @@ urlpatterns = [
     path(f"{_REPORT}/items/<id:item_pk>/", views.span_document_view, name="span-document"),
     path(f"{_REPORT}/images/<id:item_pk>/", views.structured_item_view, name="structured-item"),
     re_path(
-        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/(?P<question_pk>[0-9]{1,18})/"
-        r"annotations-(?P<layout>long|wide)\.csv$",
+        r"^studies/(?P<study_pk>[0-9]{1,18})/rounds/(?P<round_pk>[0-9]{1,18})/questions/"
+        rf"{_QUESTION_GROUP}/annotations-(?P<layout>long|wide)\.csv$",
         views.annotations_download,
         name="annotations-download",
     ),

@@ -87,7 +87,9 @@ def _round_of(study: Study, round_pk: int) -> Round:
 
 
 def _question_of(study: Study, ref: int | str | None) -> Question:
-    """The question ``?question=`` names by id or key (as the API does), else the first."""
+    """The question a path or ``?question=`` names by id or key (``question_resolve``, as
+    the API does: digits are an id first), else the study's first; 404 when the study has
+    no such question (another study's question is not this study's)."""
     if ref in (None, ""):
         question = Question.objects.filter(study=study).order_by("position", "id").first()
     else:
@@ -208,6 +210,7 @@ def _span_round_report(
             charts.history_chart(
                 history,
                 chart_id=f"span-history-{history.coefficient}",
+                legend=False,
                 desc=f"{history.name} of question {question.key} in each round of the study"
                 + (
                     ", shaded bands are confidence intervals; dashed lines mark 0.667 and 0.8"
@@ -216,6 +219,7 @@ def _span_round_report(
                 )
                 + ". The table beside the chart lists the same numbers.",
             ),
+            charts.legend_of([history]),
         )
         for history in report.history
     ]
@@ -259,7 +263,7 @@ def coder_view(request: HttpRequest, study_pk: int, coder_pk: int) -> HttpRespon
     return render(request, "pages/coder_detail.html", context)
 
 
-def _span_question_of(study: Study, question_pk: int) -> Question:
+def _span_question_of(study: Study, question_pk: str) -> Question:
     question = _question_of(study, question_pk)
     if not question.label_kind.units:
         raise Http404("Not a span question.")
@@ -269,7 +273,7 @@ def _span_question_of(study: Study, question_pk: int) -> Question:
 @require_GET
 @site_login_required
 def span_document_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, item_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str, item_pk: int
 ) -> HttpResponse:
     """One item of a span question in a round: each coder's units and where they differ."""
     study, role = _study_for(request, study_pk)
@@ -299,7 +303,7 @@ def _image_source(study: Study, item: Item) -> str:
 @require_GET
 @site_login_required
 def structured_item_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, item_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str, item_pk: int
 ) -> HttpResponse:
     """One item of a structured question in a round: each coder's regions over the image."""
     study, role = _study_for(request, study_pk)
@@ -346,7 +350,7 @@ def item_image_view(request: HttpRequest, study_pk: int, item_pk: int) -> HttpRe
 @require_GET
 @site_login_required
 def span_items_view(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     """The items annotated for a span question in a round, each linking to its document view."""
     study, role = _study_for(request, study_pk)
@@ -361,8 +365,21 @@ def span_items_view(
 
 
 class _QuestionField(forms.ModelChoiceField):
+    """A question of ``study`` by its id or its key (``_question_of``'s rule); the choices
+    it renders are its questions by id."""
+
+    study: Study | None = None
+
     def label_from_instance(self, obj: Any) -> str:
         return str(obj.key)
+
+    def to_python(self, value: Any) -> Question | None:
+        if value in self.empty_values:
+            return None
+        found = question_resolve(study=self.study, ref=value) if self.study else None
+        if found is None:
+            raise ValidationError(self.error_messages["invalid_choice"], code="invalid_choice")
+        return found
 
 
 class _RoundField(forms.ModelChoiceField):
@@ -383,8 +400,9 @@ class ComputationRequestForm(forms.Form):
         super().__init__(*args, **kwargs)
         question_field = self.fields["question"]
         round_field = self.fields["round"]
-        assert isinstance(question_field, forms.ModelChoiceField)
+        assert isinstance(question_field, _QuestionField)
         assert isinstance(round_field, forms.ModelChoiceField)
+        question_field.study = study
         question_field.queryset = Question.objects.filter(study=study).order_by("position", "id")
         round_field.queryset = Round.objects.filter(study=study).order_by("position")
         self.study = study
@@ -530,7 +548,7 @@ def _attachment(body: str, filename: str, content_type: str) -> HttpResponse:
 
 
 def _download_target(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> tuple[Study, Round, Question, str]:
     study, _ = _study_for(request, study_pk)
     round_ = _round_of(study, round_pk)
@@ -541,7 +559,7 @@ def _download_target(
 @require_GET
 @site_login_required
 def results_download(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, fmt: str
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str, fmt: str
 ) -> HttpResponse:
     study, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
     computation = computation_for_export(study=study, round_=round_, question=question)
@@ -557,7 +575,7 @@ def results_download(
 @require_GET
 @site_login_required
 def annotations_download(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int, layout: str
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str, layout: str
 ) -> HttpResponse:
     _, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)
     table = annotation_table(round_=round_, question=question)
@@ -569,7 +587,7 @@ def annotations_download(
 @require_GET
 @site_login_required
 def items_download(
-    request: HttpRequest, study_pk: int, round_pk: int, question_pk: int
+    request: HttpRequest, study_pk: int, round_pk: int, question_pk: str
 ) -> HttpResponse:
     """The per-item diagnostics the worker stored with the round's latest computation."""
     study, round_, question, name = _download_target(request, study_pk, round_pk, question_pk)

@@ -90,6 +90,9 @@ def round_list(*, study: Study) -> QuerySet[Round]:
 
 MAX_ID = 2**63 - 1  # the largest id the database stores
 _MAX_ID_DIGITS = 18  # every number of at most 18 digits is below MAX_ID
+#: A question in a URL path (the API's and the site's): its id or its key (a slug of at
+#: most 100 characters); ``question_resolve`` finds it.
+QUESTION_REF_REGEX = r"[-a-zA-Z0-9_]{1,100}"
 
 
 def _as_id(ref: int | str) -> int | None:

@@ -103,7 +103,7 @@ class AnnotationRowsField(serializers.Field):
 
 CREATE_CATEGORIES_HELP = (
     "Declare the codes the labels carry that the question does not declare, at the end of "
-    "its categories (nominal and set questions; not streamed CSV uploads). Off: each such "
+    "its categories (nominal and set questions). Off: each such "
     "label is a row error `unknown_category` naming the closest declared code."
 )
 

@@ -106,8 +106,8 @@ first, then a name / key).
 
 Unknown items and coders are created when `create_missing` is true, otherwise each is a row
 error. Codes the labels carry that the question does not declare are declared as new
-categories when `create_categories` is true (nominal and set questions; uploads of up to
-{MAX_BULK_ROWS:,} rows without `partial`; the answer's `categories_created` lists them);
+categories when `create_categories` is true (nominal and set questions; streamed uploads
+too; the answer's `categories_created` lists them, first seen first);
 otherwise each is a row error `unknown_category` whose detail names the closest declared
 code. Rows whose label is already stored are left alone, so re-sending an upload changes
 nothing. Every change is logged (see `annotation-changes`).
@@ -345,19 +345,6 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
 
     def _ingest(self, envelope: dict[str, Any], lines: Any) -> Response:
         """A large (or partial) CSV upload, streamed in batches by ``annotations.ingest``."""
-        if envelope.get("create_categories"):
-            # Declaring categories while batches are written would change the scheme under
-            # the writer: the streamed path takes declared categories only.
-            raise ValidationError(
-                {
-                    "create_categories": ErrorDetail(
-                        f"create_categories works on uploads of up to {MAX_BULK_ROWS:,} rows "
-                        "without partial: declare the categories first, or upload a part "
-                        "of the file with create_categories.",
-                        code="create_categories_streamed",
-                    )
-                }
-            )
         round_, question = envelope.get("round"), envelope.get("question")
         report = annotations_ingest_csv(
             study=self.study,
@@ -366,6 +353,7 @@ class AnnotationViewSet(  # type: ignore[misc]  # StudyScopedMixin narrows reque
             lines=lines,
             actor=self.actor,
             create_missing=envelope.get("create_missing", False),
+            create_categories=envelope.get("create_categories", False),
             partial=envelope.get("partial", False),
         )
         output = AnnotationIngestOutputSerializer(report.as_dict())

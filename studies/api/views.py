@@ -67,7 +67,7 @@ QUESTION_ID = OpenApiParameter(
 # Ids stay within a 64-bit integer: longer numbers do not match any route (404).
 ID_REGEX = r"[0-9]{1,18}"
 # A question in a path: its id or its key (a slug of at most 100 characters).
-QUESTION_REF_REGEX = r"[-a-zA-Z0-9_]{1,100}"
+QUESTION_REF_REGEX = selectors.QUESTION_REF_REGEX
 WRITE_METHODS = ["get", "post", "patch", "delete", "head", "options"]
 # Bodies are JSON: labeling tools send JSON, and one parser keeps one set of rules.
 PARSERS = [JSONParser]

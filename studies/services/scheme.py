@@ -417,12 +417,9 @@ def _check_categorical(question: Question) -> None:
         )
 
 
-@transaction.atomic
-def categories_declare(*, question: Question, codes: Sequence[str]) -> list[str]:
-    """Declare ``codes`` as new categories at the end of ``question``'s order (label = code);
-    returns the codes declared. Codes already declared, or that no category may have
-    (empty, with ``|`` or ``/``, longer than a code may be), are left out: their labels stay
-    unknown. Only kinds with ``categories_from_labels`` take them."""
+def categories_from_labels_check(question: Question) -> None:
+    """400 ``categories_not_from_labels`` (on ``create_categories``) unless the question's
+    kind may take new categories from labels (nominal and set questions)."""
     if not question.label_kind.categories_from_labels:
         raise ValidationError(
             {
@@ -434,6 +431,15 @@ def categories_declare(*, question: Question, codes: Sequence[str]) -> list[str]
                 )
             }
         )
+
+
+@transaction.atomic
+def categories_declare(*, question: Question, codes: Sequence[str]) -> list[str]:
+    """Declare ``codes`` as new categories at the end of ``question``'s order (label = code);
+    returns the codes declared. Codes already declared, or that no category may have
+    (empty, with ``|`` or ``/``, longer than a code may be), are left out: their labels stay
+    unknown. Only kinds with ``categories_from_labels`` take them."""
+    categories_from_labels_check(question)
     limit = Category._meta.get_field("code").max_length or 0
     ordered = list(question.categories.select_for_update().order_by("position", "id"))
     known = {category.code for category in ordered}

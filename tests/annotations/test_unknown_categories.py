@@ -14,12 +14,17 @@ blocks, T the two lengths' sum; a code is close from 0.6 on):
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from studies.models import Annotation, Category, LabelKind, Study
+from annotations import history
+from annotations.ingest import annotations_ingest_csv
+from studies.access import Actor
+from studies.models import Annotation, AnnotationChange, Category, LabelKind, Study
 from tests.api.annotation_setup import Scheme, build_scheme, bulk_url
 from tests.factories import CategoryFactory, QuestionFactory
 
@@ -256,29 +261,121 @@ def test_an_ordinal_question_refuses_to_declare_categories(
     ]
 
 
-def test_a_streamed_upload_refuses_create_categories(
+def stored(scheme: Scheme, question: str) -> list[tuple[str, str, Any]]:
+    rows = Annotation.objects.filter(round=scheme.round, question__key=question).values_list(
+        "item__external_id", "coder__key", "category__code", "category_set"
+    )
+    return sorted((item, coder, code or tuple(members)) for item, coder, code, members in rows)
+
+
+def test_a_streamed_upload_declares_new_categories_when_asked(
     annotator_client: APIClient, scheme: Scheme
 ) -> None:
     response = post_csv(
         annotator_client,
         scheme,
-        "item,coder,label\ndoc-1,alice,mixed\n",
+        "item,coder,label\n"
+        "doc-1,alice,mixed\n"
+        "doc-1,bob,pos\n"
+        "doc-2,alice,mixed\n"
+        "doc-2,bob,sarcastic\n",
         round=str(scheme.round.pk),
         question="sentiment",
         create_categories="true",
         partial="true",
     )
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["categories_created"] == ["mixed", "sarcastic"]
+    assert (body["rows"], body["created"], body["rejected"]) == (4, 4, 0)
+    assert codes(scheme.sentiment) == ["pos", "neg", "neutral", "mixed", "sarcastic"]
+    assert stored(scheme, "sentiment") == [
+        ("doc-1", "alice", "mixed"),
+        ("doc-1", "bob", "pos"),
+        ("doc-2", "alice", "mixed"),
+        ("doc-2", "bob", "sarcastic"),
+    ]
+
+
+def test_a_streamed_set_upload_declares_new_members_across_batches(scheme: Scheme) -> None:
+    """Batches of two rows: 'cooking' first comes in the first batch, 'travel' in the
+    second; the codes are declared first seen first, each row keeps its line."""
+    report = annotations_ingest_csv(
+        study=scheme.study,
+        round_ref=scheme.round.pk,
+        question_key="topics",
+        lines=[
+            "item,coder,label\n",
+            "doc-1,alice,sports|cooking\n",
+            "doc-1,bob,sports\n",
+            "doc-2,alice,travel|cooking\n",
+            "doc-2,bob,politics\n",
+        ],
+        actor=Actor(user=None, token=None),
+        create_categories=True,
+        batch_size=2,
+    )
+    assert report.categories_created == ["cooking", "travel"]
+    assert (report.rows, report.created, report.rejected) == (4, 4, 0)
+    assert codes(scheme.topics) == ["sports", "politics", "culture", "cooking", "travel"]
+    code_of = dict(Category.objects.filter(question=scheme.topics).values_list("pk", "code"))
+    assert [
+        (item, coder, [code_of[pk] for pk in ids]) for item, coder, ids in stored(scheme, "topics")
+    ] == [
+        ("doc-1", "alice", ["sports", "cooking"]),
+        ("doc-1", "bob", ["sports"]),
+        ("doc-2", "alice", ["cooking", "travel"]),
+        ("doc-2", "bob", ["politics"]),
+    ]
+
+
+def test_a_streamed_upload_still_refuses_a_code_no_category_may_have(
+    annotator_client: APIClient, scheme: Scheme, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the bulk limit (lowered to 2 rows) the upload streams, all or nothing: 'a/b'
+    cannot be a code ('/' writes a tree's path), so its line is refused, and neither
+    'mixed' nor any annotation is written."""
+    monkeypatch.setattr("annotations.api.parsers.MAX_BULK_ROWS", 2)
+    response = post_csv(
+        annotator_client,
+        scheme,
+        "item,coder,label\ndoc-1,alice,mixed\ndoc-1,bob,pos\ndoc-2,alice,a/b\n",
+        round=str(scheme.round.pk),
+        question="sentiment",
+        create_categories="true",
+    )
     assert response.status_code == 400
     assert response.json()["errors"] == [
         {
-            "code": "create_categories_streamed",
-            "detail": "create_categories works on uploads of up to 100,000 rows without "
-            "partial: declare the categories first, or upload a part of the file with "
-            "create_categories.",
-            "attr": "create_categories",
+            "code": "unknown_category",
+            "detail": "'a/b' is not a category of this question "
+            "(declared: 'pos', 'neg', 'neutral', 'mixed').",
+            "attr": "line 4.label",
         }
     ]
     assert codes(scheme.sentiment) == ["pos", "neg", "neutral"]
+    assert stored(scheme, "sentiment") == []
+
+
+def test_a_streamed_upload_refuses_create_categories_for_an_ordinal_question(
+    annotator_client: APIClient, scheme: Scheme
+) -> None:
+    grade = QuestionFactory(study=scheme.study, key="grade", kind=LabelKind.ORDINAL)
+    CategoryFactory(question=grade, code="low", position=0)
+    response = post_csv(
+        annotator_client,
+        scheme,
+        "item,coder,label\ndoc-1,alice,high\n",
+        round=str(scheme.round.pk),
+        question="grade",
+        create_categories="true",
+        partial="true",
+    )
+    assert response.status_code == 400
+    assert [(e["code"], e["attr"]) for e in response.json()["errors"]] == [
+        ("categories_not_from_labels", "create_categories")
+    ]
+    assert codes(grade) == ["low"]
 
 
 def test_a_code_no_category_may_have_stays_unknown(
@@ -294,3 +391,43 @@ def test_a_code_no_category_may_have_stays_unknown(
     assert response.status_code == 400
     assert response.json()["errors"][0]["code"] == "unknown_category"
     assert codes(scheme.sentiment) == ["pos", "neg", "neutral"]
+
+
+def test_the_batch_entry_of_a_streamed_upload_reads_its_new_categories(
+    settings: Any, scheme: Scheme
+) -> None:
+    """The import's one change-log entry keeps the categories its values are read with
+    (on PostgreSQL it is made before the first row is read): 'mixed' among them."""
+    settings.AGREEMENT_INGEST_BATCH_LOG_MIN = 1
+    annotations_ingest_csv(
+        study=scheme.study,
+        round_ref=scheme.round.pk,
+        question_key="sentiment",
+        lines=["item,coder,label\n", "doc-1,alice,pos\n", "doc-2,bob,mixed\n"],
+        actor=Actor(user=None, token=None),
+        create_categories=True,
+        batch_size=1,
+    )
+    entry = AnnotationChange.objects.get(batch_size=2)
+    expanded = history.expanded_entries(entry, history.batch_annotations(entry))
+    assert sorted((e.item.external_id, e.new_value) for e in expanded) == [
+        ("doc-1", "pos"),
+        ("doc-2", "mixed"),
+    ]
+
+
+def test_the_import_command_declares_categories_when_asked(scheme: Scheme, tmp_path: Any) -> None:
+    path = tmp_path / "crowd.csv"
+    path.write_text("item,coder,label\ndoc-1,alice,mixed\ndoc-1,bob,pos\n")
+    out = io.StringIO()
+    call_command(
+        "annotations_import_csv",
+        str(scheme.study.pk),
+        str(scheme.round.pk),
+        "sentiment",
+        str(path),
+        "--create-categories",
+        stdout=out,
+    )
+    assert "Categories declared: mixed." in out.getvalue()
+    assert codes(scheme.sentiment) == ["pos", "neg", "neutral", "mixed"]

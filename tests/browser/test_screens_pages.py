@@ -16,11 +16,17 @@ import pytest
 from django.urls import reverse
 
 from planning.services import plan_request_create
-from studies.models import Study
+from studies.models import CoderKind, LabelKind, Study
 from tests.browser.screens import check_page, emulate, sign_in
 from tests.computations.helpers import label_round, nominal_question, random_table
 from tests.computations.model_rounds import model_round
-from tests.factories import CoderFactory, RoundFactory
+from tests.factories import (
+    CategoryFactory,
+    CoderFactory,
+    ItemFactory,
+    QuestionFactory,
+    RoundFactory,
+)
 from tests.pages.conftest import PagesWorld, compute
 from tests.planning.pilot import pilot_round
 
@@ -179,3 +185,97 @@ def test_the_reliability_reports_read_cleanly(
         texts = check_page(chromium_driver, live_server.url, url, tmp_path, name)
         for text in texts.values():
             assert heading in text.splitlines()
+
+
+#: Enough rounds for the chart's axis to name only every few of them, and keys as long as
+#: a team's real ones: the legend drawn inside the chart, in its right margin, cut such a
+#: key off (the HTML legend under the chart takes the key whole).
+MANY_ROUNDS = 14
+LONG_MODEL_KEY = "gpt-4o-mini-annotator-berlin"
+LONG_QUESTION_KEY = "named-entities-of-the-berlin-corpus"
+
+
+def _legend_keys(driver: Any) -> list[list[str]]:
+    """The entries of each chart's HTML legend (``ul.history-legend``), as shown."""
+    from selenium.webdriver.common.by import By
+
+    return [
+        [entry.text for entry in legend.find_elements(By.TAG_NAME, "li")]
+        for legend in driver.find_elements(By.CSS_SELECTOR, "ul.history-legend")
+    ]
+
+
+def test_the_model_page_with_many_rounds_lists_its_legend_beside_no_chart_text(
+    study: Study,
+    manager: Any,
+    live_server: Any,
+    chromium_driver: Any,
+    tmp_path: Path,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    question = nominal_question(study, key="topic")
+    model = CoderFactory(
+        study=study,
+        key=LONG_MODEL_KEY,
+        kind=CoderKind.MODEL,
+        model_name="gpt-test",
+        model_version="2025-01",
+        prompt_version="v1",
+    )
+    first = model_round(study, question, n_items=30, model_only=10, model=model)
+    compute(study, question, first.round, django_capture_on_commit_callbacks)
+    for position in range(2, MANY_ROUNDS + 1):
+        data = model_round(
+            study,
+            question,
+            n_items=30,
+            model_only=10,
+            seed=position,
+            position=position,
+            model=first.model,
+            coders=first.people,
+            items=first.items,
+        )
+        compute(study, question, data.round, django_capture_on_commit_callbacks)
+    sign_in(chromium_driver, live_server.url, manager)
+    texts = check_page(
+        chromium_driver,
+        live_server.url,
+        reverse("pages:model-detail", args=[study.pk, first.model.pk]),
+        tmp_path,
+        "model-many-rounds",
+    )
+    for text in texts.values():
+        assert f"Model {LONG_MODEL_KEY} (gpt-test)" in text
+    assert _legend_keys(chromium_driver) == [["gpt-4o-mini-annotator-berlin"]]
+
+
+def test_the_span_report_with_many_rounds_lists_its_legends_beside_no_chart_text(
+    study: Study, manager: Any, live_server: Any, chromium_driver: Any, tmp_path: Path
+) -> None:
+    from tests.pages.test_span_report import _results, _store
+
+    question = QuestionFactory(study=study, kind=LabelKind.SPAN, key=LONG_QUESTION_KEY)
+    CategoryFactory(question=question, code="c")
+    item = ItemFactory(study=study, external_id="krippendorff-2004")
+    rounds = [
+        RoundFactory(study=study, name=f"Round {n}", position=n) for n in range(1, MANY_ROUNDS + 1)
+    ]
+    for n, round_ in enumerate(rounds):
+        _store(study, question, round_, _results(0.5 + n / 40, 0.4 + n / 50, item))
+    sign_in(chromium_driver, live_server.url, manager)
+    texts = check_page(
+        chromium_driver,
+        live_server.url,
+        reverse("pages:round-report", args=[study.pk, rounds[-1].pk])
+        + f"?question={LONG_QUESTION_KEY}",
+        tmp_path,
+        "span-report-many-rounds",
+    )
+    for text in texts.values():
+        assert f"Round report: Round 14, question {LONG_QUESTION_KEY}" in text
+    # One legend per chart: alpha_u and span F1.
+    assert _legend_keys(chromium_driver) == [
+        ["named-entities-of-the-berlin-corpus"],
+        ["named-entities-of-the-berlin-corpus"],
+    ]

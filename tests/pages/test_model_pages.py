@@ -280,3 +280,24 @@ def test_the_model_page_shows_the_position_bias_on_preferences(
     )
     assert cells(html, "round", "Round 1", "position-bias") == "0.900"
     assert "passes the alternative annotator test" not in page
+
+
+def test_the_model_pages_chart_lists_its_legend_under_it(
+    study: Study, signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The history page's HTML legend (the first line's colour, Okabe–Ito blue, solid),
+    never drawn inside the chart, where it overlapped the rounds' names."""
+    _, data = computed(study, django_capture_on_commit_callbacks)
+    body = signed_in.get(reverse("pages:model-detail", args=[study.pk, data.model.pk]))
+    html = body.content.decode()
+    box = re.search(r'<div class="chart-box">(<svg[^>]*id="model-q.*?)</div>', html, re.S)
+    assert box is not None
+    chart, legend = box.group(1).split("</svg>", 1)
+    assert 'class="legend"' not in chart
+    assert legend.strip() == (
+        '<ul class="history-legend" aria-label="Lines">\n'
+        '<li data-series="llm"><svg class="legend-swatch" viewBox="0 0 28 10" width="28" '
+        'height="10" aria-hidden="true"><line x1="1" x2="27" y1="5" y2="5" stroke="#0072B2" '
+        'stroke-width="2.5" stroke-dasharray=""/></svg> llm</li>\n'
+        "</ul>"
+    )

@@ -322,3 +322,25 @@ def test_a_computed_span_round_reads_as_krippendorffs_example(
     assert '<td class="num">0.859</td>' in alpha  # R1's stored value
     assert "none: point estimates only" in alpha
     assert "the rounds share 1 document" in alpha
+
+
+def test_the_span_reports_charts_list_their_legend_under_them(
+    study: Study, span_rounds: Any, viewer: Any, site_client: Any
+) -> None:
+    """The history page's HTML legend under each chart (the question's line: Okabe–Ito
+    blue, solid), never drawn inside the chart, where it overlapped with many rounds."""
+    question, rounds, _ = span_rounds
+    html = _report(site_client(viewer), study, rounds[0], question)
+    for coefficient in ("alpha_u", "span_f1"):
+        box = _row(
+            html, rf'<div class="chart-box"><svg[^>]*id="span-history-{coefficient}".*?</div>'
+        )
+        chart, legend = box.removesuffix("</div>").split("</svg>", 1)
+        assert 'class="legend"' not in chart
+        assert legend.strip() == (
+            '<ul class="history-legend" aria-label="Lines">\n'
+            '<li data-series="entities"><svg class="legend-swatch" viewBox="0 0 28 10" '
+            'width="28" height="10" aria-hidden="true"><line x1="1" x2="27" y1="5" y2="5" '
+            'stroke="#0072B2" stroke-width="2.5" stroke-dasharray=""/></svg> entities</li>\n'
+            "</ul>"
+        )

@@ -40,6 +40,12 @@ class Command(BaseCommand):
             "--create-missing", action="store_true", help="Create unknown items and coders."
         )
         parser.add_argument(
+            "--create-categories",
+            action="store_true",
+            help="Declare the codes the labels name that the question does not "
+            "(nominal and set questions).",
+        )
+        parser.add_argument(
             "--partial",
             action="store_true",
             help="Write the good rows and report the bad ones (default: all or nothing).",
@@ -77,6 +83,7 @@ class Command(BaseCommand):
                 lines=text_lines(stream),
                 actor=Actor(user=user, token=None),
                 create_missing=options["create_missing"],
+                create_categories=options["create_categories"],
                 partial=options["partial"],
                 batch_size=options["batch_size"],
                 progress=progress,
@@ -104,6 +111,8 @@ def _summary(report: IngestReport, seconds: float) -> str:
         f"{report.updated:,} updated, {report.unchanged:,} unchanged; "
         f"{report.items_created:,} items and {report.coders_created:,} coders created."
     ]
+    if report.categories_created:
+        lines.append(f"Categories declared: {', '.join(report.categories_created)}.")
     if report.partial:
         lines.append(f"{report.rejected:,} rows left out.")
         lines.extend(
