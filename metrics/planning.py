@@ -84,6 +84,8 @@ PILOT_LEVEL = 0.8
 #: The default: plans keep their promise under the process that generated the pilot, not
 #: only under the pilot (docs/planning.md).
 DEFAULT_PILOT_UNCERTAINTY = "lower-bound"
+#: Decimals to which a resample's distance to the pilot's bound is rounded before ranking.
+_TIE_DECIMALS = 9
 #: Rounds ``start`` to ``stop - 1`` → their populations, one row per round: either the
 #: probabilities of drawing each population row (float), or the list of population rows a
 #: resample holds (integer; a round draws uniformly from the list).
@@ -392,7 +394,11 @@ def pilot_lower_resamples(
         )
     bound = float(np.quantile(values[defined], 1.0 - level))
     keep = max(10, replicates // 20)
-    nearest = np.argsort(np.where(defined, np.abs(values - bound), np.inf), kind="stable")[:keep]
+    # Many resamples share one coefficient; their distances to the bound differ only in the
+    # last bits, which the CPU's vector kernels decide. Rounded, ties go to the first drawn,
+    # so a seed picks the same populations on every machine.
+    distance = np.round(np.abs(values - bound), _TIE_DECIMALS)
+    nearest = np.argsort(np.where(defined, distance, np.inf), kind="stable")[:keep]
     chosen = np.concatenate(blocks)[nearest]
 
     def populations(start: int, stop: int) -> NDArray[np.intp]:

@@ -315,3 +315,35 @@ def test_cli_errors_exit_2(args: list[str], message: str) -> None:
     result = run(*args)
     assert result.returncode == 2
     assert message in result.stderr
+
+
+def test_resamples_tied_at_the_pilots_bound_are_chosen_alike_on_every_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many bootstrap resamples of a pilot share one coefficient; computed on another CPU
+    (other vector kernels of exp, log or the BLAS) they differ in the last bits. The
+    populations chosen at the bound must not depend on those bits: here the coefficients
+    0.50 (×3), 0.55 (×4) and 0.60 (×3) of ten resamples, then the same with each tied value
+    moved by one or two units in the last place, give the same populations in the same order
+    (ties taken in the order drawn: resamples 3, 4, 5, 6, then 0, 1, 2, 7, 8, 9)."""
+    from metrics import planning
+
+    exact = np.array([0.50, 0.50, 0.50, 0.55, 0.55, 0.55, 0.55, 0.60, 0.60, 0.60])
+    nudged = exact.copy()
+    for index, steps in ((3, 2), (4, -1), (5, 1), (0, -2), (7, 1), (8, -1)):
+        for _ in range(abs(steps)):
+            nudged[index] = np.nextafter(nudged[index], np.inf if steps > 0 else -np.inf)
+    assert not np.array_equal(exact, nudged)
+    decomposition = decompose_krippendorff_alpha(np.array([[0, 1, 2, 0], [0, 1, 2, 1]], float))
+
+    def chosen(values: np.ndarray) -> list[list[int]]:
+        monkeypatch.setattr(planning, "_population_values", lambda *_: values)
+        populations, bound = planning.pilot_lower_resamples(
+            decomposition, seed=0, replicates=10, level=0.5
+        )
+        assert bound == pytest.approx(0.55, abs=1e-12)
+        drawn = planning.pilot_resamples(decomposition.n_items, 0)(0, 10)
+        picked = populations(0, 10)
+        return [next(i for i, row in enumerate(drawn) if (row == p).all()) for p in picked]
+
+    assert chosen(exact) == chosen(nudged) == [3, 4, 5, 6, 0, 1, 2, 7, 8, 9]

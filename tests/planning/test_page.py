@@ -53,7 +53,7 @@ def test_the_page_shows_a_stored_plan(
         '<td class="num">2</td><td class="num">1440</td><td class="num">2880</td>'
         '<td class="num">0.802</td>'
     ) in text
-    assert '<td class="num">160</td><td class="num">0.231</td>' in text
+    assert '<td class="num">160</td><td class="num">0.230</td>' in text
     assert (
         "Each simulated round's lower bound: the report's BCa bootstrap interval (computed "
         "in its analytic ABC form). The pilot's uncertainty is carried: each simulated round "
