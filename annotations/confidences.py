@@ -68,3 +68,10 @@ def model_confidences_write(
             update_fields=["confidence"],
         )
     return len(rows)
+
+
+def model_coder_ids(study_id: int) -> set[int]:
+    """The ids of the study's model coders (a study has few)."""
+    return set(
+        Coder.objects.filter(study_id=study_id, kind=CoderKind.MODEL).values_list("id", flat=True)
+    )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import struct
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -44,6 +45,7 @@ from django.db import connection, transaction
 from django.db.models import Max, Min
 from django.utils import timezone
 
+from annotations import confidences as confidences_service
 from annotations import history, services
 from annotations.services import (
     CODER_KEY_MAX_LENGTH,
@@ -53,7 +55,16 @@ from annotations.services import (
 )
 from studies.access import Actor
 from studies.labels import Label, LabelError, LabelScheme, label_of
-from studies.models import Annotation, AnnotationChange, Coder, Item, Question, Round, Study
+from studies.models import (
+    Annotation,
+    AnnotationChange,
+    Coder,
+    Item,
+    ModelConfidence,
+    Question,
+    Round,
+    Study,
+)
 from studies.services import scheme as scheme_services
 from studies.text_rules import (
     DUPLICATE_COLUMN,
@@ -144,7 +155,8 @@ def _validation_error(report: IngestReport) -> ValidationError:
 # Reading and checking rows -------------------------------------------------------------
 
 
-def _columns(header: list[str]) -> tuple[int, int, int]:
+def _columns(header: list[str]) -> tuple[int, int, int, int | None]:
+    """Where the item, coder and label are, and the optional confidence (a model coder's)."""
     columns = [name.strip().lower() for name in header]
     if not any(columns):
         raise ValidationError(
@@ -167,7 +179,10 @@ def _columns(header: list[str]) -> tuple[int, int, int]:
             }
         )
     item_at, coder_at, label_at = (columns.index(name) for name in CSV_COLUMNS)
-    return item_at, coder_at, label_at
+    confidence_at = (
+        columns.index(confidences_service.FIELD) if confidences_service.FIELD in columns else None
+    )
+    return item_at, coder_at, label_at, confidence_at
 
 
 def _key_error(raw: str, *, name: str, limit: int) -> tuple[str, str] | None:
@@ -183,6 +198,8 @@ def _key_error(raw: str, *, name: str, limit: int) -> tuple[str, str] | None:
 
 #: A good row: (line, item, coder, label). A plain tuple: millions are made per ingest.
 _Row = tuple[int, str, str, Label]
+#: The confidences of a batch's rows that give one, by line.
+_Confidences = dict[int, float]
 #: A row held for a declaration: its place in the batch, line, item, coder, raw label and error.
 _Held = tuple[int, int, str, str, str, LabelError]
 
@@ -213,6 +230,8 @@ class _Reader:
         self.declare = declare
         #: Codes a declaration left out (no category may have them): not offered again.
         self.refused: set[str] = set()
+        #: The confidences of the batch being read.
+        self.confidences: _Confidences = {}
 
     def label(self, raw: str) -> Label | LabelError:
         found = self.labels.get(raw)
@@ -230,19 +249,40 @@ class _Reader:
         batch: list[_Row | None],
         held: list[_Held],
         row: tuple[int, str, str, str, LabelError],
+        confidence: str | None,
     ) -> None:
-        """Hold the row when declaring codes could make its label known, else reject it."""
+        """Hold the row when declaring codes could make its label known (its confidence
+        checked first: ``confidence`` is its cell, when the file has the column), else
+        reject it."""
         line, item, coder, raw, error = row
         if (
             self.declare is not None
             and error.unknown_codes
             and not self.refused.issuperset(error.unknown_codes)
         ):
-            held.append((len(batch), line, item, coder, raw, error))
-            batch.append(None)
+            if confidence is None or self._confidence(line, confidence):
+                held.append((len(batch), line, item, coder, raw, error))
+                batch.append(None)
         else:
             self.report.rows += 1
             self.report.reject(IngestError(line, "label", error.code, error.message))
+
+    def _confidence(self, line: int, cell: str) -> bool:
+        """Keep the row's confidence (a blank cell: none); False, the row rejected, when it
+        is not a number from 0 to 1 (the bulk upload's rule, ``annotations.confidences``)."""
+        try:
+            value = confidences_service.confidence_value(cell.strip())
+        except ValueError as error:
+            self.report.rows += 1
+            self.report.reject(
+                IngestError(
+                    line, confidences_service.FIELD, confidences_service.INVALID, str(error)
+                )
+            )
+            return False
+        if value is not None:
+            self.confidences[line] = value
+        return True
 
     def _settle(self, batch: list[_Row | None], held: list[_Held]) -> list[_Row]:
         """Declare the codes the held rows' labels name, read those labels again and put
@@ -258,6 +298,7 @@ class _Reader:
         for index, line, item, coder, raw, _ in held:
             found = self.label(raw)
             if isinstance(found, LabelError):
+                self.confidences.pop(line, None)
                 self.report.rows += 1
                 self.report.reject(IngestError(line, "label", found.code, found.message))
             else:
@@ -276,7 +317,18 @@ class _Reader:
                 return True
         return False
 
-    def batches(self, lines: Iterable[str], size: int) -> Iterable[list[_Row]]:
+    def _malformed(self, error: CsvReadError) -> None:
+        """A line that is not well-formed CSV ends the reading: its row is rejected, or,
+        too long, the whole file (the rest of the body is unread)."""
+        if error.code == LINE_TOO_LONG:
+            raise ValidationError(
+                {f"line {error.line}": ValidationError(error.message, code=error.code)}
+            ) from None
+        self.report.rows += 1
+        self.report.reject(IngestError(error.line, "", error.code, error.detail))
+
+    def batches(self, lines: Iterable[str], size: int) -> Iterable[tuple[list[_Row], _Confidences]]:
+        """The good rows, a batch at a time, with the confidences of those that give one."""
         report = self.report
 
         def reject(error: CsvReadError) -> None:
@@ -286,17 +338,18 @@ class _Reader:
         batch: list[_Row | None] = []  # None: a held row's place
         held: list[_Held] = []
 
-        def flush() -> Iterable[list[_Row]]:
+        def flush() -> Iterable[tuple[list[_Row], _Confidences]]:
             nonlocal batch, held
             out = self._settle(batch, held) if held else cast(list[_Row], batch)
+            out_confidences, self.confidences = self.confidences, {}
             batch, held = [], []
             report.rows += len(out)
             if out:  # every row of it may have been held, then rejected
-                yield out
+                yield out, out_confidences
 
         try:
             header, rows = read_csv(lines, reject=reject)
-            item_at, coder_at, label_at = _columns(header)
+            item_at, coder_at, label_at, confidence_at = _columns(header)
             labels, label = self.labels, self.label
             # The common row (short keys without NUL, a label seen before) is checked inline:
             # this loop runs once per annotation.
@@ -317,18 +370,15 @@ class _Reader:
                 raw = cells[label_at]
                 found = labels.get(raw) or label(raw)
                 if isinstance(found, LabelError):
-                    self._unknown_label(batch, held, (row.line, item, coder, raw, found))
-                else:
+                    cell = None if confidence_at is None else cells[confidence_at]
+                    self._unknown_label(batch, held, (row.line, item, coder, raw, found), cell)
+                # After the label, as the bulk upload checks them.
+                elif confidence_at is None or self._confidence(row.line, cells[confidence_at]):
                     batch.append((row.line, item, coder, found))
                 if len(batch) >= size:
                     yield from flush()
         except CsvReadError as error:  # not well-formed CSV: nothing after it can be read
-            if error.code == LINE_TOO_LONG:  # the rest of the body is unread: refuse it whole
-                raise ValidationError(
-                    {f"line {error.line}": ValidationError(error.message, code=error.code)}
-                ) from None
-            report.rows += 1
-            report.reject(IngestError(error.line, "", error.code, error.detail))
+            self._malformed(error)
         except UnicodeDecodeError:
             raise ValidationError({"file": "The CSV must be UTF-8 text."}) from None
         if batch:
@@ -389,11 +439,11 @@ def annotations_ingest_csv(
         reader = _Reader(scheme, report, declare if create_categories else None)
         sink.open(actor=actor, now=now)
         try:
-            for batch in reader.batches(lines, batch_size):
+            for batch, confidences in reader.batches(lines, batch_size):
                 # A bad row read makes an atomic ingest fail: the rows after it are only
                 # read (each error reported), no longer looked up.
                 if report.rejected == sink.rejected or partial:
-                    sink.add(batch, report=report, create_missing=create_missing)
+                    sink.add(batch, confidences, report=report, create_missing=create_missing)
                 if progress is not None:
                     progress(report.rows)
         except BaseException:
@@ -452,7 +502,14 @@ class _Sink:
     def categories_changed(self) -> None:
         """The question's categories changed during the ingest."""
 
-    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
+    def add(
+        self,
+        batch: list[_Row],
+        confidences: _Confidences,
+        *,
+        report: IngestReport,
+        create_missing: bool,
+    ) -> None:
         raise NotImplementedError
 
     def finish(
@@ -465,6 +522,15 @@ def _unknown_error(line: int, name: str, key: str) -> IngestError:
     code = AnnotationErrorCode.UNKNOWN_ITEM if name == "item" else AnnotationErrorCode.UNKNOWN_CODER
     return IngestError(
         line, name, code, f"No {name} {key!r} in this study (use create_missing to create it)."
+    )
+
+
+def _not_a_model_error(line: int, coder: str) -> IngestError:
+    return IngestError(
+        line,
+        confidences_service.FIELD,
+        confidences_service.NOT_A_MODEL,
+        confidences_service.not_a_model_message(coder),
     )
 
 
@@ -482,9 +548,18 @@ class _OrmSink(_Sink):
 
     def open(self, *, actor: Actor, now: datetime) -> None:
         self.rows: list[_Row] = []
+        self.confidences: _Confidences = {}
 
-    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
+    def add(
+        self,
+        batch: list[_Row],
+        confidences: _Confidences,
+        *,
+        report: IngestReport,
+        create_missing: bool,
+    ) -> None:
         self.rows.extend(batch)
+        self.confidences.update(confidences)
 
     def finish(
         self, report: IngestReport, *, create_missing: bool, actor: Actor, now: datetime
@@ -500,6 +575,8 @@ class _OrmSink(_Sink):
         first: dict[tuple[str, str], int] = {}
         new_items: set[str] = set()
         new_coders: set[str] = set()
+        confidences = self.confidences
+        models = confidences_service.model_coder_ids(study.pk) if confidences else set()
         for row in self.rows:
             line, item, coder, _ = row
             unknown = [
@@ -513,6 +590,9 @@ class _OrmSink(_Sink):
             earlier = first.setdefault((item, coder), line)
             if earlier != line:
                 report.reject(_duplicate_error(line, item, coder, earlier))
+                continue
+            if line in confidences and coder_ids.get(coder) not in models:
+                report.reject(_not_a_model_error(line, coder))
                 continue
             if item not in item_ids:
                 new_items.add(item)
@@ -564,6 +644,16 @@ class _OrmSink(_Sink):
                 actor=actor,
                 now=now,
                 batch=batch,
+            )
+        if confidences:
+            confidences_service.model_confidences_write(
+                round_=self.round,
+                question=self.question,
+                confidences={
+                    (item_ids[item], coder_ids[coder]): confidences[line]
+                    for line, item, coder, _ in kept
+                    if line in confidences
+                },
             )
         if batch is not None:
             span = Annotation.objects.filter(created_in=batch.pk).aggregate(
@@ -740,8 +830,18 @@ class _Columns:
     """A batch's rows as the columns both COPYs read: ids, lines, and the value column every
     label fills (``layout`` "category" or "number"; "" for sets, or labels that differ)."""
 
-    def __init__(self, rows: list[_Row], item_ids: list[int], coder_ids: list[int]) -> None:
+    def __init__(
+        self,
+        rows: list[_Row],
+        item_ids: list[int],
+        coder_ids: list[int],
+        confidences: _Confidences,
+    ) -> None:
         self.rows, self.item_ids, self.coder_ids = rows, item_ids, coder_ids
+        #: Each row's confidence, NaN for none (a fixed width); None when no row gives one.
+        self.confidences: list[float] | None = (
+            [confidences.get(row[0], math.nan) for row in rows] if confidences else None
+        )
         labels = [row[3] for row in rows]
         distinct = set(labels)
         self.layout = ""
@@ -771,7 +871,8 @@ class _CopySink(_Sink):
             cursor.execute(
                 "CREATE TEMPORARY TABLE annotation_ingest_ids ("
                 " line bigint NOT NULL, item_id bigint NOT NULL, coder_id bigint NOT NULL,"
-                " category_id bigint, number double precision, category_set jsonb)"
+                " category_id bigint, number double precision, category_set jsonb,"
+                " confidence double precision)"
                 " ON COMMIT DROP"
             )
         self.items = _Keys(Item, self.study.pk)
@@ -782,6 +883,7 @@ class _CopySink(_Sink):
             round_id=self.round.pk, question_id=self.question.pk
         ).exists()
         self.direct = self.fresh  # each batch straight into the annotations too
+        self.with_confidences = False  # a batch COPYed confidences into the temporary table
         self.wrote_direct = False
         self.entry: AnnotationChange | None = None
         if self.fresh:
@@ -798,6 +900,8 @@ class _CopySink(_Sink):
         self.raw = connection.connection
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ingest-writer")
         self.pending: Future[list[IngestError]] | None = None
+        #: The study's model coders, read when the first confidence comes.
+        self.model_coders: set[int] | None = None
 
     def _next_annotation_id(self) -> int:
         with connection.cursor() as cursor:
@@ -834,17 +938,29 @@ class _CopySink(_Sink):
             self.pending = None
         self.writer.shutdown(wait=True)
 
-    def add(self, batch: list[_Row], *, report: IngestReport, create_missing: bool) -> None:
+    def add(
+        self,
+        batch: list[_Row],
+        confidences: _Confidences,
+        *,
+        report: IngestReport,
+        create_missing: bool,
+    ) -> None:
         self._collect(report)
         if report.rejected and not report.partial:
             self.direct = False  # nothing will be written: only checked
-        self.pending = self.writer.submit(self._write_batch, batch, create_missing, self.direct)
+        if confidences and self.model_coders is None:  # no batch is being written
+            self.model_coders = confidences_service.model_coder_ids(self.study.pk)
+        self.pending = self.writer.submit(
+            self._write_batch, batch, confidences, create_missing, self.direct
+        )
 
     def _write_batch(
-        self, batch: list[_Row], create_missing: bool, direct: bool
+        self, batch: list[_Row], confidences: _Confidences, create_missing: bool, direct: bool
     ) -> list[IngestError]:
         """The writer thread: one batch into the temporary table (and the annotations);
-        the rows left out for an unknown item or coder."""
+        the rows left out for an unknown item or coder, or a person's confidence (those
+        created by ``create_missing`` are people)."""
         errors: list[IngestError] = []
         with self.raw.cursor() as cursor:
             items, coders = self.items, self.coders
@@ -852,7 +968,8 @@ class _CopySink(_Sink):
             coders.resolve(cursor, {row[2] for row in batch}, create=create_missing, now=self.now)
             item_ids, coder_ids = items.ids, coders.ids
             rows = batch
-            if not create_missing:
+            if not create_missing or confidences:
+                models = self.model_coders or set()
                 rows = []
                 for row in batch:
                     line, item, coder, _ = row
@@ -860,13 +977,20 @@ class _CopySink(_Sink):
                         errors.append(_unknown_error(line, "item", item))
                     elif coder not in coder_ids:
                         errors.append(_unknown_error(line, "coder", coder))
+                    elif line in confidences and coder_ids[coder] not in models:
+                        errors.append(_not_a_model_error(line, coder))
                     else:
                         rows.append(row)
             if not rows:
                 return errors
             columns = _Columns(
-                rows, [item_ids[row[1]] for row in rows], [coder_ids[row[2]] for row in rows]
+                rows,
+                [item_ids[row[1]] for row in rows],
+                [coder_ids[row[2]] for row in rows],
+                confidences,
             )
+            if columns.confidences is not None:
+                self.with_confidences = True
             self._copy_rows(cursor, columns)
             self.kept += len(rows)
             if direct and self.direct:
@@ -882,10 +1006,13 @@ class _CopySink(_Sink):
         return errors
 
     def _copy_rows(self, cursor: Any, columns: _Columns) -> None:
-        """COPY the rows, in binary, into the temporary table."""
+        """COPY the rows, in binary, into the temporary table (their confidences too, when
+        the batch gives any)."""
+        confidences = columns.confidences
         sql = (
             "COPY annotation_ingest_ids (line, item_id, coder_id, category_id, number,"
-            " category_set) FROM STDIN (FORMAT BINARY)"
+            f" category_set{'' if confidences is None else ', confidence'})"
+            " FROM STDIN (FORMAT BINARY)"
         )
         rows, item_ids, coder_ids, layout = (
             columns.rows,
@@ -895,29 +1022,30 @@ class _CopySink(_Sink):
         )
         if layout:
             value, kind = _VALUE_FIELDS[layout]
-            data, _ = _binary_rows(
-                layout,
-                len(rows),
-                [("line", ">i8"), ("item", ">i8"), ("coder", ">i8"),
-                 ("category", kind if value == "category" else None),
-                 ("number", kind if value == "number" else None), ("set", None)],
-            )  # fmt: skip
+            fields = [("line", ">i8"), ("item", ">i8"), ("coder", ">i8"),
+                      ("category", kind if value == "category" else None),
+                      ("number", kind if value == "number" else None), ("set", None)]  # fmt: skip
+            if confidences is not None:
+                fields.append(("confidence", ">f8"))
+            data, _ = _binary_rows(layout, len(rows), fields)
             data["line"] = columns.lines
             data["item"], data["coder"] = item_ids, coder_ids
             data[value] = columns.values
+            if confidences is not None:
+                data["confidence"] = confidences
             with cursor.copy(sql) as copy:
                 copy.write(_BINARY_SIGNATURE + data.tobytes() + _BINARY_TRAILER)
             return
         with cursor.copy(sql) as copy:
-            copy.set_types(["int8", "int8", "int8", "int8", "float8", "jsonb"])
-            for (line, _, _, label), item_id, coder_id in zip(
-                rows, item_ids, coder_ids, strict=True
+            types = ["int8", "int8", "int8", "int8", "float8", "jsonb"]
+            copy.set_types(types if confidences is None else [*types, "float8"])
+            for index, ((line, _, _, label), item_id, coder_id) in enumerate(
+                zip(rows, item_ids, coder_ids, strict=True)
             ):
                 category_id, number, category_set = label
-                copy.write_row(
-                    (line, item_id, coder_id, category_id, number,
-                     None if category_set is None else list(category_set))
-                )  # fmt: skip
+                row = (line, item_id, coder_id, category_id, number,
+                       None if category_set is None else list(category_set))  # fmt: skip
+                copy.write_row(row if confidences is None else (*row, confidences[index]))
 
     def _copy_annotations(self, cursor: Any, columns: _Columns) -> None:
         """COPY the rows, in binary, into the annotations, as the batch entry's."""
@@ -988,6 +1116,7 @@ class _CopySink(_Sink):
             return
         if self.fresh and self.direct:
             self._finish_direct(cursor, report, kept=kept, actor=actor)
+            self._write_confidences(cursor)
             return
         if self.entry is not None:  # a duplicate refused a batch: take back what was written
             if self.wrote_direct:
@@ -1003,6 +1132,23 @@ class _CopySink(_Sink):
         if report.rejected and not report.partial:
             return
         self._write(cursor, report, kept=kept, actor=actor, now=now, fresh=self.fresh)
+        self._write_confidences(cursor)
+
+    def _write_confidences(self, cursor: Any) -> None:
+        """The kept rows' confidences, from the temporary table, in one upsert (a row
+        without one holds NaN, or NULL in a batch that gave none: the filter leaves both
+        out, PostgreSQL taking NaN as equal to itself)."""
+        if not self.with_confidences:
+            return
+        cursor.execute(
+            f"INSERT INTO {ModelConfidence._meta.db_table}"
+            " (round_id, question_id, item_id, coder_id, confidence)"
+            " SELECT %s, %s, item_id, coder_id, confidence FROM annotation_ingest_ids"
+            " WHERE confidence <> 'NaN'::float8"
+            " ON CONFLICT (round_id, question_id, item_id, coder_id)"
+            " DO UPDATE SET confidence = EXCLUDED.confidence",
+            [self.round.pk, self.question.pk],
+        )
 
     def _finish_direct(self, cursor: Any, report: IngestReport, *, kept: int, actor: Actor) -> None:
         """Every row is in the annotations: the batch entry, or (fewer rows than
