@@ -4,7 +4,10 @@
 row as the bulk upload does (the item and coder keys, the label through the question's
 ``LabelScheme``, which reads numbers with ``studies.text_rules.parse_number``), and writes
 the good rows in batches, reporting progress after each. Every error names the CSV's
-1-based line (the header is line 1) and the field: ``line 7.label``.
+1-based line (the header is line 1) and the field: ``line 7.label``. An optional
+``confidence`` column holds a model coder's confidence in its label, checked as the bulk
+upload checks it (``annotations.confidences``) and written to ``ModelConfidence`` with the
+labels.
 
 - **Atomic** (the default): one transaction; any bad row and nothing is written (a
   ``ValidationError`` lists the first ``MAX_REPORTED_ERRORS`` errors, by line and field).

@@ -100,6 +100,8 @@ question in one request, all or none.
   `question` and `create_missing` go in the query string (a JSON upload refuses them there,
   `csv_only_parameter`). A set is written `a|b|c`; a hierarchy node by its code or its path
   `root/child/leaf`.
+- A model coder's row may give its `confidence` in the label (a JSON field or a CSV column,
+  from 0 to 1; a person's row with one is refused), kept for the model's calibration.
 
 `round` is the round's id or name, `question` the question's id or key (digits are an id
 first, then a name / key).
@@ -122,7 +124,8 @@ A rejection (400) names every bad row and field, `attr` = `annotations.<row>.<fi
 
 **Large CSV uploads** (more than {MAX_BULK_ROWS:,} rows; millions are fine) and CSV uploads
 with `partial=true` are streamed in batches (`annotations.ingest`, as the
-`annotations_import_csv` command does), with the same checks. Their errors name the CSV's
+`annotations_import_csv` command does), with the same checks, the `confidence` column
+too. Their errors name the CSV's
 line (the header is line 1) and field, `attr` = `line <n>.<field>`. Without `partial` they
 are all or none (400 listing the bad lines, nothing written); with `partial=true` the good
 rows are written and the answer (200) adds `rows`, `rejected` and `rejections` (`line`,

@@ -1,6 +1,7 @@
 """``manage.py annotations_import_csv STUDY ROUND QUESTION FILE``: ingest a large CSV.
 
-Streams ``item,coder,label`` rows (millions) into one round and question in batches,
+Streams ``item,coder,label`` rows (millions; an optional ``confidence`` column for a model
+coder's rows) into one round and question in batches,
 printing progress, through ``annotations.ingest.annotations_ingest_csv``: all or nothing by
 default, or ``--partial`` (the good rows written, the bad ones reported by line and field).
 
@@ -35,7 +36,10 @@ class Command(BaseCommand):
         parser.add_argument("study", type=int, help="Study id.")
         parser.add_argument("round", help="Round id or name.")
         parser.add_argument("question", help="Question key.")
-        parser.add_argument("file", help="CSV file (UTF-8, header item,coder,label); - for stdin.")
+        parser.add_argument(
+            "file",
+            help="CSV file (UTF-8, header item,coder,label[,confidence]); - for stdin.",
+        )
         parser.add_argument(
             "--create-missing", action="store_true", help="Create unknown items and coders."
         )
