@@ -745,10 +745,11 @@ def model_self_consistency(
     return _jsonable(body)  # type: ignore[no-any-return]
 
 
-#: Where calibration takes a label's correct answer: the people's majority label.
+#: Where calibration takes a label's correct answer: the item's adjudicated label when it
+#: has one (``adjudication``), else the people's majority label.
 CALIBRATION_REFERENCE = (
-    "the people's majority label (items where one label has more of the people than any "
-    "other; ties left out)"
+    "the adjudicated label where the item has one, else the people's majority label (items "
+    "where one label has more of the people than any other; ties left out)"
 )
 
 
@@ -760,12 +761,16 @@ def model_calibration(
     units: Any,
     confidences: Any,
     bins: int,
+    adjudicated_units: Any = (),
+    adjudicated_codes: Sequence[Hashable] = (),
 ) -> dict[str, Any]:
     """Expected calibration error (equal-mass bins) and the reliability diagram of the
     model's confidences (``metrics.models.calibration``): a label is correct when it is the
-    people's unique majority label of the item. ``units`` and ``confidences`` are the
-    model's, one per label it gave a confidence with; ``{"refused": reason}`` when no such
-    label has a reference."""
+    item's adjudicated label (``adjudicated_units`` and ``adjudicated_codes``, one per
+    adjudicated unit) or, for an item without one, the people's unique majority label.
+    ``units`` and ``confidences`` are the model's, one per label it gave a confidence with;
+    ``n_adjudicated`` and ``n_majority`` count the labels read against each reference.
+    ``{"refused": reason}`` when no such label has a reference."""
     coders = list(data.coders)
     n_items, V = data.n_items, data.n_values
     model_code = np.full(n_items, -1, dtype=np.intp)
@@ -777,13 +782,16 @@ def model_calibration(
     ).reshape(n_items, V)
     top = counts.max(axis=1) if V else np.zeros(n_items, dtype=np.intp)
     unique = (counts == top[:, None]).sum(axis=1) == 1
-    majority = np.where(unique & (top > 0), counts.argmax(axis=1), -1)
+    reference = np.where(unique & (top > 0), counts.argmax(axis=1), -1)
     known_units = np.asarray(data.items, dtype=np.int64)
+    adjudicated = _adjudicated_items(data, known_units, adjudicated_units, adjudicated_codes)
+    # A code outside the data's domain (nobody used it) is V: no model label equals it.
+    reference[adjudicated[0]] = adjudicated[1]
     units = np.asarray(units, dtype=np.int64)
     index = np.minimum(np.searchsorted(known_units, units), max(n_items - 1, 0))
     labelled = (known_units[index] == units) if n_items else np.zeros(units.size, dtype=bool)
     labelled &= model_code[index] >= 0  # a confidence whose label was deleted is not read
-    usable = labelled & (majority[index] >= 0)
+    usable = labelled & (reference[index] >= 0)
     if not usable.any():
         return {
             "refused": "No label the model gave a confidence with has a reference: "
@@ -792,12 +800,31 @@ def model_calibration(
         }
     result = calibration(
         np.asarray(confidences, dtype=np.float64)[usable],
-        model_code[index[usable]] == majority[index[usable]],
+        model_code[index[usable]] == reference[index[usable]],
         bins=bins,
     ).to_json()
+    by_adjudication = np.zeros(n_items, dtype=bool)
+    by_adjudication[adjudicated[0]] = True
     result["reference"] = CALIBRATION_REFERENCE
+    result["n_adjudicated"] = int(by_adjudication[index[usable]].sum())
+    result["n_majority"] = int(usable.sum()) - result["n_adjudicated"]
     result["n_without_reference"] = int(labelled.sum() - usable.sum())
     return _jsonable(result)  # type: ignore[no-any-return]
+
+
+def _adjudicated_items(
+    data: Any, known_units: np.ndarray, units: Any, codes: Sequence[Hashable]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The data's item indexes of the adjudicated units it has, and each one's value code
+    (``data.n_values`` for a code outside the data's domain)."""
+    units = np.asarray(units, dtype=np.int64)
+    if not units.size or not known_units.size:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    index = np.minimum(np.searchsorted(known_units, units), known_units.size - 1)
+    kept = known_units[index] == units
+    code_of = {value: code for code, value in enumerate(data.domain)}
+    value_codes = np.array([code_of.get(code, data.n_values) for code in codes], dtype=np.intp)
+    return index[kept], value_codes[kept]
 
 
 def model_alt_test(

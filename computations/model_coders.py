@@ -15,8 +15,9 @@ stores ``results["model_coders"]``:
   model (the same model name and version; another run or prompt version), with its
   bootstrap interval, or why there is none; and, when it gave a confidence with its labels
   (``ModelConfidence``), its calibration: the expected calibration error with
-  ``CALIBRATION_BINS`` equal-mass bins against the people's majority label, and the
-  reliability diagram's bins;
+  ``CALIBRATION_BINS`` equal-mass bins against the item's adjudicated label where it has
+  one (``adjudication``, read in one query) and else the people's majority label, with the
+  number of labels read against each, and the reliability diagram's bins;
 - ``settings``: ε, the false discovery rate level and the scoring the test used.
 
 The numbers come from ``computations.engine`` (``metrics.models``); a part that cannot be
@@ -35,7 +36,13 @@ from typing import Any
 import numpy as np
 
 from computations import engine
-from computations.scope import ScopeAnnotations, coder_keys, scope_confidences
+from computations.scope import (
+    ScopeAdjudications,
+    ScopeAnnotations,
+    coder_keys,
+    scope_adjudications,
+    scope_confidences,
+)
 from studies.kinds import Feature, Kind
 from studies.models import Coder, CoderKind
 from studies.services.roster import model_round_versions_record
@@ -215,6 +222,12 @@ def _result(
     scoring = kind.model_scoring or "accuracy"
     groups = engine.model_groups(named, params, people=people, models=models, parents=scope.parents)
     versions = model_round_versions_record(round_ids=round_ids, coder_ids=coders.models)
+    # The calibration's reference labels: read once for every model, and only when it runs.
+    adjudications = (
+        scope_adjudications(question_id=question_id, round_ids=round_ids)
+        if kind.categorical and confidences.coder_ids.size
+        else ScopeAdjudications(units=np.zeros(0, dtype=np.int64), codes=[])
+    )
     per_model = []
     for coder_id in coders.models:
         key = coders.keys[coder_id]
@@ -241,7 +254,7 @@ def _result(
             )
         else:
             entry["ppi"] = {"refused": "No person labelled this scope: nothing corrects the model."}
-        calibrated = _calibration(named, kind, key, people, confidences, coder_id)
+        calibrated = _calibration(named, kind, key, people, confidences, coder_id, adjudications)
         if calibrated is not None:
             entry["calibration"] = calibrated
         per_model.append(entry)
@@ -262,10 +275,16 @@ def _result(
 
 
 def _calibration(
-    named: Any, kind: Kind, key: str, people: list[str], confidences: Any, coder_id: int
+    named: Any,
+    kind: Kind,
+    key: str,
+    people: list[str],
+    confidences: Any,
+    coder_id: int,
+    adjudications: ScopeAdjudications,
 ) -> dict[str, Any] | None:
-    """The model's calibration against the people's majority label, when it gave
-    confidences (None when it gave none)."""
+    """The model's calibration against the adjudicated label, else the people's majority
+    label, when it gave confidences (None when it gave none)."""
     mine = confidences.coder_ids == coder_id
     if not mine.any():
         return None
@@ -274,8 +293,11 @@ def _calibration(
             "refused": f"{kind.title} labels are not one category each: a confidence has no "
             "right or wrong label to be calibrated against."
         }
-    if not people:
-        return {"refused": "No person labelled this scope: there is no reference label."}
+    if not people and not adjudications.units.size:
+        return {
+            "refused": "No person labelled this scope and no item is adjudicated: there is "
+            "no reference label."
+        }
     return engine.model_calibration(
         named,
         model=key,
@@ -283,6 +305,8 @@ def _calibration(
         units=confidences.units[mine],
         confidences=confidences.confidences[mine],
         bins=CALIBRATION_BINS,
+        adjudicated_units=adjudications.units,
+        adjudicated_codes=adjudications.codes,
     )
 
 

@@ -22,6 +22,7 @@ from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import Length
 from numpy.typing import NDArray
 
+from adjudication.models import Adjudication
 from metrics.spans import SpanData
 from studies.kinds import ValueForm
 from studies.kinds.structured import ItemFacts
@@ -268,6 +269,35 @@ def scope_confidences(
         units=_unit_ids(ids[:, :2], pooled=len(set(round_ids)) > 1),
         coder_ids=ids[:, 2],
         confidences=rows[:, 3],
+    )
+
+
+@dataclass(frozen=True)
+class ScopeAdjudications:
+    """The current adjudicated category of the adjudicated items of a scope
+    (``adjudication.Adjudication``): unit ids as ``scope_annotations`` makes them, and codes."""
+
+    units: NDArray[np.int64]
+    codes: list[str]
+
+
+def scope_adjudications(*, question_id: int, round_ids: Sequence[int]) -> ScopeAdjudications:
+    """The scope's current adjudications of a one-category question, in one query. An
+    adjudication whose category was deleted from the scheme is no reference and left out."""
+    rows = list(
+        Adjudication.objects.filter(
+            question_id=question_id,
+            round_id__in=list(round_ids),
+            superseded_at__isnull=True,
+            category__isnull=False,
+        )
+        .order_by()
+        .values_list("round_id", "item_id", "category__code")
+    )
+    ids = np.array([row[:2] for row in rows], dtype=np.int64).reshape(-1, 2)
+    return ScopeAdjudications(
+        units=_unit_ids(ids, pooled=len(set(round_ids)) > 1),
+        codes=[code for *_, code in rows],
     )
 
 

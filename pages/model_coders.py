@@ -110,7 +110,8 @@ def calibration_text(entry: Mapping[str, Any]) -> str | None:
         return f"No calibration: {stored['refused']}"
     accuracy, confidence = stored.get("accuracy"), stored.get("mean_confidence")
     lean = ""
-    if accuracy is not None and confidence is not None and accuracy != confidence:
+    # Sums of confidences carry rounding errors: 0.75 and 0.7500000000000001 are even.
+    if accuracy is not None and confidence is not None and abs(accuracy - confidence) > 1e-9:
         lean = (
             " The model is over-confident on the whole: its mean confidence is above its accuracy."
             if confidence > accuracy
@@ -118,10 +119,17 @@ def calibration_text(entry: Mapping[str, Any]) -> str | None:
             "its accuracy."
         )
     left_out = int(stored.get("n_without_reference") or 0)
+    sources = ""
+    if "n_adjudicated" in stored:  # results stored before adjudications counted have none
+        adjudicated = int(stored.get("n_adjudicated") or 0)
+        sources = (
+            f" ({adjudicated} item{'s' if adjudicated != 1 else ''} adjudicated, "
+            f"{int(stored.get('n_majority') or 0)} by the people's majority)"
+        )
     return (
         f"Expected calibration error {short(stored.get('ece'))} over {int(stored.get('n') or 0)} "
         f"labels with a confidence ({int(stored.get('n_bins') or 0)} equal-mass bins), against "
-        f"{stored.get('reference')}: mean confidence {short(confidence)}, accuracy "
+        f"{stored.get('reference')}{sources}: mean confidence {short(confidence)}, accuracy "
         f"{short(accuracy)}.{lean}"
         + (
             f" {left_out} label{'s' if left_out != 1 else ''} with a confidence had no "

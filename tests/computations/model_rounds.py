@@ -154,6 +154,30 @@ def calibration_rows() -> list[dict[str, Any]]:
     return rows
 
 
+#: Five items, three people and the model coder ``llm`` with a confidence per label:
+#: (the people's labels, the model's label and confidence). i1's majority is "a"; i3 and i4
+#: have no majority. :data:`ADJUDICATED` overturns i1's majority and settles i3.
+ADJUDICATION_CASE = {
+    "i0": ("aaa", "a", 0.9),
+    "i1": ("aab", "b", 0.8),
+    "i2": ("bbb", "b", 0.7),
+    "i3": ("abc", "a", 0.6),
+    "i4": ("abc", "b", 0.5),
+}
+ADJUDICATED = {"i1": "b", "i3": "c"}
+
+
+def adjudication_case_rows() -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for item, (people, label, confidence) in ADJUDICATION_CASE.items():
+        rows += [
+            {"item": item, "coder": person, "label": code}
+            for person, code in zip(PEOPLE[:3], people, strict=True)
+        ]
+        rows.append({"item": item, "coder": "llm", "label": label, "confidence": confidence})
+    return rows
+
+
 def upload(client: Any, study: Any, rows: list[dict[str, Any]]) -> Any:
     return client.post(
         f"/api/v1/studies/{study.pk}/annotations/bulk/",

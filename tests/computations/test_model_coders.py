@@ -14,19 +14,32 @@ from typing import Any
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
+from adjudication.services import adjudicate
 from computations.models import Computation, ComputationScope
+from computations.scope import scope_adjudications
 from computations.services import computation_parameters, computation_request
 from metrics import ReliabilityData
 from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
-from studies.models import Annotation, CoderKind, LabelKind, ModelCoderRound, ModelConfidence
+from studies.models import (
+    Annotation,
+    CoderKind,
+    Item,
+    LabelKind,
+    ModelCoderRound,
+    ModelConfidence,
+)
 from tests.computations.helpers import label_round, nominal_question
 from tests.computations.model_rounds import (
+    ADJUDICATED,
     PEOPLE,
     RUN_ONE,
     RUN_TWO,
     ModelRound,
+    adjudication_case_rows,
     calibration_round,
     model_round,
     preference_round,
@@ -418,7 +431,87 @@ def test_a_models_confidences_store_its_calibration_against_the_peoples_majority
         [0.51 + 0.05 * b for b in range(10)]
     )
     assert [b["accuracy"] for b in calibration["bins"]] == [0.5] * 5 + [1.0] * 5
-    assert calibration["reference"].startswith("the people's majority label")
+    assert calibration["reference"] == (
+        "the adjudicated label where the item has one, else the people's majority label (items "
+        "where one label has more of the people than any other; ties left out)"
+    )
+    assert (calibration["n_adjudicated"], calibration["n_majority"]) == (0, 20)
+
+
+def test_calibration_takes_an_items_adjudicated_label_over_the_peoples_majority(
+    study: Any, manager_client: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """ADJUDICATION_CASE (model_rounds.py) by hand. With n ≤ 10 distinct confidences each
+    label is a bin of its own (numpy.percentile puts the edges at positions (n − 1)·j/10 of
+    the sorted confidences: every gap between two holds one), so ECE = mean |correct − c|.
+
+    Before any adjudication, against the people's majority: i0 (0.9, right), i1 (0.8,
+    wrong: the majority says "a"), i2 (0.7, right); i3 and i4 tie, no reference.
+    ECE = (0.1 + 0.8 + 0.3)/3 = 0.4, accuracy 2/3, mean confidence 0.8.
+
+    After adjudicating i1 "b" (first "a", superseded) and i3 "c": i0 (0.9, right), i1 (0.8,
+    right by the adjudication), i2 (0.7, right), i3 (0.6, wrong: "a" is not "c"); i4 still
+    has none. ECE = (0.1 + 0.2 + 0.3 + 0.6)/4 = 0.3, accuracy 3/4, mean confidence 0.75;
+    2 labels against an adjudication, 2 against the majority, 1 without a reference."""
+    question = nominal_question(study, key="q")
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    response = upload(manager_client, study, adjudication_case_rows())
+    assert response.status_code in (200, 201), response.content
+    stored = compute(study, question, round_, django_capture_on_commit_callbacks, bootstrap=0)
+    before = stored["model_coders"]["per_model"][0]["calibration"]
+    assert before["ece"] == pytest.approx(0.4, abs=1e-12)
+    assert (before["n"], before["n_adjudicated"], before["n_majority"]) == (3, 0, 3)
+    assert before["n_without_reference"] == 2
+    assert before["accuracy"] == pytest.approx(2 / 3)
+
+    items = {item.external_id: item for item in Item.objects.filter(study=study)}
+    adjudicate(round_=round_, question=question, item=items["i1"], label="a")
+    for external_id, label in ADJUDICATED.items():
+        adjudicate(round_=round_, question=question, item=items[external_id], label=label)
+    # The data revision counts the annotations only: another seed makes a new computation.
+    with CaptureQueriesContext(connection) as queries:
+        stored = compute(
+            study, question, round_, django_capture_on_commit_callbacks, bootstrap=0, seed=1
+        )
+    after = stored["model_coders"]["per_model"][0]["calibration"]
+    assert after["ece"] == pytest.approx(0.3, abs=1e-12)
+    assert (after["n"], after["n_adjudicated"], after["n_majority"]) == (4, 2, 2)
+    assert after["n_without_reference"] == 1
+    assert after["accuracy"] == pytest.approx(0.75)
+    assert after["mean_confidence"] == pytest.approx(0.75)
+    assert [b["count"] for b in after["bins"]] == [1, 1, 1, 1]
+    # One read of the adjudicated labels for the whole computation, not one per item (the
+    # round's results against the reference, requested on commit, read them their own way).
+    reads = [
+        q["sql"]
+        for q in queries.captured_queries
+        if 'FROM "adjudication_adjudication"' in q["sql"]
+        and '"studies_category"."code"' in q["sql"]
+    ]
+    assert len(reads) == 1
+
+
+def test_the_adjudications_of_pooled_rounds_are_read_in_one_query_by_round_and_item(
+    study: Any, django_assert_num_queries: Any
+) -> None:
+    """Pooled rounds key a unit as round id · 2**40 + item id (``scope_annotations``); only
+    current adjudications whose category still exists are references."""
+    question = nominal_question(study, key="q")
+    first, second = (RoundFactory(study=study, position=p) for p in (1, 2))
+    item = ItemFactory(study=study, external_id="i0")
+    other = ItemFactory(study=study, external_id="i1")
+    adjudicate(round_=first, question=question, item=item, label="a")
+    adjudicate(round_=first, question=question, item=item, label="b")  # supersedes "a"
+    adjudicate(round_=second, question=question, item=item, label="c")
+    adjudicate(round_=second, question=question, item=other, label="c")
+    question.categories.get(code="c").delete()
+    adjudicate(round_=second, question=question, item=other, label="a")
+    with django_assert_num_queries(1):
+        read = scope_adjudications(question_id=question.pk, round_ids=[first.pk, second.pk])
+    assert sorted(zip(read.units.tolist(), read.codes, strict=True)) == sorted(
+        [(first.pk * 2**40 + item.pk, "b"), (second.pk * 2**40 + other.pk, "a")]
+    )
 
 
 def test_a_confidence_is_a_model_coders_and_a_number_from_0_to_1(

@@ -17,20 +17,25 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from adjudication.services import adjudicate
 from metrics import ReliabilityData
 from metrics.models import alt_test, group_agreement, ppi_mean, self_consistency
-from studies.models import Coder, Study
+from studies.models import Coder, CoderKind, Item, Study
 from tests.computations.helpers import nominal_question
 from tests.computations.model_rounds import (
+    ADJUDICATED,
     PEOPLE,
     RUN_ONE,
     RUN_TWO,
     ModelRound,
+    adjudication_case_rows,
     calibration_round,
     model_round,
     preference_round,
     two_runs,
+    upload,
 )
+from tests.factories import CoderFactory, RoundFactory
 from tests.pages.conftest import compute
 
 pytestmark = pytest.mark.django_db
@@ -250,8 +255,10 @@ def test_the_model_page_shows_the_calibration_and_its_reliability_diagram(
     # ECE 0.125, accuracy 15/20 and mean confidence 0.735 by hand (model_rounds.py).
     assert (
         "Expected calibration error 0.125 over 20 labels with a confidence (10 equal-mass "
-        "bins), against the people's majority label (items where one label has more of the "
-        "people than any other; ties left out): mean confidence 0.735, accuracy 0.75. The "
+        "bins), against the adjudicated label where the item has one, else the people's "
+        "majority label (items where one label has more of the people than any other; ties "
+        "left out) (0 items adjudicated, 20 by the people's majority): mean confidence 0.735, "
+        "accuracy 0.75. The "
         "model is under-confident on the whole: its mean confidence is below its accuracy. "
         "1 label with a confidence had no reference and is left out." in text(html)
     )
@@ -261,6 +268,34 @@ def test_the_model_page_shows_the_calibration_and_its_reliability_diagram(
     assert diagram.group(0).count('<circle class="bin"') == 10
     assert "Bin of 2 labels: mean confidence 0.510, accuracy 0.500" in diagram.group(0)
     assert "Bin of 2 labels: mean confidence 0.960, accuracy 1.000" in diagram.group(0)
+
+
+def test_the_model_page_says_which_reference_its_calibration_took(
+    study: Study,
+    signed_in: Client,
+    manager_client: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """ADJUDICATION_CASE adjudicated (model_rounds.py): ECE 0.3 over 4 labels, 2 against an
+    adjudication and 2 against the people's majority, accuracy and mean confidence 0.75,
+    1 label without a reference (worked by hand in tests/computations/test_model_coders.py)."""
+    question = nominal_question(study, key="q")
+    round_ = RoundFactory(study=study, name="R1", position=1)
+    CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
+    response = upload(manager_client, study, adjudication_case_rows())
+    assert response.status_code in (200, 201), response.content
+    items = {item.external_id: item for item in Item.objects.filter(study=study)}
+    for external_id, label in ADJUDICATED.items():
+        adjudicate(round_=round_, question=question, item=items[external_id], label=label)
+    compute(study, question, round_, django_capture_on_commit_callbacks)
+    assert (
+        "Expected calibration error 0.3 over 4 labels with a confidence (10 equal-mass bins), "
+        "against the adjudicated label where the item has one, else the people's majority "
+        "label (items where one label has more of the people than any other; ties left out) "
+        "(2 items adjudicated, 2 by the people's majority): mean confidence 0.75, accuracy "
+        "0.75. 1 label with a confidence had no reference and is left out."
+        in text(model_page(signed_in, study, "llm"))
+    )
 
 
 def test_the_model_page_shows_the_position_bias_on_preferences(
