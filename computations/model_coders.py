@@ -17,7 +17,9 @@ stores ``results["model_coders"]``:
   (``ModelConfidence``), its calibration: the expected calibration error with
   ``CALIBRATION_BINS`` equal-mass bins against the item's adjudicated label where it has
   one (``adjudication``, read in one query) and else the people's majority label, with the
-  number of labels read against each, and the reliability diagram's bins;
+  number of labels read against each, and the reliability diagram's bins (the computation
+  records the fingerprint of the adjudications read, ``adjudications_fingerprint``: it is
+  stale once they change);
 - ``settings``: ε, the false discovery rate level and the scoring the test used.
 
 The numbers come from ``computations.engine`` (``metrics.models``); a part that cannot be
@@ -123,6 +125,17 @@ def scope_coders(coder_ids: Sequence[int], *, study_id: int) -> ScopeCoders:
     )
 
 
+@dataclass(frozen=True)
+class ModelCodersStep:
+    """What the step gives the computation: ``results["model_coders"]`` (None when the
+    scope has no model coder) and the fingerprint of the scope's adjudications its
+    calibration read as reference labels (``scope.adjudications_fingerprint``; empty when no
+    model gave a confidence, so that nothing read them), which the computation records."""
+
+    results: dict[str, Any] | None
+    adjudications_fingerprint: str = ""
+
+
 def model_coders_result(
     *,
     scope: ScopeAnnotations,
@@ -132,22 +145,24 @@ def model_coders_result(
     round_ids: Sequence[int],
     study_id: int,
     question_id: int,
-) -> dict[str, Any] | None:
-    """The scope's ``results["model_coders"]``, or None when it has no model coder; never
-    raises (a failure is stored as the reason)."""
+) -> ModelCodersStep:
+    """The scope's ``results["model_coders"]`` (None when it has no model coder) and the
+    adjudications it read; never raises (a failure is stored as the reason)."""
     coders = scope_coders([int(c) for c in data.coders], study_id=study_id)
     if not coders.models:
-        return None
+        return ModelCodersStep(None)
     if not kind.supports(Feature.MODELS):
-        return {"skipped": _kind_refusal(kind)}
+        return ModelCodersStep({"skipped": _kind_refusal(kind)})
     started = time.monotonic()
     try:
-        result = _result(coders, data, kind, params, round_ids, scope, question_id)
+        result, adjudications = _result(coders, data, kind, params, round_ids, scope, question_id)
     except Exception as error:  # a reading beside the report: its failure is only noted
         logger.exception("model-coder step failed")
-        return {"skipped": f"The model-coder tests failed: {type(error).__name__}: {error}"}
+        return ModelCodersStep(
+            {"skipped": f"The model-coder tests failed: {type(error).__name__}: {error}"}
+        )
     result["seconds"] = round(time.monotonic() - started, 3)
-    return result
+    return ModelCodersStep(result, adjudications)
 
 
 def structured_result(
@@ -210,7 +225,8 @@ def _result(
     round_ids: Sequence[int],
     scope: ScopeAnnotations,
     question_id: int,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], str]:
+    """The step's results and the fingerprint of the adjudications read (empty: none)."""
     named = engine.with_coder_names(data, coders.keys)
     confidences = scope_confidences(
         question_id=question_id, round_ids=round_ids, coder_ids=coders.models
@@ -259,7 +275,7 @@ def _result(
             entry["calibration"] = calibrated
         per_model.append(entry)
     _add_self_consistency(per_model, named, params, scope)
-    return {
+    result = {
         "people": people,
         "models": models,
         "groups": groups,
@@ -272,6 +288,7 @@ def _result(
             "confidence": float(params["confidence"]),
         },
     }
+    return result, adjudications.fingerprint
 
 
 def _calibration(

@@ -40,6 +40,10 @@ class Computation(models.Model):
     ``distance_table_fingerprint`` that of the question's distance table it read (a text
     question's ``distance`` ``user``; empty for any other distance): once the question's
     table has another fingerprint (replaced) or none (deleted), the row is stale too.
+    ``adjudications_fingerprint`` is that of the scope's current adjudications the worker
+    read as a model coder's calibration's reference labels
+    (``computations.scope.adjudications_fingerprint``; empty when the calibration did not
+    apply): once the scope's adjudications have another fingerprint, the row is stale.
     """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="computations")
@@ -71,6 +75,7 @@ class Computation(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     fingerprint = models.CharField(max_length=64, blank=True)
     distance_table_fingerprint = models.CharField(max_length=64, blank=True)
+    adjudications_fingerprint = models.CharField(max_length=64, blank=True)
     n_annotations = models.PositiveIntegerField(null=True, blank=True)
     metrics_version = models.CharField(max_length=50, blank=True)
     chunks_total = models.PositiveIntegerField(default=0)

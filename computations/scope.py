@@ -10,6 +10,7 @@ span questions, giving ``metrics.spans.SpanData``.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -24,13 +25,14 @@ from numpy.typing import NDArray
 
 from adjudication.models import Adjudication
 from metrics.spans import SpanData
-from studies.kinds import ValueForm
+from studies.kinds import Feature, ValueForm
 from studies.kinds.structured import ItemFacts
 from studies.models import (
     Annotation,
     AnnotationChange,
     Category,
     Coder,
+    CoderKind,
     Item,
     ModelConfidence,
     Question,
@@ -275,30 +277,87 @@ def scope_confidences(
 @dataclass(frozen=True)
 class ScopeAdjudications:
     """The current adjudicated category of the adjudicated items of a scope
-    (``adjudication.Adjudication``): unit ids as ``scope_annotations`` makes them, and codes."""
+    (``adjudication.Adjudication``): unit ids as ``scope_annotations`` makes them, codes,
+    and the fingerprint of the adjudications read (``adjudications_fingerprint``)."""
 
     units: NDArray[np.int64]
     codes: list[str]
+    fingerprint: str = ""
+
+
+def _current_adjudications(*, question_ids: Iterable[int], round_ids: Iterable[int]) -> Any:
+    """The current adjudications of the questions in the rounds whose category still exists
+    (an adjudication whose category was deleted from the scheme is no reference)."""
+    return Adjudication.objects.filter(
+        question_id__in=list(question_ids),
+        round_id__in=list(round_ids),
+        superseded_at__isnull=True,
+        category__isnull=False,
+    ).order_by()
+
+
+def adjudications_fingerprint(rows: Iterable[tuple[int, int, int]]) -> str:
+    """A SHA-256 of a scope's current adjudications as (round id, item id, category id)
+    triples, in any order: the same decisions give the same fingerprint however often an
+    item was adjudicated again; none read gives the fingerprint of the empty list."""
+    triples = sorted((int(r), int(i), int(c)) for r, i, c in rows)
+    return hashlib.sha256(json.dumps(triples).encode()).hexdigest()
 
 
 def scope_adjudications(*, question_id: int, round_ids: Sequence[int]) -> ScopeAdjudications:
-    """The scope's current adjudications of a one-category question, in one query. An
-    adjudication whose category was deleted from the scheme is no reference and left out."""
+    """The scope's current adjudications of a one-category question, in one query."""
     rows = list(
-        Adjudication.objects.filter(
-            question_id=question_id,
-            round_id__in=list(round_ids),
-            superseded_at__isnull=True,
-            category__isnull=False,
+        _current_adjudications(question_ids=[question_id], round_ids=round_ids).values_list(
+            "round_id", "item_id", "category_id", "category__code"
         )
-        .order_by()
-        .values_list("round_id", "item_id", "category__code")
     )
     ids = np.array([row[:2] for row in rows], dtype=np.int64).reshape(-1, 2)
     return ScopeAdjudications(
         units=_unit_ids(ids, pooled=len(set(round_ids)) > 1),
         codes=[code for *_, code in rows],
+        fingerprint=adjudications_fingerprint(row[:3] for row in rows),
     )
+
+
+def scope_adjudications_fingerprint(*, question_id: int, round_ids: Sequence[int]) -> str:
+    """``adjudications_fingerprint`` of the scope's current adjudications, in one query
+    (three integers per adjudicated item)."""
+    return adjudications_fingerprint(
+        _current_adjudications(question_ids=[question_id], round_ids=round_ids).values_list(
+            "round_id", "item_id", "category_id"
+        )
+    )
+
+
+def rounds_adjudications_fingerprints(
+    scopes: Iterable[tuple[int, int]],
+) -> dict[tuple[int, int], str]:
+    """``adjudications_fingerprint`` of each one-round scope (question id, round id), all
+    in one query; none when no scope is given."""
+    wanted = set(scopes)
+    if not wanted:
+        return {}
+    rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {scope: [] for scope in wanted}
+    found = _current_adjudications(
+        question_ids={q for q, _ in wanted}, round_ids={r for _, r in wanted}
+    ).values_list("question_id", "round_id", "item_id", "category_id")
+    for question_id, round_id, item_id, category_id in found:
+        if (question_id, round_id) in rows:
+            rows[(question_id, round_id)].append((round_id, item_id, category_id))
+    return {scope: adjudications_fingerprint(triples) for scope, triples in rows.items()}
+
+
+def calibration_reads_adjudications(*, question: Question, round_ids: Sequence[int]) -> bool:
+    """Whether a computation of the scope would read its adjudications: the question's
+    labels are one category each and a model coder gave a confidence with a label in the
+    scope (the calibration's reference labels; nothing else the worker computes reads them).
+    One query (an EXISTS), none for other kinds."""
+    kind = question.label_kind
+    if not (kind.categorical and kind.supports(Feature.MODELS)):
+        return False
+    return ModelConfidence.objects.filter(
+        question_id=question.pk, round_id__in=list(round_ids), coder__kind=CoderKind.MODEL
+    ).exists()
 
 
 def unit_label(unit: int) -> tuple[int | None, int]:

@@ -2,9 +2,10 @@
 round and each coder's drift. Nothing here computes: it reads what the workers stored.
 
 A stored computation is *stale* (``Staleness``) when what it was computed from moved on:
-the annotations of its scope (``scope_changed_since``, ``rounds_changed_since``), or the
-question's distance table it used (``distance=user``), replaced or deleted since. Every
-page and API read asks ``computation_staleness`` or ``rounds_staleness``.
+the annotations of its scope (``scope_changed_since``, ``rounds_changed_since``), the
+question's distance table it used (``distance=user``), replaced or deleted since, or the
+scope's adjudications a model coder's calibration read as reference labels. Every page and
+API read asks ``computation_staleness`` or ``rounds_staleness``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from django.db.models import Count, Max, QuerySet
 from django.db.models.fields.json import KeyTransform
 
 from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.scope import scope_data_revision
+from computations.scope import (
+    rounds_adjudications_fingerprints,
+    scope_adjudications_fingerprint,
+    scope_data_revision,
+)
 from studies.distance_tables import distance_table_fingerprints
 from studies.kinds import Feature
 from studies.models import Annotation, AnnotationChange, Coder, CoderKind, Question, Round, Study
@@ -139,24 +144,29 @@ def rounds_changed_since(
 
 @dataclass(frozen=True)
 class Staleness:
-    """What changed after a computation was made from it: its scope's annotations, and
-    (``distance_table``: ``"replaced"`` or ``"deleted"``) the distance table it used. False
-    when nothing did."""
+    """What changed after a computation was made from it: its scope's annotations,
+    (``distance_table``: ``"replaced"`` or ``"deleted"``) the distance table it used, and
+    (``adjudications``) the scope's adjudications its calibration read. False when nothing
+    did."""
 
     annotations: bool = False
     distance_table: str | None = None
+    adjudications: bool = False
 
     def __bool__(self) -> bool:
-        return self.annotations or self.distance_table is not None
+        return self.annotations or self.distance_table is not None or self.adjudications
 
     @property
     def changes(self) -> list[str]:
-        """ "the annotations changed", "the distance table was replaced"."""
+        """ "the annotations changed", "the distance table was replaced", "the
+        adjudications changed"."""
         out = []
         if self.annotations:
             out.append("the annotations changed")
         if self.distance_table is not None:
             out.append(f"the distance table was {self.distance_table}")
+        if self.adjudications:
+            out.append("the adjudications changed")
         return out
 
     @property
@@ -193,14 +203,28 @@ def tables_now(used: Iterable[tuple[int, str]]) -> dict[int, str]:
     return distance_table_fingerprints(question_ids=questions) if questions else {}
 
 
+def adjudications_now(used: Iterable[tuple[tuple[int, int], str]]) -> dict[tuple[int, int], str]:
+    """The current adjudications' fingerprint of each one-round scope (question id, round
+    id) whose computation's calibration read them (``used``: the scope and the fingerprint
+    read, empty when none was): one query, none when no computation read any."""
+    return rounds_adjudications_fingerprints(scope for scope, fingerprint in used if fingerprint)
+
+
+def adjudications_changed(used: str, now: str | None) -> bool:
+    """Whether the scope's adjudications (``now``: their fingerprint) differ from those a
+    computation's calibration read (``used``; empty when it read none: never changed)."""
+    return bool(used) and now != used
+
+
 class StalenessReader:
-    """The staleness of many computations (an API list), each scope's revision and each
-    question's distance table read once: no query per listed computation beyond its
-    scope's."""
+    """The staleness of many computations (an API list), each scope's revision and
+    adjudications and each question's distance table read once: no query per listed
+    computation beyond its scope's."""
 
     def __init__(self) -> None:
         self._scopes: dict[tuple[int, tuple[int, ...], str], bool] = {}
         self._tables: dict[int, str | None] = {}
+        self._adjudications: dict[tuple[int, tuple[int, ...]], str] = {}
 
     def __call__(self, computation: Computation) -> Staleness:
         round_ids = tuple(computation_round_ids(computation))
@@ -218,7 +242,17 @@ class StalenessReader:
         question = computation.question_id
         if used and question not in self._tables:
             self._tables[question] = tables_now([(question, used)]).get(question)
-        return Staleness(self._scopes[key], distance_table_change(used, self._tables.get(question)))
+        read = computation.adjudications_fingerprint
+        scope = (question, round_ids)
+        if read and scope not in self._adjudications:
+            self._adjudications[scope] = scope_adjudications_fingerprint(
+                question_id=question, round_ids=round_ids
+            )
+        return Staleness(
+            self._scopes[key],
+            distance_table_change(used, self._tables.get(question)),
+            adjudications_changed(read, self._adjudications.get(scope)),
+        )
 
 
 def computation_staleness(computation: Computation) -> Staleness:
@@ -227,8 +261,8 @@ def computation_staleness(computation: Computation) -> Staleness:
 
 
 def computation_is_stale(computation: Computation) -> bool:
-    """True when the scope's annotations or the distance table it used changed after the
-    computation was requested."""
+    """True when the scope's annotations, the distance table it used or the adjudications
+    its calibration read changed after the computation was requested."""
     return bool(computation_staleness(computation))
 
 
@@ -238,15 +272,23 @@ def rounds_staleness(
     revisions: dict[int, tuple[str, int | None]],
     tables_used: Mapping[int, str],
     table_now: str | None,
+    adjudications_used: Mapping[int, str] | None = None,
+    adjudications: Mapping[tuple[int, int], str] | None = None,
 ) -> dict[int, Staleness]:
     """``rounds_changed_since`` of many one-round computations of a question, with the
     distance table each used (``tables_used``: round id -> fingerprint, empty for none)
-    against the question's table now (``table_now``; None: it has none)."""
+    against the question's table now (``table_now``; None: it has none), and the
+    adjudications each one's calibration read (``adjudications_used``: round id ->
+    fingerprint, empty for none) against the rounds' now (``adjudications``, as
+    ``adjudications_now`` gives them)."""
     changed = rounds_changed_since(question_id=question_id, revisions=revisions)
+    read = adjudications_used or {}
+    now = adjudications or {}
     return {
         round_id: Staleness(
             bool(changed.get(round_id)),
             distance_table_change(tables_used.get(round_id, ""), table_now),
+            adjudications_changed(read.get(round_id, ""), now.get((question_id, round_id))),
         )
         for round_id in revisions
     }
@@ -331,6 +373,7 @@ def _history_rows(*, study: Study, question_ids: list[int]) -> dict[tuple[int, i
             "rounds__id",
             "data_revision",
             "distance_table_fingerprint",
+            "adjudications_fingerprint",
             "n_annotations",
             "finished_at",
             "coefficients",
@@ -350,6 +393,9 @@ def study_history(*, study: Study, question_id: int | None = None) -> dict[str, 
     rounds = list(Round.objects.filter(study=study).order_by("position"))
     latest = _history_rows(study=study, question_ids=[q.pk for q in questions])
     tables = tables_now((q, row["distance_table_fingerprint"]) for (q, _), row in latest.items())
+    adjudicated = adjudications_now(
+        (key, row["adjudications_fingerprint"]) for key, row in latest.items()
+    )
     out = []
     for question in questions:
         rows = {r.pk: latest.get((question.pk, r.pk)) for r in rounds}
@@ -361,6 +407,8 @@ def study_history(*, study: Study, question_id: int | None = None) -> dict[str, 
             },
             tables_used={pk: row["distance_table_fingerprint"] for pk, row in done.items()},
             table_now=tables.get(question.pk),
+            adjudications_used={pk: row["adjudications_fingerprint"] for pk, row in done.items()},
+            adjudications=adjudicated,
         )
         entries = [_history_entry(r, rows[r.pk], stale.get(r.pk)) for r in rounds]
         out.append(

@@ -59,9 +59,11 @@ from computations.quality import coder_quality
 from computations.scope import (
     ScopeAnnotations,
     ScopeSpans,
+    calibration_reads_adjudications,
     coder_keys,
     item_external_ids,
     question_domain,
+    scope_adjudications_fingerprint,
     scope_annotations,
     scope_coder_ids,
     scope_data_revision,
@@ -243,10 +245,13 @@ def parameters_hash(
     round_ids: Sequence[int],
     params: Mapping[str, Any],
     distance_table: str | None = None,
+    adjudications: str | None = None,
 ) -> str:
-    """A SHA-256 of the request: the scope, the parameters and (``distance_table``) the
-    fingerprint of the distance table it uses, so that the same request after the table
-    was replaced is a new computation, not the one made from the old table."""
+    """A SHA-256 of the request: the scope, the parameters, (``distance_table``) the
+    fingerprint of the distance table it uses and (``adjudications``) that of the scope's
+    adjudications a model's calibration reads, so that the same request after the table
+    was replaced or an item adjudicated is a new computation, not the one made from the
+    old inputs."""
     hashed = {key: value for key, value in params.items() if key not in _NOT_HASHED}
     payload: dict[str, Any] = {
         "question": question.pk,
@@ -256,6 +261,8 @@ def parameters_hash(
     }
     if distance_table is not None:
         payload["distance_table"] = distance_table
+    if adjudications is not None:
+        payload["adjudications"] = adjudications
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -338,12 +345,21 @@ def computation_request(
         if uses_distance_table(question.label_kind, params)
         else None
     )
+    # The adjudications a model's calibration will read (the worker records those it did
+    # read): only where a model coder gave confidences, so that people-only requests keep
+    # their identity whatever is adjudicated.
+    adjudications = (
+        scope_adjudications_fingerprint(question_id=question.pk, round_ids=round_ids)
+        if calibration_reads_adjudications(question=question, round_ids=round_ids)
+        else None
+    )
     params_hash = parameters_hash(
         question=question,
         scope=scope,
         round_ids=round_ids,
         params=params,
         distance_table=table,
+        adjudications=adjudications,
     )
     with transaction.atomic():
         revision = scope_data_revision(question=question, round_ids=round_ids)
@@ -358,6 +374,7 @@ def computation_request(
             params_hash=params_hash,
             data_revision=revision,
             distance_table_fingerprint=table or "",
+            adjudications_fingerprint=adjudications or "",
             trigger=trigger,
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             # Handed over now; cleared if the broker refuses it after the commit.
@@ -621,8 +638,8 @@ def _run_step(computation: Computation) -> None:
         study_id=computation.study_id,
         question_id=computation.question_id,
     )
-    if models is not None:
-        results[model_coders.RESULTS_KEY] = models
+    if models.results is not None:
+        results[model_coders.RESULTS_KEY] = models.results
     results["bootstrap"] = {
         "replicates": replicates,
         "seed": params["seed"],
@@ -634,6 +651,7 @@ def _run_step(computation: Computation) -> None:
         results["item_chunks"] = {"split": False, "reason": refusal}
     common = {
         "fingerprint": loaded.scope.fingerprint,
+        "adjudications_fingerprint": models.adjudications_fingerprint,
         "n_annotations": loaded.scope.n_annotations,
         "metrics_version": engine.metrics_version(),
         "results": results,
@@ -1130,8 +1148,8 @@ def _merge_step(computation: Computation) -> None:
     }
     results["coder_quality"] = {"skipped": item_sums.ONE_STEP_REASON}
     models = _split_model_coders(computation, plan["coders"])
-    if models is not None:
-        results[model_coders.RESULTS_KEY] = models
+    if models.results is not None:
+        results[model_coders.RESULTS_KEY] = models.results
     replicates = int(params["bootstrap"])
     results["bootstrap"] = {
         "replicates": replicates,
@@ -1153,6 +1171,7 @@ def _merge_step(computation: Computation) -> None:
     n_annotations = int(results["n_annotations"])
     common = {
         "fingerprint": fingerprint,
+        "adjudications_fingerprint": models.adjudications_fingerprint,
         "n_annotations": n_annotations,
         "metrics_version": engine.metrics_version(),
         "results": results,
@@ -1178,14 +1197,14 @@ def _merge_step(computation: Computation) -> None:
 
 def _split_model_coders(
     computation: Computation, coder_ids: Sequence[int]
-) -> dict[str, Any] | None:
+) -> model_coders.ModelCodersStep:
     """The model-coder step of a computation split by items, on the merged scope: the same
     ``results["model_coders"]`` as the one-step path stores. Its tests need each person's
     items together (the alternative annotator test leaves one person out across all items),
     so a scope with model coders is read once more here, as long arrays (linear in the
     annotations: no coders × items matrix); a scope without any reads nothing."""
     if not model_coders.scope_coders(coder_ids, study_id=computation.study_id).models:
-        return None
+        return model_coders.ModelCodersStep(None)
     loaded = _load(computation)
     return model_coders.model_coders_result(
         scope=loaded.scope,

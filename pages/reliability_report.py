@@ -30,7 +30,7 @@ from django.urls import reverse
 from computations import engine
 from computations.comparison import headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
-from computations.selectors import Staleness, rounds_staleness, tables_now
+from computations.selectors import Staleness, adjudications_now, rounds_staleness, tables_now
 from metrics import BENCHMARK_SCALE_NAMES, Reading
 from pages.number_text import number_text
 from pages.selectors import coefficient_name, reading_of
@@ -196,7 +196,8 @@ class StoredResult:
     seed: int | None
     estimates: list[Estimate]
     headline: str | None
-    #: What changed after the result (its annotations, the distance table it used).
+    #: What changed after the result (its annotations, the distance table it used, the
+    #: adjudications its calibration read).
     staleness: Staleness
     skipped: dict[str, str] = field(default_factory=dict)
 
@@ -300,6 +301,7 @@ def stored_results(
             "n_annotations",
             "data_revision",
             "distance_table_fingerprint",
+            "adjudications_fingerprint",
             *(f"r_{key}" for key in _RESULT_KEYS),
         )
     )
@@ -307,6 +309,9 @@ def stored_results(
     for row in rows:  # later rows win: the latest finished
         latest[(row["question_id"], row["rounds__id"])] = row
     tables = tables_now((q, row["distance_table_fingerprint"]) for (q, _), row in latest.items())
+    adjudicated = adjudications_now(
+        (key, row["adjudications_fingerprint"]) for key, row in latest.items()
+    )
     stale: dict[int, dict[int, Staleness]] = {}
     for question_id in by_question:
         rows_of = {round_id: row for (q, round_id), row in latest.items() if q == question_id}
@@ -318,6 +323,10 @@ def stored_results(
                 },
                 tables_used={r: row["distance_table_fingerprint"] for r, row in rows_of.items()},
                 table_now=tables.get(question_id),
+                adjudications_used={
+                    r: row["adjudications_fingerprint"] for r, row in rows_of.items()
+                },
+                adjudications=adjudicated,
             )
             if rows_of
             else {}

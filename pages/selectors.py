@@ -22,8 +22,9 @@ from computations.comparison import COMPARISON_KEY, headline_coefficient
 from computations.models import Computation, ComputationScope, ComputationStatus
 from computations.scope import coder_keys, scope_data_revision
 from computations.selectors import (
+    Staleness,
     coder_drift,
-    computation_is_stale,
+    computation_staleness,
     done_computations_for_history,
     study_history,
 )
@@ -515,6 +516,9 @@ class RoundReport:
     question: Question
     computation: Computation | None
     stale: bool | None = None
+    #: What changed after the computation (its annotations, the adjudications its
+    #: calibration read).
+    staleness: Staleness | None = None
     results: dict[str, Any] = field(default_factory=dict)
     coefficients: list[CoefficientRow] = field(default_factory=list)
     headline: str | None = None
@@ -698,7 +702,8 @@ def round_report(*, study: Study, round_: Round, question: Question) -> RoundRep
     if computation is None:
         return report
     results = computation.results or {}
-    report.stale = computation_is_stale(computation)
+    report.staleness = computation_staleness(computation)
+    report.stale = bool(report.staleness)
     report.results = results
     report.coefficients = coefficient_rows(results, chosen=study.benchmark_scale)
     report.headline = headline_coefficient([row.key for row in report.coefficients])

@@ -196,6 +196,8 @@ def round_report_view(request: HttpRequest, study_pk: int, round_pk: int) -> Htt
         "pair_minimum": pair_min_items(),
         "pending": pending_computations(study=study, question=question, round_=round_),
         "model_coders": model_coders_section(study=study, results=report.results),
+        "may_request": role_allows(role, Role.ANNOTATOR),
+        "here": request.get_full_path(),
     }
     return render(request, "pages/round_report.html", context)
 

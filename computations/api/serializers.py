@@ -217,6 +217,7 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
             "parameters",
             "fingerprint",
             "distance_table_fingerprint",
+            "adjudications_fingerprint",
             "n_annotations",
             "metrics_version",
             "stale",
@@ -273,15 +274,16 @@ class ComputationOutputSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.BOOL)
     def get_stale(self, computation: Computation) -> bool:
-        """The annotations of the scope, or the distance table the computation used
-        (``distance`` ``user``), changed after the computation was requested."""
+        """The annotations of the scope, the distance table the computation used
+        (``distance`` ``user``) or the scope's adjudications a model coder's calibration
+        read changed after the computation was requested."""
         return bool(self._staleness(computation))
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_stale_reason(self, computation: Computation) -> str | None:
         """What changed: "the annotations changed after this result", "the distance table
-        was replaced after this result" (or deleted), both joined by "and"; null when
-        not stale."""
+        was replaced after this result" (or deleted), "the adjudications changed after this
+        result", joined by "and"; null when not stale."""
         return self._staleness(computation).reason
 
 
@@ -429,7 +431,8 @@ class HistoryRoundSerializer(serializers.Serializer):
     stale_reason = serializers.CharField(
         allow_null=True,
         help_text='What changed: "the annotations changed after this result", "the distance '
-        'table was replaced after this result" (or deleted); null when not stale.',
+        'table was replaced after this result" (or deleted), "the adjudications changed after '
+        'this result"; null when not stale.',
     )
     finished_at = serializers.DateTimeField(allow_null=True)
     n_items = serializers.IntegerField(allow_null=True)

@@ -51,8 +51,9 @@ from studies.selectors import question_list
         summary="Poll a computation",
         description="Status (queued, running, done, failed with the error), progress, "
         "timestamps, parameters, the fingerprint of the annotations read, the metrics "
-        "version, `stale` and `stale_reason` (the annotations, or the distance table a "
-        "`distance=user` computation used, changed since) and, when done, the results.",
+        "version, `stale` and `stale_reason` (the annotations, the distance table a "
+        "`distance=user` computation used, or the adjudications a model coder's calibration "
+        "read, changed since) and, when done, the results.",
         responses=ComputationOutputSerializer,
     ),
     create=extend_schema(
