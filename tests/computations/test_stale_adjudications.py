@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
@@ -41,7 +42,8 @@ def _case(
     items of ADJUDICATION_CASE, with the model's confidences or without them (or the
     people alone)."""
     question = nominal_question(study, key="q")
-    round_ = RoundFactory(study=study, name="R1", position=1)
+    RoundFactory(study=study, name="R1", position=1)
+    round_ = Round.objects.get(study=study, name="R1")
     CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
     rows = adjudication_case_rows()
     if not confidences:
@@ -200,7 +202,8 @@ def test_the_list_and_the_history_read_the_adjudications_once_per_scope(
     _adjudicate(study, question, round_, {"i3": "c"})
     assert _queries(listed) == (one_listed, [CHANGED] * 3)
 
-    second = RoundFactory(study=study, name="R2", position=2)
+    RoundFactory(study=study, name="R2", position=2)
+    second = Round.objects.get(study=study, name="R2")
     response = manager_client.post(
         f"/api/v1/studies/{study.pk}/annotations/bulk/",
         {"round": "R2", "question": "q", "annotations": adjudication_case_rows()},
@@ -238,3 +241,20 @@ def test_the_request_reads_the_adjudications_in_one_query_however_many(
     assert request(2) == one
     reads = Computation.objects.order_by("id").values_list("adjudications_fingerprint", flat=True)
     assert len(set(reads)) == 2
+
+
+def test_a_computation_split_by_items_records_the_adjudications_as_an_unsplit_one(
+    study: Study, manager_client: APIClient, django_capture_on_commit_callbacks: Any
+) -> None:
+    question, round_ = _case(study, manager_client)
+    _adjudicate(study, question, round_, ADJUDICATED)
+    with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=10**9):
+        _, single = _compute(manager_client, study, django_capture_on_commit_callbacks)
+    Computation.objects.all().delete()  # the same request again is new
+    with override_settings(AGREEMENT_ITEM_CHUNK_ANNOTATIONS=8):
+        _, split = _compute(manager_client, study, django_capture_on_commit_callbacks)
+    assert split["results"]["item_chunks"]["split"] is True
+    assert _ece(split) == pytest.approx(0.3, abs=1e-12)
+    assert split["adjudications_fingerprint"] == single["adjudications_fingerprint"] != ""
+    _adjudicate(study, question, round_, {"i4": "b"})
+    assert _read(manager_client, study, split["id"])["stale_reason"] == CHANGED

@@ -30,7 +30,8 @@ MARK = '<strong class="stale">The adjudications changed after this result</stron
 
 def _case(study: Study, client: APIClient, *, model: bool = True) -> tuple[Question, Round]:
     question = nominal_question(study, key="q")
-    round_ = RoundFactory(study=study, name="R1", position=1)
+    RoundFactory(study=study, name="R1", position=1)
+    round_ = Round.objects.get(study=study, name="R1")
     CoderFactory(study=study, key="llm", kind=CoderKind.MODEL, model_name="gpt-test")
     rows = [row for row in adjudication_case_rows() if model or row["coder"] != "llm"]
     response = upload(client, study, rows)
