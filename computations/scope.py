@@ -285,7 +285,9 @@ class ScopeAdjudications:
     fingerprint: str = ""
 
 
-def _current_adjudications(*, question_ids: Iterable[int], round_ids: Iterable[int]) -> Any:
+def _current_adjudications(
+    *, question_ids: Iterable[int], round_ids: Iterable[int]
+) -> QuerySet[Adjudication]:
     """The current adjudications of the questions in the rounds whose category still exists
     (an adjudication whose category was deleted from the scheme is no reference)."""
     return Adjudication.objects.filter(
