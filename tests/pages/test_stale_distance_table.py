@@ -82,13 +82,9 @@ def _report_url(question: Question) -> str:
     )
 
 
-def _page(client: Client, url: str) -> str:  # PEEK
+def _page(client: Client, url: str) -> str:
     response = client.get(url)
     assert response.status_code == 200
-    import re
-
-    for m in re.finditer(r'.{0,150}class="stale".{0,600}', response.content.decode()):
-        print("----", url, "\n", m.group(0))
     return response.content.decode()
 
 
