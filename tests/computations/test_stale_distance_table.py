@@ -22,57 +22,24 @@ from rest_framework.test import APIClient
 from computations.models import Computation
 from computations.selectors import computation_staleness, study_history
 from studies.models import Question, Study
-from tests.factories import CoderFactory, ItemFactory, RoundFactory
+from tests.distance_table_case import (
+    FIRST_TABLE,
+    SECOND_TABLE,
+    annotate_captions,
+    caption_question,
+    table_url,
+    upload_table,
+)
 
 pytestmark = pytest.mark.django_db
 
-FIRST_TABLE = "text_a,text_b,distance\na,b,0.5\na,c,1\nb,c,1\n"
-SECOND_TABLE = "text_a,text_b,distance\na,b,1\na,c,1\nb,c,1\n"
 REPLACED = "the distance table was replaced after this result"
 DELETED = "the distance table was deleted after this result"
 
 
-def _annotate(client: APIClient, study: Study, round_name: str) -> None:
-    response = client.post(
-        f"/api/v1/studies/{study.pk}/annotations/structured/",
-        {
-            "round": round_name,
-            "question": "caption",
-            "rows": [
-                {"item": "i1", "coder": "alice", "text": "a"},
-                {"item": "i1", "coder": "bob", "text": "b"},
-                {"item": "i2", "coder": "alice", "text": "c"},
-                {"item": "i2", "coder": "bob", "text": "c"},
-            ],
-        },
-        format="json",
-    )
-    assert response.status_code == 200, response.json()
-
-
 @pytest.fixture
 def caption(study: Study, manager_client: APIClient) -> Question:
-    for position, name in enumerate(("Round 1", "Round 2"), start=1):
-        RoundFactory(study=study, name=name, position=position)
-    for key in ("i1", "i2"):
-        ItemFactory(study=study, external_id=key)
-    for key in ("alice", "bob"):
-        CoderFactory(study=study, key=key)
-    response = manager_client.post(
-        f"/api/v1/studies/{study.pk}/questions/", {"key": "caption", "kind": "text"}, format="json"
-    )
-    assert response.status_code == 201, response.json()
-    _annotate(manager_client, study, "Round 1")
-    return Question.objects.get(study=study, key="caption")
-
-
-def _table_url(question: Question) -> str:
-    return f"/api/v1/studies/{question.study_id}/questions/{question.pk}/distances/"
-
-
-def _upload(client: APIClient, question: Question, csv: str) -> None:
-    response = client.post(_table_url(question), csv, content_type="text/csv")
-    assert response.status_code == 200, response.json()
+    return caption_question(study, manager_client, rounds=("Round 1", "Round 2"))
 
 
 def _compute(
@@ -100,7 +67,7 @@ def test_replacing_the_table_makes_the_user_distance_result_stale_and_no_other(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
     on_commit = django_capture_on_commit_callbacks
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _, levenshtein = _compute(manager_client, caption, on_commit, distance="levenshtein")
     _, user = _compute(manager_client, caption, on_commit, distance="user")
     assert user["results"]["coefficients"]["alpha"]["value"] == pytest.approx(2 / 3, abs=1e-12)
@@ -108,7 +75,7 @@ def test_replacing_the_table_makes_the_user_distance_result_stale_and_no_other(
     assert user["distance_table_fingerprint"] != ""
     assert levenshtein["distance_table_fingerprint"] == ""
 
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
 
     stale = _read(manager_client, caption, user["id"])
     assert (stale["stale"], stale["stale_reason"]) == (True, REPLACED)
@@ -122,9 +89,9 @@ def test_replacing_the_table_makes_the_user_distance_result_stale_and_no_other(
 def test_the_history_api_marks_the_round_whose_table_changed(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _compute(manager_client, caption, django_capture_on_commit_callbacks, distance="user")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     history = manager_client.get(f"/api/v1/studies/{caption.study_id}/history/").json()
     (entry,) = [r for r in history["questions"][0]["rounds"] if r["computation"] is not None]
     assert (entry["round_name"], entry["stale"], entry["stale_reason"]) == (
@@ -137,12 +104,12 @@ def test_the_history_api_marks_the_round_whose_table_changed(
 def test_deleting_the_table_says_so_and_the_same_table_again_is_not_a_change(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _, user = _compute(manager_client, caption, django_capture_on_commit_callbacks, distance="user")
-    assert manager_client.delete(_table_url(caption)).status_code == 204
+    assert manager_client.delete(table_url(caption)).status_code == 204
     assert _read(manager_client, caption, user["id"])["stale_reason"] == DELETED
     # The same distances uploaded again (other order, same pairs): the result agrees again.
-    _upload(manager_client, caption, "text_a,text_b,distance\nc,b,1\nb,a,0.5\nc,a,1\n")
+    upload_table(manager_client, caption, "text_a,text_b,distance\nc,b,1\nb,a,0.5\nc,a,1\n")
     again = _read(manager_client, caption, user["id"])
     assert (again["stale"], again["stale_reason"]) == (False, None)
 
@@ -151,16 +118,16 @@ def test_the_request_after_a_replacement_computes_with_the_new_table(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
     on_commit = django_capture_on_commit_callbacks
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _, first = _compute(manager_client, caption, on_commit, distance="user")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     status, second = _compute(manager_client, caption, on_commit, distance="user")
     # A new computation (202), not the one made from the first table (200).
     assert (status, second["id"] != first["id"]) == (202, True)
     assert second["results"]["coefficients"]["alpha"]["value"] == pytest.approx(0.4, abs=1e-12)
     assert (second["stale"], second["stale_reason"]) == (False, None)
     # The first table again finds the first result, fresh again.
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     status, third = _compute(manager_client, caption, on_commit, distance="user")
     assert (status, third["id"], third["stale"]) == (200, first["id"], False)
 
@@ -168,9 +135,9 @@ def test_the_request_after_a_replacement_computes_with_the_new_table(
 def test_changed_annotations_and_table_are_both_named(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _, user = _compute(manager_client, caption, django_capture_on_commit_callbacks, distance="user")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     response = manager_client.post(
         f"/api/v1/studies/{caption.study_id}/annotations/structured/",
         {
@@ -201,12 +168,12 @@ def test_the_history_reads_the_tables_in_one_query_however_many_rounds(
     computation for its table)."""
     on_commit = django_capture_on_commit_callbacks
     study = Study.objects.get(pk=caption.study_id)
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _compute(manager_client, caption, on_commit, distance="user")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     one = _history_queries(study)
-    _annotate(manager_client, study, "Round 2")
-    _upload(manager_client, caption, FIRST_TABLE)
+    annotate_captions(manager_client, study, "Round 2")
+    upload_table(manager_client, caption, FIRST_TABLE)
     with on_commit(execute=True):
         posted = manager_client.post(
             f"/api/v1/studies/{study.pk}/computations/",
@@ -214,7 +181,7 @@ def test_the_history_reads_the_tables_in_one_query_however_many_rounds(
             format="json",
         )
     assert posted.status_code == 202, posted.json()
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     history = study_history(study=study)
     assert [r["stale_reason"] for r in history["questions"][0]["rounds"]] == [REPLACED, REPLACED]
     assert _history_queries(study) == one
@@ -230,14 +197,14 @@ def test_the_list_reads_the_table_once_however_many_computations_used_it(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
     on_commit = django_capture_on_commit_callbacks
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _compute(manager_client, caption, on_commit, distance="user", seed=1)
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     one, reasons = _list_queries(manager_client, caption.study_id)
     assert reasons == [REPLACED]
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     for seed in (2, 3):
         _compute(manager_client, caption, on_commit, distance="user", seed=seed)
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     three, reasons = _list_queries(manager_client, caption.study_id)
     assert (three, reasons) == (one, [REPLACED] * 3)

@@ -18,47 +18,16 @@ from rest_framework.test import APIClient
 
 from computations.models import Computation
 from studies.models import Question, Round, Study
-from tests.factories import CoderFactory, ItemFactory, RoundFactory
+from tests.distance_table_case import FIRST_TABLE, SECOND_TABLE, caption_question, upload_table
 
 pytestmark = pytest.mark.django_db
 
-FIRST_TABLE = "text_a,text_b,distance\na,b,0.5\na,c,1\nb,c,1\n"
-SECOND_TABLE = "text_a,text_b,distance\na,b,1\na,c,1\nb,c,1\n"
 MARK = '<strong class="stale">The distance table was replaced after this result</strong>'
 
 
 @pytest.fixture
 def caption(study: Study, manager_client: APIClient) -> Question:
-    RoundFactory(study=study, name="Round 1", position=1)
-    for key in ("i1", "i2"):
-        ItemFactory(study=study, external_id=key)
-    for key in ("alice", "bob"):
-        CoderFactory(study=study, key=key)
-    created = manager_client.post(
-        f"/api/v1/studies/{study.pk}/questions/", {"key": "caption", "kind": "text"}, format="json"
-    )
-    assert created.status_code == 201, created.json()
-    upload = manager_client.post(
-        f"/api/v1/studies/{study.pk}/annotations/structured/",
-        {
-            "round": "Round 1",
-            "question": "caption",
-            "rows": [
-                {"item": "i1", "coder": "alice", "text": "a"},
-                {"item": "i1", "coder": "bob", "text": "b"},
-                {"item": "i2", "coder": "alice", "text": "c"},
-                {"item": "i2", "coder": "bob", "text": "c"},
-            ],
-        },
-        format="json",
-    )
-    assert upload.status_code == 200, upload.json()
-    return Question.objects.get(study=study, key="caption")
-
-
-def _upload(client: APIClient, question: Question, csv: str) -> None:
-    url = f"/api/v1/studies/{question.study_id}/questions/{question.pk}/distances/"
-    assert client.post(url, csv, content_type="text/csv").status_code == 200
+    return caption_question(study, manager_client)
 
 
 def _compute(client: APIClient, question: Question, on_commit: Any, distance: str) -> int:
@@ -95,13 +64,13 @@ def test_the_round_report_names_the_replaced_table_and_computes_again_in_one_cli
     site_client: Any,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     first = _compute(manager_client, caption, django_capture_on_commit_callbacks, "user")
     client = site_client(manager)
     url = _report_url(caption)
     assert 'class="stale"' not in _page(client, url)
 
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     html = _page(client, url)
     assert MARK in html
     assert f'<input type="hidden" name="again" value="{first}">' in html
@@ -135,10 +104,10 @@ def test_a_levenshtein_result_is_not_marked_when_the_table_changes(
     site_client: Any,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     _compute(manager_client, caption, django_capture_on_commit_callbacks, "user")
     _compute(manager_client, caption, django_capture_on_commit_callbacks, "levenshtein")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     client = site_client(manager)
     assert 'class="stale"' not in _page(client, _report_url(caption))
     assert 'class="stale"' not in _page(
@@ -153,9 +122,9 @@ def test_the_dashboard_and_the_reliability_report_say_the_table_was_replaced(
     site_client: Any,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    _upload(manager_client, caption, FIRST_TABLE)
+    upload_table(manager_client, caption, FIRST_TABLE)
     first = _compute(manager_client, caption, django_capture_on_commit_callbacks, "user")
-    _upload(manager_client, caption, SECOND_TABLE)
+    upload_table(manager_client, caption, SECOND_TABLE)
     client = site_client(manager)
 
     dashboard = _page(client, reverse("pages:study-detail", args=[caption.study_id]))

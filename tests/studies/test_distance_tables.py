@@ -26,7 +26,7 @@ from studies.distance_tables import (
     distance_rows_from_csv,
 )
 from studies.models import Question, QuestionDistanceTable, Study
-from tests.factories import CoderFactory, ItemFactory, RoundFactory
+from tests.distance_table_case import caption_question, table_url
 
 USER_ALPHA = 2 / 3
 TABLE_CSV = "text_a,text_b,distance\na,b,0.5\nc,a,1\nb,c,1\nc,c,0\n"
@@ -124,35 +124,7 @@ def test_the_size_is_bounded() -> None:
 
 @pytest.fixture
 def caption(study: Study, manager_client: APIClient) -> Question:
-    RoundFactory(study=study, name="Round 1", position=1)
-    for key in ("i1", "i2"):
-        ItemFactory(study=study, external_id=key)
-    for key in ("alice", "bob"):
-        CoderFactory(study=study, key=key)
-    response = manager_client.post(
-        f"/api/v1/studies/{study.pk}/questions/", {"key": "caption", "kind": "text"}, format="json"
-    )
-    assert response.status_code == 201, response.json()
-    upload = manager_client.post(
-        f"/api/v1/studies/{study.pk}/annotations/structured/",
-        {
-            "round": "Round 1",
-            "question": "caption",
-            "rows": [
-                {"item": "i1", "coder": "alice", "text": "a"},
-                {"item": "i1", "coder": "bob", "text": "b"},
-                {"item": "i2", "coder": "alice", "text": "c"},
-                {"item": "i2", "coder": "bob", "text": "c"},
-            ],
-        },
-        format="json",
-    )
-    assert upload.status_code == 200, upload.json()
-    return Question.objects.get(study=study, key="caption")
-
-
-def _url(question: Question) -> str:
-    return f"/api/v1/studies/{question.study_id}/questions/{question.pk}/distances/"
+    return caption_question(study, manager_client)
 
 
 def _compute(client: APIClient, question: Question, on_commit: Any) -> dict[str, Any]:
@@ -170,13 +142,13 @@ def _compute(client: APIClient, question: Question, on_commit: Any) -> dict[str,
 def test_an_uploaded_table_gives_the_alpha_of_its_distances(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
-    assert manager_client.get(_url(caption)).json() == {
+    assert manager_client.get(table_url(caption)).json() == {
         "question": "caption",
         "n_pairs": 0,
         "uploaded_at": None,
         "fingerprint": None,
     }
-    posted = manager_client.post(_url(caption), TABLE_CSV, content_type="text/csv")
+    posted = manager_client.post(table_url(caption), TABLE_CSV, content_type="text/csv")
     assert posted.status_code == 200, posted.json()
     assert (posted.json()["question"], posted.json()["n_pairs"]) == ("caption", 3)
     # The SHA-256 of the checked pairs written out as JSON without spaces.
@@ -195,7 +167,9 @@ def test_a_pair_the_table_lacks_leaves_alpha_null_naming_the_texts(
     caption: Question, manager_client: APIClient, django_capture_on_commit_callbacks: Any
 ) -> None:
     posted = manager_client.post(
-        _url(caption), {"rows": [{"text_a": "a", "text_b": "b", "distance": 0.5}]}, format="json"
+        table_url(caption),
+        {"rows": [{"text_a": "a", "text_b": "b", "distance": 0.5}]},
+        format="json",
     )
     assert posted.status_code == 200, posted.json()
     done = _compute(manager_client, caption, django_capture_on_commit_callbacks)
@@ -218,7 +192,7 @@ def test_a_bad_upload_is_a_400_naming_the_line_and_writes_nothing(
     caption: Question, manager_client: APIClient
 ) -> None:
     response = manager_client.post(
-        _url(caption), "text_a,text_b,distance\na,b,0.5\nb,a,0.4\n", content_type="text/csv"
+        table_url(caption), "text_a,text_b,distance\na,b,0.5\nb,a,0.4\n", content_type="text/csv"
     )
     assert response.status_code == 400
     (error,) = response.json()["errors"]
@@ -245,6 +219,6 @@ def test_a_label_question_takes_no_table(study: Study, manager_client: APIClient
 
 @pytest.mark.django_db
 def test_deleting_the_table(caption: Question, manager_client: APIClient) -> None:
-    manager_client.post(_url(caption), TABLE_CSV, content_type="text/csv")
-    assert manager_client.delete(_url(caption)).status_code == 204
-    assert manager_client.get(_url(caption)).json()["n_pairs"] == 0
+    manager_client.post(table_url(caption), TABLE_CSV, content_type="text/csv")
+    assert manager_client.delete(table_url(caption)).status_code == 204
+    assert manager_client.get(table_url(caption)).json()["n_pairs"] == 0
